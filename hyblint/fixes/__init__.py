@@ -1,0 +1,1 @@
+"""Rewrites that rules attach to their diagnostics (pure functions over libcst nodes)."""
