@@ -23,7 +23,8 @@ with a time limit): run it only on code you trust."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+    parser.add_argument("paths", nargs="*", default=[],
+                        help="files or directories (default: . unless --factory is given)")
     parser.add_argument("--shapes", action="append", default=[], metavar="NAME=SHAPE[,SHAPE]",
                         help="input shapes of a block (by class or factory name), e.g. Net=2x16 or "
                              "Net=(2,3),(1,3); repeatable")
@@ -66,6 +67,8 @@ def _verify_config(paths: List[str]) -> dict:
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
     start = Path(paths[0] if paths else ".").resolve()
+    if start.is_file():
+        start = start.parent
     for folder in [start] + list(start.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
@@ -100,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
             shapes=shapes, factories=args.factory or config.get("factories", []),
             fix=args.fix, unsafe_fixes=args.unsafe_fixes, python=args.python,
             timeout=args.timeout or float(config.get("timeout", 120)))
-        files = _python_files(args.paths)
+        paths = args.paths or ([] if options.factories else ["."])
+        files = _python_files(paths)
     except (ValueError, FileNotFoundError, OSError) as exc:
         print("hyblint verify: error: %s" % exc, file=sys.stderr)
         return 2
@@ -119,6 +123,12 @@ def run(args: argparse.Namespace) -> int:
         results.extend(module_results)
         if args.write and fixed is not None and _all_proved(module_results):
             _write(path, fixed)
+
+    if options.fix and options.factories:
+        print("hyblint verify: note: --fix proves fixes of modules given as paths, not of factories",
+              file=sys.stderr)
+    for spec in options.factories:
+        results.extend(runner.verify_factory(spec, options))
 
     results = runner.sort_results(results)
     if args.format == "json":

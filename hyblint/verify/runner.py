@@ -67,16 +67,22 @@ def module_name_and_root(path: Path):
 
 def verify_module(path: Path, source: str, fixed_source: Optional[str], options: VerifyOptions) -> List[BlockResult]:
     module, root = module_name_and_root(path)
-    request = {
-        "path": str(path.resolve()), "module": module, "package_root": root, "source": source,
-        "fixed_source": fixed_source, "backend": "mxnet" if options.python else "runtime",
-        "shapes": options.shapes, "factories": list(options.factories), "seed": options.seed,
-        "rtol": options.rtol, "atol": options.atol,
-    }
+    request = {"path": str(path.resolve()), "module": module, "package_root": root, "source": source,
+               "fixed_source": fixed_source}
+    return _run_worker(request, str(path), options)
+
+
+def verify_factory(spec: str, options: VerifyOptions) -> List[BlockResult]:
+    """Blocks made by a `module:function` factory, imported from the current directory."""
+    return _run_worker({"factory": spec}, spec, options)
+
+
+def _run_worker(request: dict, shown: str, options: VerifyOptions) -> List[BlockResult]:
+    request = dict(request, backend="mxnet" if options.python else "runtime", shapes=options.shapes,
+                   seed=options.seed, rtol=options.rtol, atol=options.atol)
     env = dict(os.environ)
     if not options.python:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
-    shown = str(path)
     try:
         done = subprocess.run([options.python or sys.executable, str(WORKER)], input=json.dumps(request),
                               capture_output=True, text=True, timeout=options.timeout, env=env)
@@ -89,7 +95,8 @@ def verify_module(path: Path, source: str, fixed_source: Optional[str], options:
         return [BlockResult(shown, "*", CRASHED, "the worker process died: " + tail[:300])]
     if answer["error"]:
         return [BlockResult(shown, "*", IMPORT_FAILED, answer["error"])]
-    return [BlockResult(shown, b["name"], b["status"], b["detail"], b["line"], b["fix_status"], b["fix_detail"])
+    where = shown if "factory" not in request else request["factory"]
+    return [BlockResult(where, b["name"], b["status"], b["detail"], b["line"], b["fix_status"], b["fix_detail"])
             for b in answer["blocks"]]
 
 

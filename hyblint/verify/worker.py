@@ -7,8 +7,8 @@ and an `mxnet` to import — hyblint's own runtime (the default) or, with `--pyt
 installed in another interpreter.
 
 Request: {"path", "module", "package_root", "source", "fixed_source" (or null), "backend",
-          "shapes": {name: [[dims...], ...]}, "factories": ["module:function", ...], "seed",
-          "rtol", "atol"}
+          "shapes": {name: [[dims...], ...]}, "seed", "rtol", "atol"}
+          or, for a factory job, {"factory": "module:function", "backend", "shapes", ...}
 Answer:  {"blocks": [{"name", "status", "detail", "line", "fix_status", "fix_detail"}, ...],
           "error": null or "why the module could not be imported"}
 """
@@ -46,9 +46,10 @@ def run(request: dict) -> dict:
         runtime.as_mxnet()
     if request.get("package_root"):
         sys.path.insert(0, request["package_root"])
-    module_dir = os.path.dirname(os.path.abspath(request["path"]))
-    if module_dir not in sys.path:
-        sys.path.insert(0, module_dir)
+    if request.get("path"):
+        module_dir = os.path.dirname(os.path.abspath(request["path"]))
+        if module_dir not in sys.path:
+            sys.path.insert(0, module_dir)
     # Blocks print at trace time; keep stdout for the answer alone.
     with contextlib.redirect_stdout(io.StringIO()):
         return _run_quietly(request)
@@ -57,6 +58,8 @@ def run(request: dict) -> dict:
 def _run_quietly(request: dict) -> dict:
     import mxnet as mx
 
+    if request.get("factory"):
+        return _run_factory(request, mx)
     try:
         original = _load_module(request, request["source"])
     except BaseException as exc:  # the user's module may raise anything, SystemExit included
@@ -68,10 +71,29 @@ def _run_quietly(request: dict) -> dict:
             fixed = _load_module(request, request["fixed_source"])
         except BaseException as exc:
             fixed_error = _describe(exc)
+    results = [_verify_one(name, build, original, fixed, fixed_error, request, mx)
+               for name, build in _module_candidates(original, mx)]
+    return {"blocks": results, "error": None}
 
+
+def _run_factory(request: dict, mx) -> dict:
+    """A `module:function` job: the function returns a block, a list of blocks or (name, block) pairs."""
+    module_name, _, func_name = request["factory"].partition(":")
+    sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+        request = dict(request, path=getattr(module, "__file__", None) or module_name, module=module_name)
+        made = getattr(module, func_name)()
+    except BaseException as exc:
+        return {"blocks": [], "error": _describe(exc)}
+    if isinstance(made, mx.gluon.Block):
+        entries = [(func_name + "()", made)]
+    else:
+        items = made.items() if isinstance(made, dict) else made
+        entries = [e if isinstance(e, tuple) else (type(e).__name__, e) for e in items]
     results = []
-    for name, build in _candidates(original, request, mx):
-        results.append(_verify_one(name, build, original, fixed, fixed_error, request, mx))
+    for name, block in entries:
+        results.append(_verify_one(str(name), lambda _module, block=block: block, None, None, None, request, mx))
     return {"blocks": results, "error": None}
 
 
@@ -86,18 +108,15 @@ def _load_module(request: dict, source: str) -> types.ModuleType:
     return module
 
 
-def _candidates(module: types.ModuleType, request: dict, mx):
-    """(name, build) for each block the module's classes or the factories can build."""
-    for spec in request.get("factories") or []:
-        for name, build in _factory_blocks(spec, module, mx):
-            yield name, build
-    if request.get("factories"):
-        return
+def _module_candidates(module: types.ModuleType, mx):
+    """(name, build) for the module's own HybridBlock classes and no-argument model factories."""
     hybrid = mx.gluon.HybridBlock
     for name, obj in sorted(vars(module).items()):
-        if isinstance(obj, type) and issubclass(obj, hybrid) and obj.__module__ == module.__name__:
+        if getattr(obj, "__module__", None) != module.__name__:
+            continue
+        if isinstance(obj, type) and issubclass(obj, hybrid):
             yield name, _class_builder(name)
-        elif inspect.isfunction(obj) and obj.__module__ == module.__name__ and _is_factory(name, obj):
+        elif inspect.isfunction(obj) and _is_factory(name, obj):
             yield name + "()", _function_builder(name)
 
 
@@ -113,24 +132,19 @@ def _is_factory(name: str, func) -> bool:
 
 
 def _class_builder(name: str):
-    return lambda module: getattr(module, name)()
+    def build(module):
+        cls = getattr(module, name)
+        needed = [p.name for p in list(inspect.signature(cls.__init__).parameters.values())[1:]
+                  if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        if needed:
+            raise TypeError("the constructor needs arguments (%s): name a factory with --factory"
+                            % ", ".join(needed))
+        return cls()
+    return build
 
 
 def _function_builder(name: str):
     return lambda module: getattr(module, name)()
-
-
-def _factory_blocks(spec: str, module: types.ModuleType, mx):
-    module_name, _, func_name = spec.partition(":")
-    factory_module = module if module_name in ("", module.__name__) else importlib.import_module(module_name)
-    made = getattr(factory_module, func_name)()
-    if isinstance(made, mx.gluon.Block):
-        yield func_name + "()", lambda _module, block=made: block
-        return
-    items = made.items() if isinstance(made, dict) else made
-    for entry in items:
-        name, block = entry if isinstance(entry, tuple) else (type(entry).__name__, entry)
-        yield str(name), (lambda _module, block=block: block)
 
 
 def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
@@ -305,6 +319,8 @@ def _describe(exc: BaseException) -> str:
 
 def _user_line(exc: BaseException, path: str):
     """The last line of the user's file in the traceback: where hybrid_forward broke."""
+    if not path:
+        return None
     target = os.path.abspath(path)
     line = None
     for frame, lineno in traceback.walk_tb(exc.__traceback__):
