@@ -15,8 +15,20 @@ from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.module import ModuleFacts, dotted
 
 # F ops whose result is several outputs (integer indexing legal).
-GROUP_OPS = {"split", "SliceChannel", "split_v2", "topk_both", "foreach", "while_loop", "cond",
-             "MultiBoxTarget", "box_encode", "box_decode_both", "meshgrid"}
+# Control-flow ops return Python structures of outputs and states (lists inside tuples).
+NESTED_OPS = {"foreach", "while_loop", "cond"}
+GROUP_OPS = {"split", "SliceChannel", "split_v2", "bipartite_matching",
+             "MultiBoxTarget", "box_encode", "gelqf", "syevd", "amp_multicast", "meshgrid"}
+# Methods only a tensor has: a parameter used with one is a tensor, whatever its name.
+TENSOR_METHODS = {"reshape", "transpose", "expand_dims", "astype", "sum", "mean", "max", "min", "swapaxes",
+                  "slice_axis", "flatten", "squeeze", "broadcast_to", "broadcast_like", "softmax", "exp",
+                  "log", "relu", "sigmoid", "tanh", "clip", "abs", "argmax", "argmin", "tile", "norm",
+                  "asnumpy", "asscalar", "as_in_context", "zeros_like", "ones_like", "reshape_like"}
+LIST_METHODS = {"append", "extend", "insert", "pop", "index", "count"}
+# Parameter names that are tensors in Gluon although they end in "s".
+TENSOR_PLURALS = {"inputs", "labels", "logits", "scores", "preds", "outputs", "weights", "targets",
+                  "masks", "boxes", "anchors", "indices", "ids", "tokens", "positions", "bias", "alphas",
+                  "betas", "gammas", "probs", "cls_preds", "box_preds", "means", "stds"}
 # Python builtins whose result is a plain Python value.
 PYTHON_BUILTINS = {"len", "range", "int", "float", "bool", "str", "isinstance", "hasattr", "getattr",
                    "enumerate", "zip", "list", "tuple", "dict", "set", "min", "max", "sum", "abs",
@@ -94,8 +106,8 @@ class _Walker:
             right = self.expr(node.right, env)
             if Kind.TENSOR in (left, right):
                 return Kind.TENSOR
-            if Kind.GROUP in (left, right) and isinstance(node.operator, (cst.Add, cst.Multiply)):
-                return Kind.PYTHON  # list concatenation / repetition
+            if {left, right} & {Kind.GROUP, Kind.SEQUENCE} and isinstance(node.operator, (cst.Add, cst.Multiply)):
+                return Kind.SEQUENCE  # list concatenation / repetition
             if left is Kind.PYTHON and right is Kind.PYTHON:
                 return Kind.PYTHON
             if Kind.MAYBE in (left, right):
@@ -141,7 +153,7 @@ class _Walker:
         clause = node.for_in
         while clause is not None:
             iterated = self.expr(clause.iter, inner)
-            self._bind(clause.target, Kind.TENSOR if iterated is Kind.GROUP else Kind.UNKNOWN, inner)
+            self._bind(clause.target, _element_of(iterated), inner)
             for condition in clause.ifs:
                 self.expr(condition.test, inner)
             clause = clause.inner_for_in
@@ -176,7 +188,8 @@ class _Walker:
                 return self._namespace_call(rest, node)
             if head == "self" and rest and "." not in rest:
                 # a child block (or a helper method): a tensor, or a tuple of them
-                if any(self.kinds.get(a.value) in (Kind.TENSOR, Kind.MAYBE, Kind.GROUP) for a in node.args):
+                if any(self.kinds.get(a.value) in (Kind.TENSOR, Kind.MAYBE, Kind.GROUP, Kind.SEQUENCE)
+                       for a in node.args):
                     return Kind.MAYBE
                 return Kind.UNKNOWN
             if "." not in name and name in PYTHON_BUILTINS and name not in self.local_names:
@@ -198,7 +211,7 @@ class _Walker:
                 if method in PYTHON_METHODS:
                     return Kind.PYTHON
                 return Kind.TENSOR
-            if receiver is Kind.GROUP and method in ("index", "count"):
+            if receiver in (Kind.GROUP, Kind.SEQUENCE) and method in ("index", "count"):
                 return Kind.PYTHON
         return Kind.UNKNOWN
 
@@ -214,7 +227,9 @@ class _Walker:
         if short == "topk":
             ret = _keyword(node, "ret_typ")
             return Kind.GROUP if isinstance(ret, cst.SimpleString) and "both" in ret.value else Kind.TENSOR
-        if short in GROUP_OPS or op.startswith(("contrib.foreach", "contrib.while_loop", "contrib.cond")):
+        if short in NESTED_OPS:
+            return Kind.SEQUENCE
+        if short in GROUP_OPS:
             return Kind.GROUP
         if op.startswith(("np.", "npx.")) or short in ("RNN",):
             return Kind.UNKNOWN
@@ -234,6 +249,8 @@ class _Walker:
             return Kind.TENSOR
         if base is Kind.GROUP:
             return Kind.TENSOR if single_int else Kind.GROUP
+        if base is Kind.SEQUENCE:
+            return Kind.MAYBE if single_int else Kind.SEQUENCE
         if base is Kind.MAYBE:
             return Kind.MAYBE if single_int else Kind.UNKNOWN
         return Kind.UNKNOWN
@@ -262,8 +279,7 @@ class _Walker:
             return self._if(node, env)
         if isinstance(node, (cst.For,)):
             iterated = self.expr(node.iter, env)
-            element = Kind.TENSOR if iterated is Kind.GROUP else (
-                Kind.PYTHON if iterated is Kind.PYTHON else Kind.UNKNOWN)
+            element = _element_of(iterated)
             for _ in range(2):
                 self._bind(node.target, element, env)
                 body_env = dict(env)
@@ -319,7 +335,7 @@ class _Walker:
             if isinstance(node.target, cst.Name):
                 if Kind.TENSOR in (value, target):
                     combined = Kind.TENSOR
-                elif target is Kind.GROUP or (target is Kind.PYTHON and value is Kind.PYTHON):
+                elif target in (Kind.GROUP, Kind.SEQUENCE) or (target is Kind.PYTHON and value is Kind.PYTHON):
                     combined = target
                 else:
                     combined = Kind.UNKNOWN
@@ -346,9 +362,7 @@ class _Walker:
                 for t, v in zip(target.elements, value.elements):
                     self._assign_target(t.value, v.value, self.kinds.get(v.value, Kind.UNKNOWN), env)
                 return
-            element = {Kind.GROUP: Kind.TENSOR, Kind.PYTHON: Kind.PYTHON}.get(kind, Kind.UNKNOWN)
-            if kind is Kind.MAYBE:
-                element = Kind.MAYBE
+            element = _element_of(kind)
             for t in target.elements:
                 self._bind(t.value, element, env)
             return
@@ -460,17 +474,87 @@ def _merge_into(env: Dict[str, Kind], other: Dict[str, Kind]) -> None:
             env[name] = env.get(name, other.get(name))
 
 
-def _parameter_kind(param: cst.Param, star: bool) -> Kind:
+def _element_of(container: Kind) -> Kind:
+    """What iterating over, or unpacking, a value of this kind gives."""
+    return {Kind.GROUP: Kind.TENSOR, Kind.SEQUENCE: Kind.MAYBE, Kind.MAYBE: Kind.MAYBE,
+            Kind.PYTHON: Kind.PYTHON}.get(container, Kind.UNKNOWN)
+
+
+def _parameter_kind(param: cst.Param, evidence: Dict[str, str]) -> Kind:
+    """A tensor, unless the name or the way the body uses it says it is a list of them."""
     name = param.name.value
-    if star:
-        return Kind.GROUP
-    lowered = name.lower()
-    if any(word in lowered for word in STATE_WORDS) or lowered.endswith(("_list", "list")):
-        return Kind.GROUP
     if param.default is not None and not _is_none(param.default):
         return Kind.PYTHON if isinstance(param.default, (cst.Integer, cst.Float, cst.SimpleString, cst.Name)) \
             else Kind.UNKNOWN
+    seen = evidence.get(name)
+    lowered = name.lower()
+    if seen == "sequence" or any(word in lowered for word in STATE_WORDS) or lowered.endswith("list"):
+        return Kind.SEQUENCE
+    if seen == "tensor":
+        return Kind.TENSOR
+    if lowered.endswith("s") and not lowered.endswith("ss") and lowered not in TENSOR_PLURALS \
+            and lowered.split("_")[-1] not in TENSOR_PLURALS:
+        return Kind.MAYBE  # `layers`, `features`: most likely a list; only list-impossible uses count
     return Kind.TENSOR
+
+
+def _usage_evidence(function: cst.FunctionDef, names: Set[str], namespace: str) -> Dict[str, str]:
+    """'sequence' or 'tensor' for parameters whose uses only fit one of the two."""
+    evidence: Dict[str, str] = {}
+    loop_names: Set[str] = set()
+
+    def note(node, what):
+        if isinstance(node, cst.Name) and node.value in names:
+            if what == "tensor" or evidence.get(node.value) != "tensor":
+                evidence[node.value] = what
+
+    class Collector(cst.CSTVisitor):
+        def visit_For(self, node: cst.For) -> None:
+            note(node.iter, "sequence")
+            _names_in(node.target, loop_names)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if isinstance(func, cst.Name) and func.value in ("len", "enumerate", "zip", "list", "tuple", "reversed"):
+                for arg in node.args:
+                    note(arg.value, "sequence")
+            if isinstance(func, cst.Attribute):
+                if func.attr.value in LIST_METHODS:
+                    note(func.value, "sequence")
+                elif func.attr.value in TENSOR_METHODS:
+                    note(func.value, "tensor")
+                if isinstance(func.value, cst.Name) and func.value.value == namespace:
+                    for arg in node.args:
+                        if arg.star == "" and arg.keyword is None:
+                            note(arg.value, "tensor")
+            for arg in node.args:
+                if arg.star == "*":
+                    note(arg.value, "sequence")
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            self._item_target(node.target)
+
+        def _item_target(self, target) -> None:
+            if isinstance(target, (cst.Tuple, cst.List)):
+                for element in target.elements:
+                    self._item_target(element.value)
+            elif isinstance(target, cst.Subscript) and len(target.slice) == 1 \
+                    and isinstance(target.slice[0].slice, cst.Index) \
+                    and isinstance(target.slice[0].slice.value, cst.Name) \
+                    and target.slice[0].slice.value.value in loop_names:
+                note(target.value, "sequence")  # layers[i] = ... in a loop: a list being rebuilt
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if node.attr.value in ("shape", "dtype", "context", "ndim", "size"):
+                note(node.value, "tensor")
+
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            if isinstance(node.left, cst.List) or isinstance(node.right, cst.List):
+                note(node.left, "sequence")
+                note(node.right, "sequence")
+
+    function.body.visit(Collector())
+    return evidence
 
 
 def analyze(function: cst.FunctionDef, module: ModuleFacts) -> Optional[FunctionFacts]:
@@ -480,11 +564,13 @@ def analyze(function: cst.FunctionDef, module: ModuleFacts) -> Optional[Function
         return None
     namespace = params[1].name.value
     env: Dict[str, Kind] = {"self": Kind.PYTHON, namespace: Kind.PYTHON}
-    for param in params[2:] + list(function.params.kwonly_params):
-        env[param.name.value] = _parameter_kind(param, star=False)
+    tensors = params[2:] + list(function.params.kwonly_params)
+    evidence = _usage_evidence(function, {p.name.value for p in tensors}, namespace)
+    for param in tensors:
+        env[param.name.value] = _parameter_kind(param, evidence)
     star = function.params.star_arg
     if isinstance(star, cst.Param):
-        env[star.name.value] = Kind.GROUP
+        env[star.name.value] = Kind.SEQUENCE
     if function.params.star_kwarg is not None:
         env[function.params.star_kwarg.name.value] = Kind.PYTHON  # a dict: its items are unknown
     local_names = frozenset(env) | frozenset(_assigned_names(function.body))

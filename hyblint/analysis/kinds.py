@@ -6,8 +6,9 @@ import enum
 
 class Kind(enum.Enum):
     TENSOR = "tensor"        # an NDArray eagerly, a Symbol once hybridized
-    GROUP = "group"          # several outputs (F.split, *args, RNN states): integer indexing is legal
-    MAYBE = "maybe"          # a child block's result: a tensor, or a tuple of them
+    GROUP = "group"          # several outputs of one op (F.split): integer indexing gives a tensor
+    SEQUENCE = "sequence"    # a Python list/tuple argument (*args, RNN states): items may be anything
+    MAYBE = "maybe"          # a child block's result or a list's item: a tensor, or a tuple of them
     NONE = "none"            # the literal None (an optional tensor argument left out)
     PYTHON = "python"        # numbers, strings, lists, self attributes, shapes
     UNKNOWN = "unknown"      # anything else: never reported

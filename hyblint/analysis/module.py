@@ -10,6 +10,8 @@ ND_MODULES = {"mxnet.ndarray", "mxnet.nd"}
 SYM_MODULES = {"mxnet.symbol", "mxnet.sym"}
 # Base classes that never run hybrid_forward, so a class deriving only from these is out of scope.
 PLAIN_BASES = {"Block", "object", "Sequential", "Concurrent"}
+RELATIVE_MODULES = {"ndarray": "mxnet.ndarray", "nd": "mxnet.ndarray", "symbol": "mxnet.symbol",
+                    "sym": "mxnet.symbol", "autograd": "mxnet.autograd"}
 NUMPY_DECORATORS = {"use_np", "use_np_array", "use_np_shape"}
 
 
@@ -63,6 +65,13 @@ def collect_imports(module: cst.Module) -> ModuleFacts:
                     else:
                         head = full.split(".")[0]
                         facts.aliases[head] = head
+            elif isinstance(node, cst.ImportFrom) and node.relative and not isinstance(node.names, cst.ImportStar):
+                # inside MXNet itself: `from ... import ndarray, symbol`
+                for alias in node.names:
+                    name = dotted(alias.name)
+                    if name in RELATIVE_MODULES:
+                        local = alias.asname.name.value if alias.asname is not None else name
+                        facts.aliases[local] = RELATIVE_MODULES[name]
             elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
                 base = dotted(node.module)
                 if base is None or isinstance(node.names, cst.ImportStar):
