@@ -55,7 +55,8 @@ def check_source(source: str, filename: str, settings: Settings = Settings(), *,
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        return [_parse_failure(exc, filename)]
+        # Python's own parser names the cause and the place more precisely, when it disagrees too
+        return [_syntax_error(source, filename) or _parse_failure(exc, filename)]
     except (RecursionError, ValueError) as exc:
         return [Diagnostic(SYNTAX_ERROR, "cannot parse: %s" % exc, filename, Location(1, 1), Location(1, 1),
                            Severity.ERROR)]

@@ -280,20 +280,21 @@ class _Walker:
         if isinstance(node, (cst.For,)):
             iterated = self.expr(node.iter, env)
             element = _element_of(iterated)
+            # the second pass starts where the first ended: the loop's back edge
+            body_env = dict(env)
             for _ in range(2):
-                self._bind(node.target, element, env)
-                body_env = dict(env)
+                self._bind(node.target, element, body_env)
                 self.block(node.body.body, body_env)
-                _merge_into(env, body_env)
+            _merge_into(env, body_env)
             if node.orelse is not None:
                 self.block(node.orelse.body.body, env)
             return None
         if isinstance(node, cst.While):
+            body_env = dict(env)
             for _ in range(2):
-                self.expr(node.test, env)
-                body_env = dict(env)
+                self.expr(node.test, body_env)
                 self.block(node.body.body, body_env)
-                _merge_into(env, body_env)
+            _merge_into(env, body_env)
             return None
         if isinstance(node, cst.With):
             for item in node.items:
@@ -552,6 +553,9 @@ def _usage_evidence(function: cst.FunctionDef, names: Set[str], namespace: str) 
             if isinstance(node.left, cst.List) or isinstance(node.right, cst.List):
                 note(node.left, "sequence")
                 note(node.right, "sequence")
+            elif not isinstance(node.operator, (cst.Add, cst.Multiply)):
+                note(node.left, "tensor")  # `x / n`, `x - y`: no list does arithmetic
+                note(node.right, "tensor")
 
     function.body.visit(Collector())
     return evidence
