@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from hyblint.diagnostics import Applicability, Diagnostic, Edit
+from hyblint.engine import check_source
 from hyblint.settings import Settings
 
 MAX_ROUNDS = 10
@@ -97,7 +98,8 @@ def _fix_key(diagnostic: Diagnostic):
                                                 for e in fix.edits))
 
 
-def _wanted(diagnostic: Diagnostic, unsafe: bool) -> bool:
+def fixable(diagnostic: Diagnostic, unsafe: bool) -> bool:
+    """Whether `--fix` (with `--unsafe-fixes` when `unsafe`) would apply this diagnostic's fix."""
     fix = diagnostic.fix
     if fix is None or not fix.edits:
         return False
@@ -131,7 +133,7 @@ def _pick(source: str, diagnostics: Sequence[Diagnostic], unsafe: bool, banned: 
     starts = line_starts(source)
     candidates = []
     for diagnostic in diagnostics:
-        if not _wanted(diagnostic, unsafe) or _fix_key(diagnostic) in banned:
+        if not fixable(diagnostic, unsafe) or _fix_key(diagnostic) in banned:
             continue
         spans = _spans(source, starts, diagnostic)
         if spans is None:
@@ -180,8 +182,6 @@ Checker = Callable[[str, str], List[Diagnostic]]
 
 
 def _default_checker(settings: Settings, extra_hybrid_classes: FrozenSet[str]) -> Checker:
-    from hyblint.engine import check_source
-
     def check(source: str, filename: str) -> List[Diagnostic]:
         return list(check_source(source, filename, settings,
                                  extra_hybrid_classes=extra_hybrid_classes))

@@ -43,6 +43,10 @@ class _Uses(cst.CSTVisitor):
     def visit_ImportFrom(self, node) -> bool:
         return False
 
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # the `.attr` part names no variable
+        return False
+
     def visit_Name(self, node: cst.Name) -> None:
         self.counts[node.value] += 1
 

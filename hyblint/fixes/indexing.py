@@ -230,3 +230,34 @@ def rewrite_index(value: cst.BaseExpression, index: Sequence[cst.SubscriptElemen
         axes = str(squeeze[0]) if len(squeeze) == 1 else tuple_text(str(a) for a in squeeze)
         text = f"{F}.squeeze({text}, axis={axes})"
     return expr(text)
+
+
+def index_fix(node: cst.Subscript, rule):
+    """HYB001's fix for `node` (a subscript of a tensor), using what the rule's analysis knows:
+    Python values (literals, `self.*`, local ints) are int indices, tensors are index arrays."""
+    from hyblint.analysis.kinds import Kind
+    from hyblint.diagnostics import Applicability
+    from hyblint.rules.base import CstFix
+
+    def is_int(expr: cst.BaseExpression) -> bool:
+        if int_value(expr) is not None:
+            return True
+        if isinstance(expr, (cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+                             cst.List, cst.Tuple, cst.Dict, cst.Set, cst.Ellipsis)) or is_none(expr):
+            return False
+        return rule.kind(expr) is Kind.PYTHON
+
+    def is_index_array(expr: cst.BaseExpression) -> bool:
+        return rule.kind(expr) is Kind.TENSOR
+
+    new = rewrite_index(node.value, node.slice, rule.F, is_int=is_int, is_index_array=is_index_array)
+    if new is None:
+        return None
+    text = code(new)
+    if "take(" in text and text.startswith(f"{rule.F}.take("):
+        message = f"Use {rule.F}.take(..., mode='wrap')"
+    elif text == code(node.value).strip():
+        message = "Drop the full-range index"
+    else:
+        message = f"Rewrite the index with {rule.F}.slice / {rule.F}.slice_axis"
+    return CstFix(((node, new),), message, Applicability.SAFE)

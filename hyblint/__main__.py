@@ -1,0 +1,5 @@
+import sys
+
+from hyblint.cli import main
+
+sys.exit(main())

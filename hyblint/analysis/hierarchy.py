@@ -1,0 +1,35 @@
+"""A cheap scan of class definitions across files, so that base classes in other files count."""
+from __future__ import annotations
+
+import re
+from typing import FrozenSet, Iterable, List, Tuple
+
+_CLASS = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)[ \t]*:", re.MULTILINE)
+
+
+def scan_class_bases(source: str) -> List[Tuple[str, Tuple[str, ...]]]:
+    """(class name, last component of each base) for each class statement, without parsing."""
+    found = []
+    for match in _CLASS.finditer(source):
+        bases = []
+        for part in match.group(2).split(","):
+            part = part.strip()
+            if not part or "=" in part:  # metaclass=..., keyword arguments
+                continue
+            bases.append(part.rsplit(".", 1)[-1].strip())
+        found.append((match.group(1), tuple(bases)))
+    return found
+
+
+def hybrid_class_names(scans: Iterable[Tuple[str, Tuple[str, ...]]], bases: FrozenSet[str]) -> FrozenSet[str]:
+    """Every class name that derives, through any chain of scanned classes, from one of `bases`."""
+    scans = list(scans)
+    hybrid = set(bases)
+    changed = True
+    while changed:
+        changed = False
+        for name, parents in scans:
+            if name not in hybrid and any(p in hybrid for p in parents):
+                hybrid.add(name)
+                changed = True
+    return frozenset(hybrid - set(bases))

@@ -1,0 +1,84 @@
+"""An on-disk cache of diagnostics, keyed by file path, content, settings and hyblint's version."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Dict, FrozenSet, List, Optional
+
+from hyblint import __version__
+from hyblint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, Severity
+from hyblint.settings import Settings
+
+
+def _diagnostic_to_json(d: Diagnostic) -> dict:
+    data = asdict(d)
+    data["severity"] = d.severity.value
+    if d.fix is not None:
+        data["fix"]["applicability"] = d.fix.applicability.value
+    return data
+
+
+def _diagnostic_from_json(data: dict) -> Diagnostic:
+    fix = None
+    if data["fix"] is not None:
+        f = data["fix"]
+        fix = Fix(Applicability(f["applicability"]), f["message"],
+                  tuple(Edit(e["content"], Location(**e["location"]), Location(**e["end_location"]))
+                        for e in f["edits"]))
+    return Diagnostic(data["code"], data["message"], data["filename"], Location(**data["location"]),
+                      Location(**data["end_location"]), Severity(data["severity"]), fix, data["url"])
+
+
+class Cache:
+    def __init__(self, folder: Path, settings: Settings):
+        fingerprint = hashlib.sha1(repr((__version__, settings)).encode()).hexdigest()[:16]
+        self.file = folder / ("diagnostics-%s.json" % fingerprint)
+        self.entries: Dict[str, list] = {}
+        self.dirty = False
+        try:
+            with open(self.file, encoding="utf-8") as handle:
+                loaded = json.load(handle)
+            if isinstance(loaded, dict):
+                self.entries = loaded
+        except (OSError, ValueError):
+            self.entries = {}  # a missing or corrupt cache is an empty one
+
+    @staticmethod
+    def _key(path: str, text: str, extra: FrozenSet[str], settings: Settings) -> str:
+        digest = hashlib.sha1(path.encode("utf-8", "surrogatepass") + repr(settings.ignore).encode())
+        digest.update(b"\0" + text.encode("utf-8", "surrogatepass") + b"\0")
+        digest.update(",".join(sorted(extra)).encode())
+        return digest.hexdigest()
+
+    def get(self, path: str, text: str, extra: FrozenSet[str], settings: Settings) -> Optional[List[Diagnostic]]:
+        found = self.entries.get(self._key(path, text, extra, settings))
+        if found is None:
+            return None
+        try:
+            return [_diagnostic_from_json(d) for d in found]
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def put(self, path: str, text: str, extra: FrozenSet[str], settings: Settings,
+            diagnostics: List[Diagnostic]) -> None:
+        self.entries[self._key(path, text, extra, settings)] = [_diagnostic_to_json(d) for d in diagnostics]
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            gitignore = self.file.parent / ".gitignore"
+            if not gitignore.exists():
+                gitignore.write_text("*\n")
+            descriptor, temporary = tempfile.mkstemp(dir=str(self.file.parent), suffix=".tmp")
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                json.dump(self.entries, handle)
+            os.replace(temporary, self.file)
+        except OSError:
+            pass  # a cache that cannot be written only costs time

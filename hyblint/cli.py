@@ -1,0 +1,216 @@
+"""The `hyblint` command: check (the default), rule, verify, lsp."""
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+from hyblint import __version__
+
+COMMANDS = ("check", "rule", "verify", "lsp")
+
+
+def _codes(text: str) -> List[str]:
+    return [c.strip().upper() for c in text.split(",") if c.strip()]
+
+
+def _check_parser(sub) -> None:
+    p = sub.add_parser("check", help="check files (the default command)",
+                       description="Check Python files for code that breaks under hybridize().")
+    p.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+    p.add_argument("--fix", action="store_true", help="apply safe fixes")
+    p.add_argument("--unsafe-fixes", action="store_true", help="also apply (with --fix) or show unsafe fixes")
+    p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change nothing")
+    p.add_argument("--show-fixes", action="store_true", help="list the fixes that were applied")
+    p.add_argument("--select", type=_codes, default=None, metavar="CODES", help="rules to enable (comma separated)")
+    p.add_argument("--ignore", type=_codes, default=[], metavar="CODES", help="rules to disable")
+    p.add_argument("--extend-select", type=_codes, default=[], metavar="CODES", help="rules to enable in addition")
+    p.add_argument("--format", "--output-format", dest="format", default="text",
+                   choices=("text", "full", "concise", "json", "sarif", "github"))
+    p.add_argument("--statistics", action="store_true", help="count diagnostics per rule")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics remain")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    p.add_argument("--quiet", "-q", action="store_true", help="print diagnostics only, no summary")
+    p.add_argument("--config", default=None, help="a pyproject.toml to read [tool.hyblint] from")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hyblint", description="Find and fix MXNet Gluon code that breaks "
+                                     "under hybridize().")
+    parser.add_argument("--version", action="version", version="hyblint " + __version__)
+    sub = parser.add_subparsers(dest="command")
+    _check_parser(sub)
+    rule = sub.add_parser("rule", help="explain a rule", description="Print a rule's documentation.")
+    rule.add_argument("code", nargs="?", help="a rule code (HYB001) or name (tensor-indexing)")
+    rule.add_argument("--all", action="store_true", help="list every rule")
+    from hyblint.verify import command as verify_command
+    verify = sub.add_parser("verify", help="run each HybridBlock eagerly and hybridized (executes your code)",
+                            description=verify_command.HELP)
+    verify_command.add_arguments(verify)
+    sub.add_parser("lsp", help="run the language server over stdio",
+                   description="Serve diagnostics and quick fixes to editors over stdio (LSP).")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
+        argv.insert(0, "check")
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "rule":
+            return _rule(args)
+        if args.command == "verify":
+            from hyblint.verify import command as verify_command
+            return verify_command.run(args)
+        if args.command == "lsp":
+            from hyblint.lsp import serve
+            serve()
+            return 0
+        return _check(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+def _rule(args) -> int:
+    from hyblint.rules import ALL_RULES, get_rule
+    if args.all or not args.code:
+        print("%-8s %-22s %-8s %-9s %s" % ("code", "name", "severity", "fix", "default"))
+        for code, rule in ALL_RULES.items():
+            print("%-8s %-22s %-8s %-9s %s" % (code, rule.name, rule.severity.value, rule.fix_availability,
+                                              "yes" if rule.default_selected else "no"))
+        return 0
+    try:
+        rule = get_rule(args.code)
+    except KeyError:
+        print("hyblint: error: unknown rule %r (see `hyblint rule --all`)" % args.code, file=sys.stderr)
+        return 2
+    print(rule.render_docs())
+    return 0
+
+
+def _settings(args):
+    from hyblint.config import find_config, load_settings
+    config = Path(args.config) if args.config else find_config(args.paths)
+    if args.config and not config.is_file():
+        from hyblint.config import ConfigError
+        raise ConfigError("%s: no such file" % args.config)
+    settings = load_settings(config)
+    if args.select is not None:
+        settings = replace(settings, select=tuple(args.select))
+    if args.extend_select:
+        settings = replace(settings, extend_select=settings.extend_select + tuple(args.extend_select))
+    if args.ignore:
+        settings = replace(settings, ignore=settings.ignore + tuple(args.ignore))
+    root = config.parent.resolve() if config else Path.cwd().resolve()
+    return settings, root
+
+
+def _check(args) -> int:
+    from hyblint.config import ConfigError
+    from hyblint.discovery import discover
+    from hyblint.lint import lint_files
+    from hyblint.report import FORMATS
+    from hyblint.report.text import statistics, summary
+
+    try:
+        settings, root = _settings(args)
+    except ConfigError as exc:
+        print("hyblint: error: %s" % exc, file=sys.stderr)
+        return 2
+    missing = [p for p in args.paths if not os.path.lexists(p)]
+    if missing:
+        for path in missing:
+            print("hyblint: error: %s: no such file or directory" % path, file=sys.stderr)
+        return 2
+    paths = discover(args.paths, settings.exclude + settings.extend_exclude, root)
+    cache = None
+    if not args.no_cache and not (args.fix or args.diff):
+        from hyblint.cache import Cache
+        cache = Cache(root / ".hyblint_cache", settings)
+    run = lint_files(paths, settings, root, cache)
+    if cache is not None:
+        cache.save()
+
+    diagnostics = run.diagnostics
+    changed_files = 0
+    if args.fix or args.diff:
+        diagnostics, changed_files = _apply_fixes(args, run, settings, root)
+    if args.statistics:
+        if diagnostics:
+            print(statistics(diagnostics))
+    else:
+        shown = diagnostics
+        if not args.unsafe_fixes:
+            shown = [d if d.fix is None or d.fix.applicability.value == "safe" else replace(d, fix=None)
+                     for d in diagnostics] if args.format in ("text", "full", "concise") else diagnostics
+        output = FORMATS[args.format](shown, run.sources)
+        if args.format in ("text", "full", "concise") and args.quiet:
+            output = "\n".join(line for line in output.splitlines()
+                               if line and not line.startswith(("Found ", "[*] ", "All checks", "(")))
+        if output and not (args.diff and not diagnostics and args.format in ("text", "full", "concise")):
+            print(output)
+    if run.input_errors:
+        return 2
+    if args.diff and changed_files:
+        return 1
+    return 1 if diagnostics and not args.exit_zero else 0
+
+
+def _apply_fixes(args, run, settings, root):
+    from hyblint.files import InputError, write_source
+    from hyblint.fixer import fix_source, fixable
+    from hyblint.lint import hierarchy_of, settings_for
+
+    extra = hierarchy_of(run.sources, settings)
+    remaining = [d for d in run.diagnostics if d.filename not in run.sources or d.code.startswith("HYB9")]
+    by_file = {}
+    for d in run.diagnostics:
+        by_file.setdefault(d.filename, []).append(d)
+    changed = 0
+    for path, source in run.sources.items():
+        found = [d for d in by_file.get(path, []) if not d.code.startswith("HYB9")]
+        errors = [d for d in by_file.get(path, []) if d.code.startswith("HYB9")]
+        if not any(fixable(d, args.unsafe_fixes) for d in found) or errors:
+            remaining.extend(found)
+            continue
+        result = fix_source(source.text, path, settings_for(path, settings, root), unsafe=args.unsafe_fixes,
+                            extra_hybrid_classes=extra)
+        remaining.extend(result.remaining)
+        for diagnostic, reason in result.dropped:
+            print("hyblint: warning: %s:%d:%d: %s fix not applied: %s" % (
+                path, diagnostic.location.row, diagnostic.location.column, diagnostic.code, reason),
+                file=sys.stderr)
+        if not result.changed:
+            continue
+        changed += 1
+        if args.diff:
+            sys.stdout.writelines(difflib.unified_diff(
+                source.text.splitlines(keepends=True), result.source.splitlines(keepends=True),
+                fromfile="a/" + path, tofile="b/" + path))
+            print()
+            continue
+        try:
+            write_source(path, source, result.source)
+        except OSError as exc:
+            print("hyblint: error: %s: cannot write: %s" % (path, exc.strerror or exc), file=sys.stderr)
+            continue
+        if args.show_fixes:
+            for d in result.applied:
+                print("Fixed %s:%d:%d: %s %s" % (path, d.location.row, d.location.column, d.code, d.fix.message))
+    if changed and not args.diff and not args.quiet:
+        print("Fixed %d file%s." % (changed, "" if changed == 1 else "s"), file=sys.stderr)
+    remaining.sort(key=lambda d: d.sort_key())
+    if args.diff:
+        return run.diagnostics, changed
+    return remaining, changed
+
+
+if __name__ == "__main__":
+    sys.exit(main())

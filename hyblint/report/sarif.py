@@ -1,0 +1,67 @@
+"""SARIF 2.1.0, as code-scanning services read it."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Dict, List
+
+from hyblint import __version__
+from hyblint.diagnostics import INPUT_ERROR_CODES, Diagnostic
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _rules():
+    from hyblint.rules import ALL_RULES
+    rules = []
+    for code, rule in ALL_RULES.items():
+        rules.append({
+            "id": code, "name": rule.name,
+            "shortDescription": {"text": rule.message.split(":")[0].replace("{", "").replace("}", "")},
+            "fullDescription": {"text": rule.render_docs()},
+            "helpUri": rule.url(),
+            "defaultConfiguration": {"level": "error" if rule.severity.value == "error" else "warning",
+                                     "enabled": rule.default_selected},
+        })
+    for code, name in INPUT_ERROR_CODES.items():
+        rules.append({"id": code, "name": name, "shortDescription": {"text": name.replace("-", " ")},
+                      "defaultConfiguration": {"level": "error"}})
+    return rules
+
+
+def _uri(filename: str) -> str:
+    path = Path(filename)
+    return path.as_posix() if not path.is_absolute() else path.as_uri()
+
+
+def _region(start, end) -> dict:
+    return {"startLine": start.row, "startColumn": start.column, "endLine": end.row, "endColumn": end.column}
+
+
+def render(diagnostics: List[Diagnostic], sources: Dict) -> str:
+    rules = _rules()
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    results = []
+    for d in diagnostics:
+        location = {"physicalLocation": {"artifactLocation": {"uri": _uri(d.filename)},
+                                         "region": _region(d.location, d.end_location)}}
+        result = {"ruleId": d.code, "ruleIndex": index[d.code],
+                  "level": "error" if d.severity.value == "error" else "warning",
+                  "message": {"text": d.message}, "locations": [location]}
+        if d.fix is not None:
+            result["fixes"] = [{
+                "description": {"text": d.fix.message + (" (unsafe)" if d.fix.applicability.value == "unsafe" else "")},
+                "artifactChanges": [{
+                    "artifactLocation": {"uri": _uri(d.filename)},
+                    "replacements": [{"deletedRegion": _region(e.location, e.end_location),
+                                      "insertedContent": {"text": e.content}} for e in d.fix.edits],
+                }],
+            }]
+        results.append(result)
+    log = {
+        "$schema": SCHEMA, "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "hyblint", "version": __version__, "semanticVersion": __version__,
+                                      "informationUri": "https://github.com/hyblint/hyblint", "rules": rules}},
+                  "columnKind": "unicodeCodePoints", "results": results}],
+    }
+    return json.dumps(log, indent=2)

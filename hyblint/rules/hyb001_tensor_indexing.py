@@ -1,0 +1,89 @@
+import libcst as cst
+
+from hyblint.analysis.kinds import Kind
+from hyblint.rules.base import Invalid, Rule, hybrid_block
+
+
+class TensorIndexing(Rule):
+    code = "HYB001"
+    name = "tensor-indexing"
+    message = ("Indexing a tensor breaks after hybridize(): a Symbol's `[i]` selects its i-th output; "
+               "use F.slice_axis / F.slice / F.take")
+    fix_availability = "sometimes"
+    docs = """
+    ## What it does
+    Flags subscripts (`x[0]`, `x[:, 1:3]`, `x[..., 0]`, `x[:, None]`, `x[idx]`) on tensors inside
+    `hybrid_forward`.
+
+    ## Why is this bad?
+    Once the block is hybridized, `x` is a `Symbol`, and `Symbol.__getitem__` only selects one of
+    the symbol's *outputs*. `x[0, 0]` raises `TypeError: Symbol only support integer index to fetch
+    i-th output`; worse, `x[0]` on a single-output tensor returns the whole tensor without any error,
+    so results silently change.
+
+    ## Example
+    ```python
+    def hybrid_forward(self, F, x):
+        return x[:, 1:3]
+    ```
+
+    Use instead:
+    ```python
+    def hybrid_forward(self, F, x):
+        return F.slice_axis(x, axis=1, begin=1, end=3)
+    ```
+
+    ## Fix safety
+    Rewrites of integer, slice, `None` and `...` indices into `F.slice_axis`, `F.slice`,
+    `F.squeeze`, `F.expand_dims` and `F.reverse` are safe: they give MXNet's legacy NDArray result,
+    including its shape `(1,)` for an all-integer index. Indexing with an index array has no fix.
+    """
+    VALID = [
+        hybrid_block("parts = F.split(x, num_outputs=3, axis=1)\nreturn parts[0] + parts[2]"),
+        hybrid_block("h = states[0]\nreturn F.broadcast_add(x, h)", args="x, states"),
+        hybrid_block("return x.shape[0]  # reported by HYB002, not here"),
+        hybrid_block("out = self.rnn(x)\nreturn out[0]"),
+        hybrid_block("return F.slice_axis(x, axis=1, begin=1, end=3)"),
+    ]
+    INVALID = [
+        Invalid(hybrid_block("return x[0, 0]")),
+        Invalid(hybrid_block("y = F.relu(x)\nreturn y[0]")),
+        Invalid(hybrid_block("return x[:, 1:3]")),
+        Invalid(hybrid_block("return x[..., 0]")),
+        Invalid(hybrid_block("return x[:, None]")),
+        Invalid(hybrid_block("return x[idx]", args="x, idx")),
+        Invalid(hybrid_block("h = self.dense(x)\nreturn h[:, 0]")),
+    ]
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.targets = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.targets.add(node.target)  # item assignment is HYB005's
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.targets.add(node.target)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if node in self.targets:
+            return
+        base = self.kind(node.value)
+        if base is Kind.TENSOR:
+            self.report(node, fix=self.rewrite(node))
+        elif base is Kind.MAYBE and not _tuple_can_take(node):
+            self.report(node, fix=self.rewrite(node))
+
+    def rewrite(self, node: cst.Subscript):
+        from hyblint.fixes.indexing import index_fix
+        return index_fix(node, self)
+
+
+def _tuple_can_take(node: cst.Subscript) -> bool:
+    """`y[0]` or `y[1:]` also work on a tuple of outputs, so a child's result there is not flagged."""
+    if len(node.slice) != 1:
+        return False
+    element = node.slice[0].slice
+    if isinstance(element, cst.Slice):
+        return True
+    return not isinstance(element.value, (cst.Name,)) or element.value.value != "None"

@@ -1,0 +1,75 @@
+import libcst as cst
+
+from hyblint.analysis.kinds import Kind
+from hyblint.diagnostics import Applicability
+from hyblint.rules.base import CstFix, Invalid, Rule, hybrid_block
+
+
+class InplaceOperator(Rule):
+    code = "HYB006"
+    name = "inplace-operator"
+    message = "In-place `{op}` is only available on NDArray: write `{target} = {target} {bare} ...`"
+    fix_availability = "always"
+    docs = """
+    ## What it does
+    Flags augmented assignments (`+=`, `-=`, `*=`, `/=`, ...) whose target is a tensor, including a
+    Python number that became a tensor in an earlier loop iteration (`acc = 0` then
+    `acc += F.sum(x)` in a loop).
+
+    ## Why is this bad?
+    Hybridized, `NotImplementedForSymbol: Function __iadd__ (namely operator "+=") ... is not
+    implemented for Symbol and only available in NDArray.`
+
+    ## Example
+    ```python
+    def hybrid_forward(self, F, a, b):
+        a += b
+        return a
+    ```
+
+    Use instead:
+    ```python
+    def hybrid_forward(self, F, a, b):
+        a = a + b
+        return a
+    ```
+
+    ## Fix safety
+    Safe: `x = x + y` computes the same values. Eagerly, the original also wrote into the
+    caller's array; no caller of a HybridBlock can rely on that, since the hybridized block never
+    does it.
+    """
+    VALID = [
+        hybrid_block("n = 0\nfor i in range(3):\n    n += 1\nreturn x * n"),
+        hybrid_block("outs = []\nouts += [x]\nreturn outs[0]"),
+        hybrid_block("self.count += 1\nreturn x"),
+    ]
+    INVALID = [
+        Invalid(hybrid_block("a += b\nreturn a", args="a, b"),
+                fixed=hybrid_block("a = a + b\nreturn a", args="a, b")),
+        Invalid(hybrid_block("acc = 0\nfor i in range(3):\n    acc += F.sum(x)\nreturn acc"),
+                fixed=hybrid_block("acc = 0\nfor i in range(3):\n    acc = acc + F.sum(x)\nreturn acc")),
+        Invalid(hybrid_block("y = F.relu(x)\ny *= 2\nreturn y"),
+                fixed=hybrid_block("y = F.relu(x)\ny = y * 2\nreturn y")),
+    ]
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if not isinstance(node.target, cst.Name) or self.kind(node.target) is not Kind.TENSOR:
+            return
+        op = self.code_of(node.operator).strip()
+        bare = op[:-1]
+        target = node.target.value
+        value = node.value
+        if isinstance(value, (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp,
+                              cst.Lambda, cst.UnaryOperation)) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        new = cst.Assign(
+            targets=[cst.AssignTarget(target=node.target)],
+            value=cst.BinaryOperation(left=node.target, operator=_BINARY[bare](), right=value))
+        fix = CstFix(((node, new),), "Rewrite as `%s = %s %s ...`" % (target, target, bare), Applicability.SAFE)
+        self.report(node, self.message.format(op=op, target=target, bare=bare), fix=fix)
+
+
+_BINARY = {"+": cst.Add, "-": cst.Subtract, "*": cst.Multiply, "/": cst.Divide, "//": cst.FloorDivide,
+           "%": cst.Modulo, "**": cst.Power, "@": cst.MatrixMultiply, "&": cst.BitAnd, "|": cst.BitOr,
+           "^": cst.BitXor, "<<": cst.LeftShift, ">>": cst.RightShift}

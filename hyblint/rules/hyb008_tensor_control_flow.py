@@ -1,0 +1,84 @@
+import libcst as cst
+
+from hyblint.analysis.kinds import Kind
+from hyblint.rules.base import Invalid, Rule, hybrid_block
+
+
+class TensorControlFlow(Rule):
+    code = "HYB008"
+    name = "tensor-control-flow"
+    message = "Python `{what}` decides on a tensor's value, which a traced Symbol does not have: use F.where"
+    fix_availability = "sometimes"
+    docs = """
+    ## What it does
+    Flags Python control flow that decides on a tensor value: `if`, `while`, `assert`, a
+    conditional expression, `and`, `or` and `not` whose operand is a tensor.
+
+    ## Why is this bad?
+    Deciding needs `bool(x)`, so it needs the value. Hybridized, `NotImplementedForSymbol`: the
+    graph is traced once and cannot take a different Python path per input.
+
+    ## Example
+    ```python
+    def hybrid_forward(self, F, x):
+        if x.sum() > 0:
+            y = x
+        else:
+            y = -x
+        return y
+    ```
+
+    Use instead:
+    ```python
+    def hybrid_forward(self, F, x):
+        y = F.where(F.broadcast_greater(F.sum(x), F.zeros((1,))) * F.ones_like(x), x, -x)
+        return y
+    ```
+    or `F.contrib.cond` when the branches are expensive.
+
+    ## Fix safety
+    An `if`/`else` whose two branches assign one name from pure expressions can become an
+    `F.where`; that fix is unsafe: both branches are then evaluated, and `F.where` needs a
+    condition of the branches' shape.
+    """
+    VALID = [
+        hybrid_block("if mask is not None:\n    x = F.broadcast_mul(x, mask)\nreturn x", args="x, mask=None"),
+        hybrid_block("if self._flag and len(states) > 0:\n    return x\nreturn x + 1", args="x, states"),
+        hybrid_block("if F is mx.nd:\n    if x.sum() > 0:\n        return x\nreturn x"),
+    ]
+    INVALID = [
+        Invalid(hybrid_block("if x.sum() > 0:\n    return x\nreturn -x")),
+        Invalid(hybrid_block("while F.max(x) > 1:\n    x = x / 2\nreturn x")),
+        Invalid(hybrid_block("assert F.min(x) >= 0\nreturn x")),
+        Invalid(hybrid_block("return x if F.sum(x) > 0 else -x")),
+        Invalid(hybrid_block("return not x")),
+        Invalid(hybrid_block("return x and F.relu(x)")),
+    ]
+
+    def visit_If(self, node: cst.If) -> None:
+        self._decides(node.test, "if")
+
+    def visit_While(self, node: cst.While) -> None:
+        self._decides(node.test, "while")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._decides(node.test, "assert")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._decides(node.test, "... if ... else ...")
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not) and self.kind(node.expression) is Kind.TENSOR:
+            self.report(node, self.message.format(what="not"))
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        word = "and" if isinstance(node.operator, cst.And) else "or"
+        if self.kind(node.left) is Kind.TENSOR:
+            self.report(node, self.message.format(what=word))
+
+    def _decides(self, test: cst.BaseExpression, what: str) -> None:
+        # `not x` and `x and y` are reported where the conversion happens, once.
+        if isinstance(test, (cst.UnaryOperation, cst.BooleanOperation)):
+            return
+        if self.kind(test) is Kind.TENSOR:
+            self.report(test, self.message.format(what=what))

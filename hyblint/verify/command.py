@@ -1,0 +1,201 @@
+"""`hyblint verify`: run each HybridBlock eagerly and hybridized, and prove fixes by running them.
+
+Unlike `hyblint check`, this imports and executes the user's modules (each in a subprocess with a
+time limit). It never runs as part of `check`, the pre-commit hooks or the language server.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from hyblint.verify import runner, worker
+
+HELP = """Import the modules on hyblint's MXNet-compatible runtime and run every HybridBlock that
+can be built, eagerly and then hybridized, on random inputs. Reports blocks that fail once
+hybridized, that silently give a different result, or that could not be built. With --fix,
+hyblint's fixes are applied in memory and each fixed block is run hybridized against the
+original's eager result. This EXECUTES the code in the given files (each module in a subprocess
+with a time limit): run it only on code you trust."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", default=[],
+                        help="files or directories (default: . unless --factory is given)")
+    parser.add_argument("--shapes", action="append", default=[], metavar="NAME=SHAPE[,SHAPE]",
+                        help="input shapes of a block (by class or factory name), e.g. Net=2x16 or "
+                             "Net=(2,3),(1,3); repeatable")
+    parser.add_argument("--factory", action="append", default=[], metavar="MODULE:FUNC",
+                        help="a function of no arguments that returns a block, or (name, block) pairs")
+    parser.add_argument("--fix", action="store_true", help="prove hyblint's fixes by running them")
+    parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix, include unsafe fixes")
+    parser.add_argument("--write", action="store_true",
+                        help="with --fix, write the fixed modules whose fixes were all proved")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds per module (default 120)")
+    parser.add_argument("--python", default=None,
+                        help="run the blocks with this interpreter's real `mxnet` instead of the runtime")
+
+
+def parse_shapes(items: List[str]) -> Dict[str, List[List[int]]]:
+    shapes: Dict[str, List[List[int]]] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise ValueError("--shapes %r: expected NAME=SHAPE, e.g. Net=2x16" % item)
+        try:
+            if "(" in value or "[" in value:
+                parsed = ast.literal_eval("[" + value + "]")
+                groups = [list(g) if isinstance(g, (tuple, list)) else [g] for g in parsed]
+            else:
+                groups = [[int(d) for d in part.lower().split("x")] for part in value.split(",")]
+        except (ValueError, SyntaxError):
+            raise ValueError("--shapes %r: cannot read the shape %r" % (item, value)) from None
+        if not all(isinstance(d, int) and d > 0 for g in groups for d in g):
+            raise ValueError("--shapes %r: dimensions must be positive integers" % item)
+        shapes[name.strip()] = groups
+    return shapes
+
+
+def _verify_config(paths: List[str]) -> dict:
+    """The `[tool.hyblint.verify]` table of the nearest pyproject.toml."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    start = Path(paths[0] if paths else ".").resolve()
+    if start.is_file():
+        start = start.parent
+    for folder in [start] + list(start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            with open(candidate, "rb") as f:
+                data = tomllib.load(f)
+            table = data.get("tool", {}).get("hyblint", {})
+            if table:
+                return table.get("verify", {})
+    return {}
+
+
+def _python_files(paths: List[str]) -> List[Path]:
+    found: List[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend(p for p in sorted(path.rglob("*.py"))
+                         if not any(part.startswith(".") or part == "__pycache__" for part in p.parts))
+        elif path.exists():
+            found.append(path)
+        else:
+            raise FileNotFoundError("%s: no such file or directory" % raw)
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = _verify_config(args.paths)
+        shapes = {name: [list(s) for s in groups] for name, groups in config.get("shapes", {}).items()}
+        shapes.update(parse_shapes(args.shapes))
+        options = runner.VerifyOptions(
+            shapes=shapes, factories=args.factory or config.get("factories", []),
+            fix=args.fix, unsafe_fixes=args.unsafe_fixes, python=args.python,
+            timeout=args.timeout or float(config.get("timeout", 120)))
+        paths = args.paths or ([] if options.factories else ["."])
+        files = _python_files(paths)
+    except (ValueError, FileNotFoundError, OSError) as exc:
+        print("hyblint verify: error: %s" % exc, file=sys.stderr)
+        return 2
+
+    results: List[runner.BlockResult] = []
+    for path in files:
+        try:
+            source = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            print("hyblint verify: error: %s: %s" % (path, exc), file=sys.stderr)
+            return 2
+        if "mxnet" not in source and "gluon" not in source:
+            continue
+        fixed = _fixed_source(source, path, options) if options.fix else None
+        module_results = runner.verify_module(path, source, fixed, options)
+        results.extend(module_results)
+        if args.write and fixed is not None and _all_proved(module_results):
+            _write(path, fixed)
+
+    if options.fix and options.factories:
+        print("hyblint verify: note: --fix proves fixes of modules given as paths, not of factories",
+              file=sys.stderr)
+    for spec in options.factories:
+        results.extend(runner.verify_factory(spec, options))
+
+    results = runner.sort_results(results)
+    if args.format == "json":
+        print(json.dumps([r.to_json() for r in results], indent=2))
+    else:
+        print(render_text(results, options.fix))
+    return exit_code(results, options.fix)
+
+
+def _fixed_source(source: str, path: Path, options: runner.VerifyOptions) -> Optional[str]:
+    from hyblint.fixer import fix_source
+    result = fix_source(source, str(path), unsafe=options.unsafe_fixes)
+    return result.source if result.source != source else None
+
+
+def _all_proved(results: List[runner.BlockResult]) -> bool:
+    statuses = [r.fix_status for r in results]
+    return worker.PROVED in statuses and all(s in (worker.PROVED, None) for s in statuses)
+
+
+def _write(path: Path, text: str) -> None:
+    from hyblint.files import read_source, write_source
+    write_source(path, read_source(path), text)
+
+
+def exit_code(results: List[runner.BlockResult], fix: bool) -> int:
+    if fix:
+        return 1 if any(r.fix_status == worker.DISPROVED for r in results) else 0
+    bad = {worker.FAILS, worker.DISAGREES, runner.TIMEOUT, runner.CRASHED, runner.IMPORT_FAILED}
+    return 1 if any(r.status in bad for r in results) else 0
+
+
+LABELS = {
+    worker.DISAGREES: "DISAGREES (silently different result)",
+    worker.FAILS: "FAILS when hybridized",
+    worker.AGREES: "hybridizes and agrees",
+    worker.NOT_BUILT: "not built",
+    worker.NO_INPUTS: "inputs unknown",
+    runner.TIMEOUT: "timed out",
+    runner.CRASHED: "crashed",
+    runner.IMPORT_FAILED: "module failed to import",
+}
+
+
+def render_text(results: List[runner.BlockResult], fix: bool) -> str:
+    if not results:
+        return "No HybridBlocks found."
+    rows = []
+    for r in results:
+        where = "%s:%s" % (r.path, r.line) if r.line else r.path
+        status = LABELS.get(r.status, r.status)
+        if fix and r.fix_status:
+            status += "; fix %s" % r.fix_status
+        detail = "; ".join(d for d in (r.detail, r.fix_detail) if d)
+        rows.append((where, r.name, status, detail))
+    widths = [max(len(row[i]) for row in rows + [("location", "block", "result", "")]) for i in range(3)]
+    lines = ["%-*s  %-*s  %-*s  %s" % (widths[0], "location", widths[1], "block", widths[2], "result", "detail")]
+    for where, name, status, detail in rows:
+        lines.append(("%-*s  %-*s  %-*s  %s" % (widths[0], where, widths[1], name, widths[2], status, detail)).rstrip())
+    counts: Dict[str, int] = {}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    summary = ", ".join("%d %s" % (n, LABELS.get(s, s)) for s, n in counts.items())
+    lines.append("")
+    lines.append("%d blocks: %s." % (len(results), summary))
+    if fix:
+        proved = sum(r.fix_status == worker.PROVED for r in results)
+        disproved = sum(r.fix_status == worker.DISPROVED for r in results)
+        lines.append("Fixes: %d blocks proved, %d disproved." % (proved, disproved))
+    return "\n".join(lines)

@@ -1,0 +1,105 @@
+"""Drive the worker over a set of modules: one subprocess per module, each with a time limit."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from hyblint.verify import worker
+
+WORKER = Path(worker.__file__).resolve()
+# The directory that holds the `hyblint` and `runtime` packages, for the worker's imports.
+PROJECT_ROOT = WORKER.parents[2]
+
+TIMEOUT = "timeout"
+CRASHED = "crashed"
+IMPORT_FAILED = "import-failed"
+
+# Worst first: a silent divergence is the case nobody would notice without running the code.
+STATUS_ORDER = [worker.DISAGREES, worker.FAILS, TIMEOUT, CRASHED, IMPORT_FAILED,
+                worker.NOT_BUILT, worker.NO_INPUTS, worker.AGREES]
+
+
+@dataclass
+class BlockResult:
+    path: str
+    name: str
+    status: str
+    detail: str = ""
+    line: Optional[int] = None
+    fix_status: Optional[str] = None
+    fix_detail: str = ""
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "block": self.name, "status": self.status, "detail": self.detail,
+                "line": self.line, "fix": self.fix_status, "fix_detail": self.fix_detail}
+
+
+@dataclass
+class VerifyOptions:
+    shapes: Dict[str, List[List[int]]] = field(default_factory=dict)
+    factories: Sequence[str] = ()
+    fix: bool = False
+    unsafe_fixes: bool = False
+    python: Optional[str] = None     # another interpreter, e.g. one with real MXNet installed
+    timeout: float = 120.0
+    seed: int = 0
+    rtol: float = 1e-4
+    atol: float = 1e-5
+
+
+def module_name_and_root(path: Path):
+    """The dotted module name and the directory to put on sys.path so its package imports work."""
+    path = path.resolve()
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").exists():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts), str(folder)
+
+
+def verify_module(path: Path, source: str, fixed_source: Optional[str], options: VerifyOptions) -> List[BlockResult]:
+    module, root = module_name_and_root(path)
+    request = {"path": str(path.resolve()), "module": module, "package_root": root, "source": source,
+               "fixed_source": fixed_source}
+    return _run_worker(request, str(path), options)
+
+
+def verify_factory(spec: str, options: VerifyOptions) -> List[BlockResult]:
+    """Blocks made by a `module:function` factory, imported from the current directory."""
+    return _run_worker({"factory": spec}, spec, options)
+
+
+def _run_worker(request: dict, shown: str, options: VerifyOptions) -> List[BlockResult]:
+    request = dict(request, backend="mxnet" if options.python else "runtime", shapes=options.shapes,
+                   seed=options.seed, rtol=options.rtol, atol=options.atol)
+    env = dict(os.environ)
+    if not options.python:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
+    try:
+        done = subprocess.run([options.python or sys.executable, str(WORKER)], input=json.dumps(request),
+                              capture_output=True, text=True, timeout=options.timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return [BlockResult(shown, "*", TIMEOUT, "no answer within %g s" % options.timeout)]
+    try:
+        answer = json.loads(done.stdout)
+    except ValueError:
+        tail = (done.stderr.strip().splitlines() or ["exit code %d" % done.returncode])[-1]
+        return [BlockResult(shown, "*", CRASHED, "the worker process died: " + tail[:300])]
+    if answer["error"]:
+        return [BlockResult(shown, "*", IMPORT_FAILED, answer["error"])]
+    where = shown if "factory" not in request else request["factory"]
+    return [BlockResult(where, b["name"], b["status"], b["detail"], b["line"], b["fix_status"], b["fix_detail"])
+            for b in answer["blocks"]]
+
+
+def sort_results(results: List[BlockResult]) -> List[BlockResult]:
+    rank = {s: i for i, s in enumerate(STATUS_ORDER)}
+    return sorted(results, key=lambda r: (rank.get(r.status, len(rank)), r.path, r.name))

@@ -1,0 +1,60 @@
+"""Every rule's own VALID and INVALID examples, and the shape of every rule's documentation."""
+import pytest
+
+from hyblint.engine import check_source
+from hyblint.fixer import fix_source
+from hyblint.rules import ALL_RULES, get_rule
+from hyblint.settings import Settings
+
+CASES_VALID = [(code, i, src) for code, rule in ALL_RULES.items() for i, src in enumerate(rule.VALID)]
+CASES_INVALID = [(code, i, inv) for code, rule in ALL_RULES.items() for i, inv in enumerate(rule.INVALID)]
+
+
+def only(code):
+    return Settings(select=(code,))
+
+
+@pytest.mark.parametrize("code,index,source", CASES_VALID, ids=[f"{c}-valid-{i}" for c, i, _ in CASES_VALID])
+def test_valid_examples_are_silent(code, index, source):
+    assert [d for d in check_source(source, "example.py", only(code))] == []
+
+
+@pytest.mark.parametrize("code,index,invalid", CASES_INVALID, ids=[f"{c}-invalid-{i}" for c, i, _ in CASES_INVALID])
+def test_invalid_examples_are_flagged(code, index, invalid):
+    found = check_source(invalid.code, "example.py", only(code))
+    assert [d.code for d in found] == [code] * invalid.expected, found
+    rule = ALL_RULES[code]
+    assert all(d.severity == rule.severity and d.url == rule.url() for d in found)
+
+
+@pytest.mark.parametrize("code,index,invalid", [c for c in CASES_INVALID if c[2].fixed is not None],
+                         ids=[f"{c}-fix-{i}" for c, i, inv in CASES_INVALID if inv.fixed is not None])
+def test_invalid_examples_fix_to_their_expected_text(code, index, invalid):
+    result = fix_source(invalid.code, "example.py", only(code), unsafe=invalid.unsafe)
+    assert result.source == invalid.fixed
+    assert [d for d in result.remaining if d.code == code] == []
+    again = fix_source(result.source, "example.py", only(code), unsafe=invalid.unsafe)
+    assert again.source == result.source  # idempotent
+
+
+@pytest.mark.parametrize("code", list(ALL_RULES))
+def test_rule_docs_follow_the_house_layout(code):
+    rule = ALL_RULES[code]
+    docs = rule.render_docs()
+    for heading in ("## What it does", "## Why is this bad?", "## Example", "## Fix safety"):
+        assert heading in docs, (code, heading)
+    assert rule.VALID and rule.INVALID
+    assert get_rule(code) is rule and get_rule(rule.name) is rule
+
+
+def test_codes_are_the_specified_table():
+    table = {code: (rule.name, rule.severity.value, rule.default_selected) for code, rule in ALL_RULES.items()}
+    assert table == {
+        "HYB001": ("tensor-indexing", "error", True), "HYB002": ("shape-access", "error", True),
+        "HYB003": ("dtype-access", "error", True), "HYB004": ("context-access", "error", True),
+        "HYB005": ("item-assignment", "error", True), "HYB006": ("inplace-operator", "error", True),
+        "HYB007": ("numpy-conversion", "error", True), "HYB008": ("tensor-control-flow", "error", True),
+        "HYB009": ("imperative-namespace", "error", True), "HYB010": ("print-tensor", "warning", True),
+        "HYB011": ("reshape-positional", "error", True), "HYB012": ("implicit-broadcast", "error", False),
+        "HYB013": ("trace-time-branch", "warning", True), "HYB014": ("clipped-index", "error", True),
+    }

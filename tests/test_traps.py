@@ -1,0 +1,111 @@
+"""Working Gluon code that must stay silent (SPEC's traps), and the one pattern that must not."""
+import textwrap
+
+import pytest
+
+from hyblint.engine import check_source
+from hyblint.rules.base import hybrid_block
+from hyblint.settings import Settings
+
+ALL = Settings(select=("ALL",))
+
+SILENT = {
+    "split outputs are a group": hybrid_block("return F.split(x, num_outputs=2)[0]"),
+    "rnn states list argument": hybrid_block("h = states[0]\nc = states[1]\nreturn x + h, [h, c]", args="x, states"),
+    "parameter shape is a tuple": hybrid_block("n = self.weight.shape[0]\nreturn x * n"),
+    "length of child blocks": hybrid_block("for i in range(len(self.blocks)):\n    x = self.blocks[i](x)\nreturn x"),
+    "python counter": hybrid_block("n = 0\nfor i in range(4):\n    n += 1\nreturn x * n"),
+    "imperative guard": hybrid_block("if F is mx.nd:\n    print(x.shape, x[0])\nreturn F.relu(x)"),
+    "isinstance guard": hybrid_block("if isinstance(x, mx.nd.NDArray):\n    x[0] = 1\nreturn x"),
+    "list extended with +=": hybrid_block("outs = []\nfor i in range(2):\n    outs += [F.relu(x)]\nreturn outs[0]"),
+    "list items assigned": hybrid_block("layers = [x, x]\nlayers[0] = F.relu(x)\nreturn layers[1]"),
+    "truthiness of a list": hybrid_block("if not states:\n    states = [x]\nreturn x, states", args="x, states=None"),
+    "list argument rebuilt in a loop": hybrid_block(
+        "for i in range(1, 3):\n    layers[i] = self.up(layers[i])\nreturn layers", args="layers"),
+    "list argument by length": hybrid_block("out = [layers[-1]]\nfor i in range(len(layers) - 1):\n    "
+                                            "out.append(layers[i])\nreturn out", args="layers"),
+    "optional tensor checked for None": hybrid_block(
+        "if mask is not None:\n    x = F.broadcast_mul(x, mask)\nreturn x", args="x, mask=None"),
+    "symbolic early exit": hybrid_block("if F is mx.sym:\n    raise NotImplementedError('eager only')\n"
+                                        "return x[0]"),
+    "while_loop outputs are python structures": hybrid_block(
+        "outs, states = F.contrib.while_loop(cond, func, [x], max_iterations=3)\nreturn states[0][:2]"),
+    "child result indexed by an integer": hybrid_block("out = self.encoder(x)\nreturn out[0]"),
+}
+
+SILENT_MODULES = {
+    "plain Block forward": textwrap.dedent("""\
+        from mxnet.gluon import nn
+
+        class Net(nn.Block):
+            def forward(self, x):
+                return x[0] + x.shape[0]
+        """),
+    "numpy-style block": textwrap.dedent("""\
+        from mxnet.gluon import nn
+        from mxnet.util import use_np
+
+        @use_np
+        class Net(nn.HybridBlock):
+            def hybrid_forward(self, F, x):
+                return x[:, 0]
+        """),
+    "module-level F alias shadowed by the parameter": textwrap.dedent("""\
+        from mxnet import nd as F
+        from mxnet.gluon import nn
+
+        class Net(nn.HybridBlock):
+            def hybrid_forward(self, F, x):
+                return F.relu(x)
+        """),
+    "hybrid_forward of a plain Block is never traced": textwrap.dedent("""\
+        from mxnet.gluon import nn
+
+        class Helper(nn.Block):
+            def hybrid_forward(self, F, x):
+                return x[0]
+        """),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SILENT))
+def test_trap_stays_silent(name):
+    assert check_source(SILENT[name], "trap.py", ALL) == []
+
+
+@pytest.mark.parametrize("name", sorted(SILENT_MODULES))
+def test_module_trap_stays_silent(name):
+    assert check_source(SILENT_MODULES[name], "trap.py", ALL) == []
+
+
+def test_accumulator_that_becomes_a_tensor_in_a_loop_is_flagged():
+    source = hybrid_block("acc = 0\nfor i in range(3):\n    acc += F.sum(x, axis=i)\nreturn acc")
+    assert [d.code for d in check_source(source, "trap.py")] == ["HYB006"]
+
+
+def test_class_deriving_from_a_hybrid_base_in_another_file_is_checked():
+    source = textwrap.dedent("""\
+        from base import MyBase
+
+        class Net(MyBase):
+            def hybrid_forward(self, F, x):
+                return x[0]
+        """)
+    assert [d.code for d in check_source(source, "net.py", extra_hybrid_classes=frozenset({"MyBase"}))] == ["HYB001"]
+
+
+def test_guard_else_branch_is_checked():
+    source = hybrid_block("if F is mx.nd:\n    y = x[0]\nelse:\n    y = x[1]\nreturn y")
+    found = check_source(source, "trap.py")
+    assert [(d.code, d.location.row) for d in found] == [("HYB001", 11)]
+
+
+def test_noqa_suppresses_all_or_listed_codes():
+    source = hybrid_block("a = x[0]  # noqa\nb = x.shape  # noqa: HYB001\nc = x[1]  # NOQA: HYB001, HYB002\nreturn a")
+    assert [d.code for d in check_source(source, "noqa.py")] == ["HYB002"]
+
+
+def test_syntax_error_is_one_diagnostic_with_a_position():
+    found = check_source("class Net(nn.HybridBlock):\n    def hybrid_forward(self, F, x)\n        return x\n", "bad.py")
+    assert [(d.code, d.location.row) for d in found] == [("HYB900", 2)]
+    assert "syntax error" in found[0].message
