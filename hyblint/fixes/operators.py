@@ -26,6 +26,8 @@ def operand(node: cst.BaseExpression) -> str:
     text = code(node).strip()
     if isinstance(node, _ATOMS) or node.lpar:
         return text
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.expression, (cst.Integer, cst.Float)):
+        return text  # `x * -1.5` needs no parentheses
     return f"({text})"
 
 
