@@ -1,15 +1,23 @@
-"""Check one source text: parse, find hybrid_forward methods, run the rules, make diagnostics."""
+"""Check one source text: find hybrid_forward methods, run the rules, make diagnostics.
+
+Only the hybrid_forward methods of in-scope classes are parsed (each cut out of the text and
+dedented), because parsing whole modules with libcst costs far more than the analysis. Imports
+and class lines are read from the text. When a method cannot be cut out cleanly, the whole
+module is parsed instead.
+"""
 from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Type
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hyblint.analysis.function import analyze
-from hyblint.analysis.module import collect_imports, in_scope_classes
+from hyblint.analysis.module import ModuleFacts, collect_imports, in_scope_classes, scan_classes
+from hyblint.analysis.walk import walk
 from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Severity
 from hyblint.rules import ALL_RULES
 from hyblint.rules.base import REMOVE, Rule, Violation
@@ -17,6 +25,7 @@ from hyblint.settings import Settings
 
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 SYNTAX_ERROR = "HYB900"
+_DEF = re.compile(r"^(?P<indent>[ \t]*)def[ \t]+hybrid_forward\b", re.MULTILINE)
 
 
 def selected_rules(settings: Settings) -> List[Type[Rule]]:
@@ -35,8 +44,8 @@ def selected_rules(settings: Settings) -> List[Type[Rule]]:
     chosen = []
     for code, rule in ALL_RULES.items():
         if settings.select is None:
-            on = rule.default_selected or matches(code, settings.extend_select) >= 0
             level = matches(code, settings.extend_select)
+            on = rule.default_selected or level >= 0
         else:
             level = max(matches(code, settings.select), matches(code, settings.extend_select))
             on = level >= 0
@@ -46,12 +55,86 @@ def selected_rules(settings: Settings) -> List[Type[Rule]]:
     return chosen
 
 
+@dataclass
+class _Snippet:
+    """One hybrid_forward cut out of a file: its text dedented, and where it came from."""
+
+    module: cst.Module
+    row: int      # 1-based row of the snippet's first line in the file
+    indent: str   # the indentation removed from every line
+
+
 def check_source(source: str, filename: str, settings: Settings = Settings(), *,
                  extra_hybrid_classes: FrozenSet[str] = frozenset()) -> List[Diagnostic]:
     if "hybrid_forward" not in source:
-        # Nothing a rule looks at; the C parser is enough to report a syntax error.
-        error = _syntax_error(source, filename)
-        return [error] if error else []
+        return []
+    classes = scan_classes(source)
+    scope = in_scope_classes(classes, settings.hybrid_bases, extra_hybrid_classes)
+    imports = collect_imports(source)
+    rules = selected_rules(settings)
+    snippets = _cut_snippets(source, classes, scope)
+    if snippets is None:
+        return _check_whole_module(source, filename, rules, imports, scope)
+    diagnostics: List[Diagnostic] = []
+    for snippet in snippets:
+        functions = [s for s in snippet.module.body
+                     if isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward"]
+        violations = run_rules(snippet.module, functions, rules, imports)
+        if violations:
+            diagnostics.extend(to_diagnostics(snippet.module, source, filename, violations,
+                                              snippet.row - 1, snippet.indent))
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return diagnostics
+
+
+def _cut_snippets(source: str, classes, scope) -> Optional[List[_Snippet]]:
+    """The in-scope hybrid_forward methods, parsed on their own; None when one cannot be."""
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    snippets = []
+    for match in _DEF.finditer(source):
+        indent = match.group("indent")
+        owner = _owner_class(classes, match.start(), len(indent.expandtabs()))
+        if owner is None or owner not in scope:
+            continue
+        first = source.count("\n", 0, match.start())  # 0-based line of the def
+        while first > 0 and lines[first - 1].strip().startswith("@"):
+            first -= 1                                   # decorators belong to the method
+        text = []
+        for number in range(first, len(lines)):
+            line = lines[number]
+            stripped = line.strip()
+            if number > first and stripped and not line.startswith(indent + " ") \
+                    and not line.startswith(indent + "\t") and not stripped.startswith(("#", ")", "]", "}")):
+                if not lines[number - 1].rstrip().endswith(("\\", ",", "(", "[", "{")):
+                    break
+            if not stripped:
+                text.append(line[len(line.rstrip("\r\n")):] or "\n")
+            elif line.startswith(indent):
+                text.append(line[len(indent):])
+            elif stripped.startswith("#"):
+                text.append(line.lstrip(" \t"))
+            else:
+                return None  # a continuation less indented than the method: parse it all
+        while text and not text[-1].strip():
+            text.pop()
+        try:
+            module = cst.parse_module("".join(text))
+        except (cst.ParserSyntaxError, RecursionError, ValueError):
+            return None
+        snippets.append(_Snippet(module, first + 1, indent))
+    return snippets
+
+
+def _owner_class(classes, offset: int, indent: int) -> Optional[str]:
+    """The innermost class enclosing a method: the last class line above it that is less indented."""
+    candidates = [c for c in classes if c.offset < offset and c.indent < indent]
+    return candidates[-1].name if candidates else None
+
+
+def _check_whole_module(source, filename, rules, imports, scope) -> List[Diagnostic]:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -60,77 +143,87 @@ def check_source(source: str, filename: str, settings: Settings = Settings(), *,
     except (RecursionError, ValueError) as exc:
         return [Diagnostic(SYNTAX_ERROR, "cannot parse: %s" % exc, filename, Location(1, 1), Location(1, 1),
                            Severity.ERROR)]
-    rules = selected_rules(settings)
-    violations = run_rules(module, rules, settings, extra_hybrid_classes)
-    if not violations:
-        return []
-    return to_diagnostics(module, source, filename, violations)
+    functions = list(_hybrid_forwards(module, scope))
+    violations = run_rules(module, functions, rules, imports)
+    return to_diagnostics(module, source, filename, violations, 0, "") if violations else []
 
 
-def run_rules(module: cst.Module, rules: Sequence[Type[Rule]], settings: Settings,
-              extra_hybrid_classes: FrozenSet[str]) -> List[Violation]:
-    imports = collect_imports(module)
-    scope = in_scope_classes(module, settings.hybrid_bases, extra_hybrid_classes)
+def run_rules(module: cst.Module, functions: Sequence[cst.FunctionDef], rules: Sequence[Type[Rule]],
+              imports: ModuleFacts) -> List[Violation]:
     instances = [rule(module, imports) for rule in rules]
     dispatch: Dict[type, List] = {}
     for instance in instances:
-        for attr in dir(instance):
-            if attr.startswith("visit_"):
-                node_type = getattr(cst, attr[len("visit_"):], None)
-                if node_type is not None:
-                    dispatch.setdefault(node_type, []).append(getattr(instance, attr))
-    for function in _hybrid_forwards(module, scope):
+        for node_type, attr in _visitors(type(instance)):
+            dispatch.setdefault(node_type, []).append(getattr(instance, attr))
+    for function in functions:
         facts = analyze(function, imports)
         if facts is None:
             continue
         for instance in instances:
             instance.facts = facts
             instance.function = function
-        function.body.visit(_Dispatcher(dispatch, facts.imperative_only))
+        walk(function.body, _dispatcher(dispatch, facts.imperative_only))
     return [v for instance in instances for v in instance.violations]
 
 
-class _Dispatcher(cst.CSTVisitor):
-    def __init__(self, dispatch, skipped):
-        super().__init__()
-        self.dispatch = dispatch
-        self.skipped = skipped
+_VISITORS: Dict[type, list] = {}
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node in self.skipped:
+
+def _visitors(rule: type) -> list:
+    """(node type, method name) for each `visit_<NodeType>` method of a rule class."""
+    found = _VISITORS.get(rule)
+    if found is None:
+        found = _VISITORS[rule] = [(getattr(cst, attr[6:]), attr) for attr in dir(rule)
+                                   if attr.startswith("visit_") and hasattr(cst, attr[6:])]
+    return found
+
+
+def _dispatcher(dispatch, skipped):
+    nested_scopes = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+    def enter(node: cst.CSTNode) -> bool:
+        if node in skipped:
             return False
-        for handler in self.dispatch.get(type(node), ()):
+        for handler in dispatch.get(type(node), ()):
             handler(node)
         # nested functions and classes have their own scopes: not analyzed
-        return not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        return not isinstance(node, nested_scopes)
+    return enter
 
 
 def _hybrid_forwards(module: cst.Module, scope) -> Iterable[cst.FunctionDef]:
     stack: List[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
-        for child in node.children:
+        body = getattr(node, "body", ())
+        body = body.body if isinstance(body, cst.BaseSuite) and hasattr(body, "body") else body
+        for child in body if isinstance(body, (list, tuple)) else ():
             if isinstance(child, cst.ClassDef):
                 if child.name.value in scope:
                     for statement in child.body.body:
                         if isinstance(statement, cst.FunctionDef) and statement.name.value == "hybrid_forward":
                             yield statement
-                stack.append(child.body)
-            elif isinstance(child, (cst.IndentedBlock, cst.If, cst.Else, cst.Try, cst.FunctionDef)):
+                stack.append(child)
+            elif isinstance(child, (cst.If, cst.Try, cst.FunctionDef)):
                 stack.append(child)
 
 
-def to_diagnostics(module: cst.Module, source: str, filename: str,
-                   violations: List[Violation]) -> List[Diagnostic]:
-    # Positions are computed only now, on the same node objects, when there is something to report.
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+def to_diagnostics(module: cst.Module, source: str, filename: str, violations: List[Violation],
+                   row_offset: int, indent: str) -> List[Diagnostic]:
+    """Diagnostics with positions in the file, for violations found in `module` (a whole module,
+    or a method cut out `row_offset` rows down and dedented by `indent`)."""
+    positions = _positions(module)
     lines = source.splitlines()
+    shift = len(indent)
+
+    def place(position) -> Location:
+        return Location(position.line + row_offset, position.column + 1 + shift)
+
     diagnostics = []
     seen = set()
     for violation in violations:
         span = positions[violation.node]
-        start = Location(span.start.line, span.start.column + 1)
-        end = Location(span.end.line, span.end.column + 1)
+        start, end = place(span.start), place(span.end)
         key = (violation.rule.code, start, end)
         if key in seen:
             continue
@@ -139,7 +232,7 @@ def to_diagnostics(module: cst.Module, source: str, filename: str,
             continue
         fix = None
         if violation.fix is not None:
-            edits = tuple(_edit(module, positions, old, new, lines) for old, new in violation.fix.replacements)
+            edits = tuple(_edit(module, positions, old, new, place, indent) for old, new in violation.fix.replacements)
             fix = Fix(violation.fix.applicability, violation.fix.message, edits)
         diagnostics.append(Diagnostic(violation.rule.code, violation.message, filename, start, end,
                                       violation.rule.severity, fix, violation.rule.url()))
@@ -147,16 +240,34 @@ def to_diagnostics(module: cst.Module, source: str, filename: str,
     return diagnostics
 
 
-def _edit(module, positions, old, new, lines) -> Edit:
+def _positions(module: cst.Module):
+    """Node -> CodeRange, computed only when there is something to report.
+
+    libcst's MetadataWrapper first walks the whole tree to resolve dependencies, which costs as much
+    as the code generation that yields the positions; the provider alone does the latter only.
+    """
+    provider = PositionProvider()
+    try:
+        provider._gen_impl(module)
+        return provider._computed
+    except AttributeError:  # a libcst without these internals
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
+def _edit(module, positions, old, new, place, indent: str) -> Edit:
     span = positions[old]
+    start, end = place(span.start), place(span.end)
     if new is REMOVE:
         # the whole line(s) of the statement, newline included
-        return Edit("", Location(span.start.line, 1), Location(span.end.line + 1, 1))
+        return Edit("", Location(start.row, 1), Location(end.row + 1, 1))
     content = new if isinstance(new, str) else module.code_for_node(new)
     if isinstance(old, cst.SimpleStatementLine):
         content = content.rstrip("\n")
-    return Edit(content, Location(span.start.line, span.start.column + 1),
-                Location(span.end.line, span.end.column + 1))
+    if indent and "\n" in content:
+        # the snippet was dedented: lines after the first get the method's indentation back
+        first, *rest = content.split("\n")
+        content = "\n".join([first] + [indent + line if line.strip() else line for line in rest])
+    return Edit(content, start, end)
 
 
 def _suppressed(lines: List[str], row: int, code: str) -> bool:

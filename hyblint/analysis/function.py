@@ -13,6 +13,7 @@ import libcst as cst
 
 from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.module import ModuleFacts, dotted
+from hyblint.analysis.walk import descendants, walk
 
 # F ops whose result is several outputs (integer indexing legal).
 # Control-flow ops return Python structures of outputs and states (lists inside tuples).
@@ -509,7 +510,7 @@ def _usage_evidence(function: cst.FunctionDef, names: Set[str], namespace: str) 
             if what == "tensor" or evidence.get(node.value) != "tensor":
                 evidence[node.value] = what
 
-    class Collector(cst.CSTVisitor):
+    class Collector:
         def visit_For(self, node: cst.For) -> None:
             note(node.iter, "sequence")
             _names_in(node.target, loop_names)
@@ -557,8 +558,21 @@ def _usage_evidence(function: cst.FunctionDef, names: Set[str], namespace: str) 
                 note(node.left, "tensor")  # `x / n`, `x - y`: no list does arithmetic
                 note(node.right, "tensor")
 
-    function.body.visit(Collector())
+    collector = Collector()
+    handlers = {cst.For: collector.visit_For, cst.Call: collector.visit_Call,
+                cst.AssignTarget: collector.visit_AssignTarget, cst.Attribute: collector.visit_Attribute,
+                cst.BinaryOperation: collector.visit_BinaryOperation}
+    for node in _in_order(function.body):
+        handler = handlers.get(type(node))
+        if handler is not None:
+            handler(node)
     return evidence
+
+
+def _in_order(root):
+    found = []
+    walk(root, lambda node: found.append(node) or True)
+    return found
 
 
 def analyze(function: cst.FunctionDef, module: ModuleFacts) -> Optional[FunctionFacts]:
@@ -586,24 +600,14 @@ def analyze(function: cst.FunctionDef, module: ModuleFacts) -> Optional[Function
 
 def _assigned_names(body) -> Set[str]:
     names: Set[str] = set()
-
-    class Collector(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            pass
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+    for node in descendants(body):
+        if isinstance(node, (cst.AssignTarget, cst.For)):
             _names_in(node.target, names)
-
-        def visit_For(self, node: cst.For) -> None:
-            _names_in(node.target, names)
-
-        def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        elif isinstance(node, cst.ImportAlias):
             if node.asname is not None:
                 _names_in(node.asname.name, names)
             else:
                 names.add((dotted(node.name) or "").split(".")[0])
-
-    body.visit(Collector())
     return names
 
 

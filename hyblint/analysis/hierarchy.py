@@ -1,24 +1,14 @@
 """A cheap scan of class definitions across files, so that base classes in other files count."""
 from __future__ import annotations
 
-import re
 from typing import FrozenSet, Iterable, List, Tuple
 
-_CLASS = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)[ \t]*:", re.MULTILINE)
+from hyblint.analysis.module import scan_classes
 
 
 def scan_class_bases(source: str) -> List[Tuple[str, Tuple[str, ...]]]:
     """(class name, last component of each base) for each class statement, without parsing."""
-    found = []
-    for match in _CLASS.finditer(source):
-        bases = []
-        for part in match.group(2).split(","):
-            part = part.strip()
-            if not part or "=" in part:  # metaclass=..., keyword arguments
-                continue
-            bases.append(part.rsplit(".", 1)[-1].strip())
-        found.append((match.group(1), tuple(bases)))
-    return found
+    return [(c.name, c.bases) for c in scan_classes(source)]
 
 
 def hybrid_class_names(scans: Iterable[Tuple[str, Tuple[str, ...]]], bases: FrozenSet[str]) -> FrozenSet[str]:

@@ -1,8 +1,11 @@
-"""Module-level facts: which names are MXNet's modules, and which classes run hybrid_forward."""
+"""Module-level facts, read from the text without parsing the whole module: which names are MXNet's
+modules (from the import statements), and which classes run hybrid_forward (from class lines)."""
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -13,6 +16,12 @@ PLAIN_BASES = {"Block", "object", "Sequential", "Concurrent"}
 RELATIVE_MODULES = {"ndarray": "mxnet.ndarray", "nd": "mxnet.ndarray", "symbol": "mxnet.symbol",
                     "sym": "mxnet.symbol", "autograd": "mxnet.autograd"}
 NUMPY_DECORATORS = {"use_np", "use_np_array", "use_np_shape"}
+
+_IMPORT = re.compile(r"^(?P<indent>[ \t]*)(?:from[ \t]+[\w.]+[ \t]+import\b|import[ \t]+\w)", re.MULTILINE)
+_BLOCK_OPENER = re.compile(r"^(?:try|except|else|finally|if|elif)\b")
+_CLASS = re.compile(r"^(?P<indent>[ \t]*)class[ \t]+(?P<name>\w+)[ \t]*(?:\((?P<bases>[^)]*)\))?[ \t]*:",
+                    re.MULTILINE)
+_DECORATOR = re.compile(r"^[ \t]*@[ \t]*(?P<name>[\w.]+)", re.MULTILINE)
 
 
 def dotted(expr: cst.BaseExpression) -> Optional[str]:
@@ -51,71 +60,103 @@ class ModuleFacts:
         return self.resolve(expr, shadowed) in SYM_MODULES
 
 
-def collect_imports(module: cst.Module) -> ModuleFacts:
-    facts = ModuleFacts()
-    for statement in module.body:
-        for node in _import_nodes(statement):
-            if isinstance(node, cst.Import):
-                for alias in node.names:
-                    full = dotted(alias.name)
-                    if full is None:
-                        continue
-                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                        facts.aliases[alias.asname.name.value] = full
-                    else:
-                        head = full.split(".")[0]
-                        facts.aliases[head] = head
-            elif isinstance(node, cst.ImportFrom) and node.relative and not isinstance(node.names, cst.ImportStar):
-                # inside MXNet itself: `from ... import ndarray, symbol`
-                for alias in node.names:
-                    name = dotted(alias.name)
-                    if name in RELATIVE_MODULES:
-                        local = alias.asname.name.value if alias.asname is not None else name
-                        facts.aliases[local] = RELATIVE_MODULES[name]
-            elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
-                base = dotted(node.module)
-                if base is None or isinstance(node.names, cst.ImportStar):
-                    continue
-                for alias in node.names:
-                    name = dotted(alias.name)
-                    if name is None:
-                        continue
-                    local = alias.asname.name.value if alias.asname is not None else name
-                    facts.aliases[local] = base + "." + name
-    return facts
+def _statement_text(source: str, start: int) -> str:
+    """One import statement from `start`: through parentheses and backslash continuations."""
+    end = start
+    depth = 0
+    while end < len(source):
+        char = source[end]
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "\\" and source.startswith("\\\n", end):
+            end += 2
+            continue
+        elif char in "\n;#" and depth <= 0:
+            break
+        end += 1
+    return source[start:end]
 
 
-def _import_nodes(statement):
-    """Imports at module level, also those inside `try:` blocks (optional imports)."""
-    if isinstance(statement, cst.SimpleStatementLine):
-        yield from (s for s in statement.body if isinstance(s, (cst.Import, cst.ImportFrom)))
-    elif isinstance(statement, cst.Try):
-        for inner in statement.body.body:
-            yield from _import_nodes(inner)
-
-
-def base_names(classdef: cst.ClassDef) -> List[str]:
-    """The last component of each base: `nn.HybridBlock` -> `HybridBlock`."""
-    names = []
-    for arg in classdef.bases:
-        name = dotted(arg.value)
-        if name is not None:
-            names.append(name.rsplit(".", 1)[-1])
-    return names
-
-
-def uses_numpy_semantics(classdef: cst.ClassDef) -> bool:
-    for decorator in classdef.decorators:
-        target = decorator.decorator
-        if isinstance(target, cst.Call):
-            target = target.func
-        name = dotted(target)
-        if name is not None and name.rsplit(".", 1)[-1] in NUMPY_DECORATORS:
-            return True
+def _module_level(source: str, line_start: int, indent: str) -> bool:
+    """At column 0, or directly inside a module-level try/except/if block (optional imports)."""
+    if not indent:
+        return True
+    before = source.rfind("\n", 0, line_start - 1)
+    while before >= 0:
+        line_end = source.find("\n", before + 1)
+        line = source[before + 1:line_end if line_end >= 0 else len(source)]
+        if line.strip() and not line.lstrip().startswith("#"):
+            if not line[:1].isspace():
+                return bool(_BLOCK_OPENER.match(line))
+        before = source.rfind("\n", 0, before)
     return False
 
 
-def in_scope_classes(module: cst.Module, hybrid_bases: FrozenSet[str],
+def collect_imports(source: str) -> ModuleFacts:
+    facts = ModuleFacts()
+    for match in _IMPORT.finditer(source):
+        if not _module_level(source, match.start(), match.group("indent")):
+            continue
+        text = _statement_text(source, match.start() + len(match.group("indent")))
+        try:
+            statement = ast.parse(text).body[0]
+        except (SyntaxError, ValueError, IndexError):
+            continue
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname:
+                    facts.aliases[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    facts.aliases[head] = head
+        elif isinstance(statement, ast.ImportFrom):
+            for alias in statement.names:
+                if alias.name == "*":
+                    continue
+                local = alias.asname or alias.name
+                if statement.level:
+                    # inside MXNet itself: `from ... import ndarray, symbol`
+                    if alias.name in RELATIVE_MODULES:
+                        facts.aliases[local] = RELATIVE_MODULES[alias.name]
+                elif statement.module:
+                    facts.aliases[local] = statement.module + "." + alias.name
+    return facts
+
+
+@dataclass(frozen=True)
+class ClassLine:
+    name: str
+    indent: int
+    offset: int                      # where the `class` line starts in the source
+    bases: Tuple[str, ...]           # the last component of each base: `nn.HybridBlock` -> `HybridBlock`
+    decorators: Tuple[str, ...]
+
+
+def scan_classes(source: str) -> List[ClassLine]:
+    found = []
+    for match in _CLASS.finditer(source):
+        bases = []
+        for part in (match.group("bases") or "").split(","):
+            part = part.strip()
+            if part and "=" not in part:          # metaclass=..., keyword arguments
+                bases.append(part.rsplit(".", 1)[-1].strip())
+        decorators = []
+        line_start = match.start()
+        while line_start > 0:  # the decorator lines right above the class line
+            previous = source.rfind("\n", 0, line_start - 1) + 1
+            decorator = _DECORATOR.match(source, previous, line_start - 1)
+            if decorator is None:
+                break
+            decorators.append(decorator.group("name").rsplit(".", 1)[-1])
+            line_start = previous
+        found.append(ClassLine(match.group("name"), len(match.group("indent").expandtabs()), match.start(),
+                               tuple(bases), tuple(decorators)))
+    return found
+
+
+def in_scope_classes(classes: List[ClassLine], hybrid_bases: FrozenSet[str],
                      extra_hybrid: FrozenSet[str]) -> Set[str]:
     """Names of the module's classes whose hybrid_forward is traced by hybridize().
 
@@ -123,34 +164,23 @@ def in_scope_classes(module: cst.Module, hybrid_bases: FrozenSet[str],
     known at all (a base from an unlisted package: a hybrid_forward there is still Gluon's).
     A class deriving only from plain `Block`-like bases, or using numpy semantics, is not.
     """
-    classes = {c.name.value: c for c in _all_classes(module)}
     hybrid: Set[str] = set(hybrid_bases) | set(extra_hybrid)
-    numpy_style = {name for name, c in classes.items() if uses_numpy_semantics(c)}
+    numpy_style = {c.name for c in classes if NUMPY_DECORATORS.intersection(c.decorators)}
     changed = True
     while changed:  # the module's own hierarchy, in any order of definition
         changed = False
-        for name, c in classes.items():
-            if name not in hybrid and any(b in hybrid for b in base_names(c)):
-                hybrid.add(name)
+        for c in classes:
+            if c.name not in hybrid and any(b in hybrid for b in c.bases):
+                hybrid.add(c.name)
                 changed = True
-            if name not in numpy_style and any(b in numpy_style for b in base_names(c)):
-                numpy_style.add(name)
+            if c.name not in numpy_style and any(b in numpy_style for b in c.bases):
+                numpy_style.add(c.name)
                 changed = True
     scope = set()
-    for name, c in classes.items():
-        if name in numpy_style:
+    for c in classes:
+        if c.name in numpy_style:
             continue
-        bases = base_names(c)
-        known_plain = bases and all(b in PLAIN_BASES for b in bases)
-        if name in hybrid or not known_plain:
-            scope.add(name)
+        known_plain = c.bases and all(b in PLAIN_BASES for b in c.bases)
+        if c.name in hybrid or not known_plain:
+            scope.add(c.name)
     return scope
-
-
-def _all_classes(node: cst.CSTNode):
-    for child in node.children:
-        if isinstance(child, cst.ClassDef):
-            yield child
-        if isinstance(child, (cst.ClassDef, cst.IndentedBlock, cst.If, cst.Try, cst.Else,
-                              cst.FunctionDef, cst.SimpleStatementSuite)):
-            yield from _all_classes(child)

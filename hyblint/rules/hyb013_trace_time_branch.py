@@ -1,5 +1,6 @@
 import libcst as cst
 
+from hyblint.analysis.walk import descendants
 from hyblint.diagnostics import Severity
 from hyblint.rules.base import Invalid, Rule, hybrid_block
 
@@ -59,6 +60,4 @@ class TraceTimeBranch(Rule):
 def _calls(expr):
     if isinstance(expr, cst.Call):
         yield expr
-    for child in expr.children:
-        if isinstance(child, cst.BaseExpression) or isinstance(child, cst.CSTNode):
-            yield from _calls(child)
+    yield from (node for node in descendants(expr) if isinstance(node, cst.Call))

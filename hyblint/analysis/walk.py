@@ -1,0 +1,67 @@
+"""A fast pre-order walk over libcst nodes.
+
+libcst's own visitors rebuild every node they pass (`_visit_and_replace_children`), which costs more
+than parsing. Rules only read the tree, so this walk follows the dataclass fields that hold
+syntax, skipping whitespace and punctuation, and builds nothing.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Dict, Iterator, Tuple
+
+import libcst as cst
+
+_SKIPPED = ("whitespace", "lpar", "rpar", "leading_lines", "lines_after_decorators", "comma", "semicolon",
+            "trailing_whitespace", "header", "footer", "equal", "colon", "lbracket", "rbracket", "lbrace",
+            "rbrace", "first_colon", "second_colon", "star", "asynchronous", "operator", "dot",
+            "empty_lines", "newline", "default_indent", "default_newline", "encoding", "indent")
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _syntax_fields(node_type: type) -> Tuple[str, ...]:
+    found = _FIELDS.get(node_type)
+    if found is None:
+        found = tuple(f.name for f in dataclasses.fields(node_type)
+                      if not any(f.name.startswith(prefix) for prefix in _SKIPPED))
+        _FIELDS[node_type] = found
+    return found
+
+
+_IS_NODE: Dict[type, bool] = {}
+
+
+def _is_node(value) -> bool:
+    # a dict lookup per type: isinstance against libcst's abstract base class is slow
+    kind = type(value)
+    known = _IS_NODE.get(kind)
+    if known is None:
+        known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return known
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    for name in _syntax_fields(type(node)):
+        value = getattr(node, name)
+        if type(value) in (tuple, list):
+            for item in value:
+                if _is_node(item):
+                    yield item
+        elif _is_node(value):
+            yield value
+
+
+def walk(node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool]) -> None:
+    """Call `enter` on every node below `node` in source order; False skips the node's subtree."""
+    stack = list(reversed(list(children(node))))
+    while stack:
+        current = stack.pop()
+        if enter(current):
+            stack.extend(reversed(list(children(current))))
+
+
+def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = list(children(node))
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(children(current))
