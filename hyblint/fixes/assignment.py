@@ -5,8 +5,83 @@ from typing import Optional
 
 import libcst as cst
 
+from hyblint.diagnostics import Applicability
+from hyblint.fixes._code import int_value
+from hyblint.fixes.assign import rewrite_item_assignment
 from hyblint.rules.base import CstFix
 
 
+def _is_number(expr: cst.BaseExpression, rule) -> bool:
+    from hyblint.analysis.kinds import Kind
+    if int_value(expr) is not None or isinstance(expr, cst.Float):
+        return True
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.expression, cst.Float):
+        return True
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List,
+                         cst.Tuple, cst.Dict, cst.Set)):
+        return False
+    return rule.kind(expr) is Kind.PYTHON
+
+
+def observable_outside(name: str, rule) -> bool:
+    """Whether rebinding `name` instead of writing into its tensor changes what someone else sees:
+    a hybrid_forward argument (the caller holds the same NDArray), or a tensor that another name,
+    a container or an attribute also refers to."""
+    if name in _arguments(rule.function):
+        return True
+    aliased = False
+
+    class Aliases(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            nonlocal aliased
+            if _refers_to(node.value, name):
+                aliased = True
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            nonlocal aliased
+            if node.value is not None and _refers_to(node.value, name):
+                aliased = True
+
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal aliased
+            func = node.func
+            # list.append(x) / outs.extend([x]) keep a reference
+            if isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "insert"):
+                if any(_refers_to(arg.value, name) for arg in node.args):
+                    aliased = True
+
+    rule.function.body.visit(Aliases())
+    return aliased
+
+
+def _arguments(function: cst.FunctionDef) -> set:
+    params = function.params
+    names = {p.name.value for p in list(params.posonly_params) + list(params.params)
+             + list(params.kwonly_params)}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    return names
+
+
+def _refers_to(value: cst.BaseExpression, name: str) -> bool:
+    if isinstance(value, cst.Name):
+        return value.value == name
+    if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+        return any(_refers_to(e.value, name) for e in value.elements)
+    if isinstance(value, cst.Dict):
+        return any(_refers_to(e.value, name) for e in value.elements if isinstance(e, cst.DictElement))
+    return False
+
+
 def item_assignment_fix(node: cst.Assign, target: cst.Subscript, rule) -> Optional[CstFix]:
-    return None
+    new = rewrite_item_assignment(node, rule.F, is_scalar=lambda e: _is_number(e, rule),
+                                  is_tensor=rule.is_tensor)
+    if new is None:
+        return None
+    name = target.value.value
+    unsafe = observable_outside(name, rule)
+    message = "Rebind `%s` to a new tensor" % name
+    if "where(" in rule.code_of(new):
+        message = "Rebind `%s` with %s.where over the assigned rows" % (name, rule.F)
+    return CstFix(((node, new),), message, Applicability.UNSAFE if unsafe else Applicability.SAFE)

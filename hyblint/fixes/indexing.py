@@ -1,190 +1,263 @@
-"""HYB001's rewrite: NDArray indexing as F.slice / F.slice_axis / F.squeeze / F.expand_dims.
+"""Rewrite tensor indexing (`x[0, 1:3, None]`) into `F.slice*`/`F.squeeze`/`F.expand_dims`.
 
-The result reproduces MXNet 1.x's legacy NDArray indexing: integer indices drop their axes (and
-an index that drops every axis leaves shape (1,), as `F.squeeze` does), `None` inserts one, `...`
-stands for the axes not named. "To the end" is always `None`, never `i + 1` (that is 0 for -1).
+MXNet 1.x legacy NDArray indexing, which the rewrite must reproduce (measured on 1.9.1):
+- an integer drops its axis, except that a result with no axis left keeps shape `(1,)`
+  (`v[0]` on a 1-D tensor, `x[0, 0]` on a 2-D one); `F.squeeze` behaves the same way;
+- `None` inserts an axis of length 1, `...` stands for every axis not named;
+- slice bounds follow Python, with `None` meaning "to the end" (so `end` is never `i + 1` when
+  `i` may be -1: `-1 + 1 == 0` would be an empty slice);
+- an index array selects along axis 0 with negative indices counted from the end, which is
+  `F.take(..., mode='wrap')` for every index the original accepts (the default `clip` maps -1
+  to 0).
+
+The rewrite works in three steps, each only when needed: slice the input (every axis keeps its
+length-1 place), insert the `None` axes, then squeeze the axes that integers dropped. Squeezing
+last means a `None` axis is still there, so the "no axis left" case only arises exactly where
+MXNet's own indexing returns `(1,)`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Callable, List, Optional, Sequence
 
 import libcst as cst
 
-from hyblint.analysis.kinds import Kind
-from hyblint.diagnostics import Applicability
-from hyblint.rules.base import CstFix
+from hyblint.fixes._code import code, expr, int_value, is_none, is_self_attribute, tuple_text
+
+IsInt = Callable[[cst.BaseExpression], bool]
 
 
-@dataclass
-class _Axis:
-    axis: int                 # input axis; negative when counted from the end (after `...`)
-    begin: str
-    end: str
-    step: Optional[str] = None
-    drop: bool = False        # an integer index: the axis disappears
+def literal_or_self_int(node: cst.BaseExpression) -> bool:
+    """The default test for "this index is a Python int": a literal or a `self.*` attribute."""
+    return int_value(node) is not None or is_self_attribute(node)
 
 
-def index_fix(node: cst.Subscript, rule) -> Optional[CstFix]:
-    F = rule.F
-    base = rule.code_of(node.value)
-    elements = [e.slice for e in node.slice]
-    if len(elements) == 1 and isinstance(elements[0], cst.Index) and rule.kind(elements[0].value) is Kind.TENSOR:
-        index = rule.code_of(elements[0].value)
-        return _fix(node, "%s.take(%s, %s, mode='wrap')" % (F, base, index), "Use %s.take(..., mode='wrap')" % F)
-    plan = _plan(elements, rule)
-    if plan is None:
-        return None
-    axes, new_axes = plan
-    expr = _slice_expression(F, base, axes)
-    if expr is None:
-        return None
-    dropped = [a.axis for a in axes if a.drop]
-    if dropped:
-        axis = str(dropped[0]) if len(dropped) == 1 else "(%s)" % ", ".join(map(str, dropped))
-        expr = "%s.squeeze(%s, axis=%s)" % (F, expr, axis)
-    for position in new_axes:
-        expr = "%s.expand_dims(%s, axis=%d)" % (F, expr, position)
-    if expr == base:
-        return _fix(node, base, "Drop the full-range index")
-    return _fix(node, expr, "Rewrite the index with %s.slice / %s.slice_axis" % (F, F))
+@dataclass(frozen=True)
+class _Cut:
+    """One axis to slice: `begin`/`end`/`step` are source text or None (meaning "open")."""
+
+    axis: int
+    begin: Optional[str]
+    end: Optional[str]
+    step: Optional[int]  # None or 1: unit step; any other literal step
+    step_text: Optional[str] = None  # a non-literal step (only F.slice can take it)
 
 
-def _fix(node: cst.Subscript, code: str, message: str) -> CstFix:
-    return CstFix(((node, code),), message, Applicability.SAFE)
+_ATOMS = (cst.Name, cst.Attribute, cst.Integer, cst.Subscript, cst.Call)
 
 
-def _plan(elements, rule):
-    """Per-axis slicing and the output positions of new axes, or None when not rewritable."""
-    ellipsis_at = [i for i, e in enumerate(elements) if _is_ellipsis(e)]
-    if len(ellipsis_at) > 1:
-        return None
-    split = ellipsis_at[0] if ellipsis_at else len(elements)
-    before, after = elements[:split], elements[split + 1:]
-    axes: List[_Axis] = []
-    new_axes: List[int] = []
-    out = 0
-    axis = 0
-    for element in before:
-        if _is_none(element):
-            new_axes.append(out)
-            out += 1
+def _int_bounds(node: cst.BaseExpression) -> tuple[str, str]:
+    """begin/end text selecting the single position `node` (an int) along an axis."""
+    value = int_value(node)
+    if value is not None:
+        return str(value), ("None" if value == -1 else str(value + 1))
+    text = code(node).strip()
+    if not isinstance(node, _ATOMS) and not node.lpar:
+        text = f"({text})"
+    # `i + 1` is 0 for i == -1, which slices nothing; `or None` turns it into "to the end".
+    return text, f"{text} + 1 or None"
+
+
+def _elements(index: Sequence[cst.SubscriptElement]) -> Optional[List[cst.BaseExpression | cst.Slice]]:
+    """The index items, flattening `x[(0, 1)]`; None when an item is starred."""
+    items: list = []
+    for element in index:
+        part = element.slice
+        if isinstance(part, cst.Slice):
+            items.append(part)
             continue
-        item = _axis(element, axis, rule)
-        if item is None:
+        if part.star is not None:
             return None
-        axes.append(item)
-        axis += 1
-        out += 0 if item.drop else 1
-    if ellipsis_at:
-        # axes after `...` are counted from the end, both in the input and in the output
-        consumed = sum(1 for e in after if not _is_none(e))
-        kept_after = sum(1 for e in after if not _is_none(e) and not _is_int_index(e, rule))
-        axis = -consumed
-        out_from_end = -(kept_after + sum(1 for e in after if _is_none(e)))
-        for element in after:
-            if _is_none(element):
-                new_axes.append(out_from_end)
-                out_from_end += 1
-                continue
-            item = _axis(element, axis, rule)
-            if item is None:
+        value = part.value
+        if len(index) == 1 and isinstance(value, cst.Tuple):
+            for inner in value.elements:
+                if isinstance(inner, cst.StarredElement):
+                    return None
+                items.append(inner.value)
+            continue
+        items.append(value)
+    return items
+
+
+def _bound_ok(node: Optional[cst.BaseExpression], is_int: IsInt) -> bool:
+    return node is None or is_none(node) or is_int(node)
+
+
+def _bound_text(node: Optional[cst.BaseExpression]) -> Optional[str]:
+    if node is None or is_none(node):
+        return None
+    return code(node).strip()
+
+
+def _classify(items, is_int: IsInt) -> Optional[list]:
+    """Tag each item as ('int', node) / ('slice', node) / ('none',) / ('ellipsis',)."""
+    tagged = []
+    for item in items:
+        if isinstance(item, cst.Slice):
+            if not (_bound_ok(item.lower, is_int) and _bound_ok(item.upper, is_int)
+                    and _bound_ok(item.step, is_int)):
                 return None
-            axes.append(item)
-            axis += 1
-            if not item.drop:
-                out_from_end += 1
-    # squeezing removes axes before new ones are inserted: new positions are final positions
-    return axes, new_axes
-
-
-def _is_ellipsis(element) -> bool:
-    return isinstance(element, cst.Index) and isinstance(element.value, cst.Ellipsis)
-
-
-def _is_none(element) -> bool:
-    return isinstance(element, cst.Index) and isinstance(element.value, cst.Name) and element.value.value == "None"
-
-
-def _is_int_index(element, rule) -> bool:
-    return isinstance(element, cst.Index) and not _is_none(element)
-
-
-def _int_value(expr) -> Optional[int]:
-    if isinstance(expr, cst.Integer):
-        return int(expr.value, 0)
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) \
-            and isinstance(expr.expression, cst.Integer):
-        return -int(expr.expression.value, 0)
-    return None
-
-
-def _python_int(expr, rule) -> Optional[str]:
-    """The code of an index bound known to be a Python value (a literal, self.*, a local int)."""
-    if _int_value(expr) is not None:
-        return str(_int_value(expr))
-    if rule.kind(expr) is Kind.PYTHON:
-        code = rule.code_of(expr)
-        return code if isinstance(expr, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) else "(%s)" % code
-    return None
-
-
-def _axis(element, axis: int, rule) -> Optional[_Axis]:
-    if isinstance(element, cst.Index):
-        value = _int_value(element.value)
-        if value is not None:
-            return _Axis(axis, str(value), "None" if value == -1 else str(value + 1), drop=True)
-        code = _python_int(element.value, rule)
-        if code is None:
+            tagged.append(("slice", item))
+        elif isinstance(item, cst.Ellipsis):
+            tagged.append(("ellipsis",))
+        elif is_none(item):
+            tagged.append(("none",))
+        elif is_int(item):
+            tagged.append(("int", item))
+        else:
             return None
-        return _Axis(axis, code, "(%s + 1) or None" % code, drop=True)
-    # a slice
-    parts = []
-    for bound in (element.lower, element.upper, element.step):
-        if bound is None:
-            parts.append(None)
-            continue
-        code = _python_int(bound, rule)
-        if code is None:
-            return None
-        parts.append(code)
-    lower, upper, step = parts
-    if step is not None and _int_value(element.step) == 1:
-        step = None
-    return _Axis(axis, lower or "None", upper or "None", step)
+    if sum(1 for t in tagged if t[0] == "ellipsis") > 1:
+        return None
+    return tagged
 
 
-def _slice_expression(F: str, base: str, axes: List[_Axis]) -> Optional[str]:
-    sliced = [a for a in axes if not (a.begin == "None" and a.end == "None" and a.step is None)]
-    if not sliced:
+def _cut_for(tag, axis: int) -> Optional[_Cut]:
+    """The slicing an int or slice item asks for on `axis`; None for a full `:`."""
+    if tag[0] == "int":
+        begin, end = _int_bounds(tag[1])
+        return _Cut(axis, begin, end, None)
+    part: cst.Slice = tag[1]
+    step_node = None if part.step is None or is_none(part.step) else part.step
+    step = 1 if step_node is None else int_value(step_node)
+    step_text = None
+    if step_node is not None and step is None:
+        step_text = code(step_node).strip()
+    begin, end = _bound_text(part.lower), _bound_text(part.upper)
+    if begin is None and end is None and step == 1:
+        return None
+    if step == 0:
+        return None
+    return _Cut(axis, begin, end, None if step == 1 else step, step_text)
+
+
+def _apply_front_cuts(base: str, cuts: List[_Cut], F: str) -> Optional[str]:
+    if not cuts:
         return base
-    if len(sliced) == 1 and sliced[0].step is None:
-        a = sliced[0]
-        return "%s.slice_axis(%s, axis=%d, begin=%s, end=%s)" % (F, base, a.axis, _zero(a.begin), a.end)
-    if len(sliced) == 1 and sliced[0].step == "-1" and sliced[0].begin == "None" and sliced[0].end == "None":
-        return "%s.reverse(%s, axis=%d)" % (F, base, sliced[0].axis)
-    if any(a.axis < 0 for a in sliced):
-        if any(a.step is not None for a in sliced):
-            return None
-        expr = base
-        for a in sliced:
-            expr = "%s.slice_axis(%s, axis=%d, begin=%s, end=%s)" % (F, expr, a.axis, _zero(a.begin), a.end)
-        return expr
-    last = max(a.axis for a in sliced)
-    by_axis = {a.axis: a for a in sliced}
-    begin = [by_axis[i].begin if i in by_axis else "None" for i in range(last + 1)]
-    end = [by_axis[i].end if i in by_axis else "None" for i in range(last + 1)]
-    text = "%s.slice(%s, begin=%s, end=%s" % (F, base, _tuple(begin), _tuple(end))
-    if any(a.step is not None for a in sliced):
-        step = [by_axis[i].step or "None" if i in by_axis else "None" for i in range(last + 1)]
-        text += ", step=%s" % _tuple(step)
+    if len(cuts) == 1 and cuts[0].step is None and cuts[0].step_text is None:
+        cut = cuts[0]
+        return (f"{F}.slice_axis({base}, axis={cut.axis}, begin={cut.begin or 0}, "
+                f"end={cut.end or 'None'})")
+    if (len(cuts) == 1 and cuts[0].step == -1 and cuts[0].begin is None
+            and cuts[0].end is None):
+        return f"{F}.reverse({base}, axis={cuts[0].axis})"
+    width = max(cut.axis for cut in cuts) + 1
+    by_axis = {cut.axis: cut for cut in cuts}
+    begin, end, step = [], [], []
+    for axis in range(width):
+        cut = by_axis.get(axis)
+        begin.append((cut.begin if cut else None) or "None")
+        end.append((cut.end if cut else None) or "None")
+        if cut is None:
+            step.append("None")
+        elif cut.step_text is not None:
+            step.append(cut.step_text)
+        else:
+            step.append("None" if cut.step is None else str(cut.step))
+    text = f"{F}.slice({base}, begin={tuple_text(begin)}, end={tuple_text(end)}"
+    if any(s != "None" for s in step):
+        text += f", step={tuple_text(step)}"
     return text + ")"
 
 
-def _zero(begin: str) -> str:
-    """slice_axis needs an integer begin: an open start is 0."""
-    return "0" if begin == "None" else begin
+def _apply_back_cuts(base: str, cuts: List[_Cut], F: str) -> Optional[str]:
+    # Axes counted from the end: only slice_axis takes a negative axis (F.slice and F.reverse
+    # do not), so steps other than 1 have no rewrite here.
+    for cut in cuts:
+        if cut.step is not None or cut.step_text is not None:
+            return None
+        base = (f"{F}.slice_axis({base}, axis={cut.axis}, begin={cut.begin or 0}, "
+                f"end={cut.end or 'None'})")
+    return base
 
 
-def _tuple(items: List[str]) -> str:
-    return "(%s,)" % items[0] if len(items) == 1 else "(%s)" % ", ".join(items)
+def rewrite_index(value: cst.BaseExpression, index: Sequence[cst.SubscriptElement], F: str,
+                  *, is_int: IsInt = literal_or_self_int,
+                  is_index_array: Callable[[cst.BaseExpression], bool] = lambda node: False,
+                  ) -> Optional[cst.BaseExpression]:
+    """`value[index]` as `F.*` calls with MXNet 1.x legacy-indexing results, or None.
+
+    `is_int` says which index expressions are Python ints (literals, `self.*`, local ints the
+    caller knows of); `is_index_array` which are tensors holding indices.
+    """
+    items = _elements(index)
+    if items is None:
+        return None
+    base = code(value).strip()
+    if len(items) == 1 and not isinstance(items[0], cst.Slice) and is_index_array(items[0]):
+        return expr(f"{F}.take({base}, {code(items[0]).strip()}, mode='wrap')")
+    tagged = _classify(items, is_int)
+    if tagged is None:
+        return None
+    split = next((i for i, t in enumerate(tagged) if t[0] == "ellipsis"), len(tagged))
+    front, back = tagged[:split], tagged[split + 1:]
+
+    front_cuts, squeeze, front_new = [], [], []
+    axis = pos = 0
+    for tag in front:
+        if tag[0] == "none":
+            front_new.append(pos)
+        else:
+            cut = _cut_for(tag, axis)
+            if cut is not None:
+                front_cuts.append(cut)
+            if tag[0] == "int":
+                squeeze.append(pos)
+            axis += 1
+        pos += 1
+
+    back_cuts, back_new = [], []
+    axis = pos = -1
+    for tag in reversed(back):
+        if tag[0] == "none":
+            back_new.append(pos)
+        else:
+            cut = _cut_for(tag, axis)
+            if cut is not None:
+                back_cuts.append(cut)
+            if tag[0] == "int":
+                squeeze.append(pos)
+            axis -= 1
+        pos -= 1
+
+    text = _apply_front_cuts(base, front_cuts, F)
+    if text is not None:
+        text = _apply_back_cuts(text, back_cuts, F)
+    if text is None:
+        return None
+    for position in front_new + back_new:
+        text = f"{F}.expand_dims({text}, axis={position})"
+    if squeeze:
+        axes = str(squeeze[0]) if len(squeeze) == 1 else tuple_text(str(a) for a in squeeze)
+        text = f"{F}.squeeze({text}, axis={axes})"
+    return expr(text)
+
+
+def index_fix(node: cst.Subscript, rule):
+    """HYB001's fix for `node` (a subscript of a tensor), using what the rule's analysis knows:
+    Python values (literals, `self.*`, local ints) are int indices, tensors are index arrays."""
+    from hyblint.analysis.kinds import Kind
+    from hyblint.diagnostics import Applicability
+    from hyblint.rules.base import CstFix
+
+    def is_int(expr: cst.BaseExpression) -> bool:
+        if int_value(expr) is not None:
+            return True
+        if isinstance(expr, (cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+                             cst.List, cst.Tuple, cst.Dict, cst.Set, cst.Ellipsis)) or is_none(expr):
+            return False
+        return rule.kind(expr) is Kind.PYTHON
+
+    def is_index_array(expr: cst.BaseExpression) -> bool:
+        return rule.kind(expr) is Kind.TENSOR
+
+    new = rewrite_index(node.value, node.slice, rule.F, is_int=is_int, is_index_array=is_index_array)
+    if new is None:
+        return None
+    text = code(new)
+    if "take(" in text and text.startswith(f"{rule.F}.take("):
+        message = f"Use {rule.F}.take(..., mode='wrap')"
+    elif text == code(node.value).strip():
+        message = "Drop the full-range index"
+    else:
+        message = f"Rewrite the index with {rule.F}.slice / {rule.F}.slice_axis"
+    return CstFix(((node, new),), message, Applicability.SAFE)

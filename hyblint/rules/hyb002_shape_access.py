@@ -34,8 +34,16 @@ class ShapeAccess(Rule):
     `F.shape_array(x)` for a shape as a tensor.
 
     ## Fix safety
-    The rewrites of reshape idioms into reshape special codes (`0` copies a dimension, `-1`
-    infers one) and of `*_like` idioms are safe. Other uses of a shape have no fix.
+    Safe: reshapes whose shape reads the reshaped tensor's own dimensions become special codes
+    (`0` copies a dimension, `-3` merges two, `reverse=True` for dimensions counted from the
+    end), also through `b, c, h, w = x.shape` when every use of those names is such a reshape
+    (the unpacking is then removed); `y.reshape(x.shape)` becomes `F.reshape_like(y, x)` and
+    `F.broadcast_to(y, x.shape)` becomes `F.broadcast_like(y, x)`.
+    Unsafe: `F.zeros(x.shape)`, `F.ones(x.shape)`, `F.full(x.shape, v)` and
+    `F.arange(x.shape[k])` become `F.zeros_like(x)`, `F.ones_like(x)`, `F.ones_like(x) * v` and
+    `F.contrib.arange_like(x, axis=k)`, which take x's dtype where the originals made float32:
+    the same values, but a float16 model gets float16.
+    Other uses of a shape (a dimension as a number) have no fix.
     """
     VALID = [
         hybrid_block("return x.reshape((0, -1))"),
@@ -45,8 +53,27 @@ class ShapeAccess(Rule):
     ]
     INVALID = [
         Invalid(hybrid_block("return x * x.shape[0]")),
-        Invalid(hybrid_block("return x.reshape((x.shape[0], -1))")),
-        Invalid(hybrid_block("return F.zeros(x.shape)")),
+        Invalid(hybrid_block("return x.reshape((x.shape[0], -1))"),
+                fixed=hybrid_block("return F.reshape(x, shape=(0, -1))")),
+        Invalid(hybrid_block("return x.reshape((x.shape[0], x.shape[1], -1))"), expected=2,
+                fixed=hybrid_block("return F.reshape(x, shape=(0, 0, -1))")),
+        Invalid(hybrid_block("return x.reshape((-1, x.shape[-1]))"),
+                fixed=hybrid_block("return F.reshape(x, shape=(-1, 0), reverse=True)")),
+        Invalid(hybrid_block("return F.reshape(x, (x.shape[0] * x.shape[1], -1))"), expected=2,
+                fixed=hybrid_block("return F.reshape(x, shape=(-3, -1))")),
+        Invalid(hybrid_block("y = F.relu(x)\nreturn y.reshape(x.shape)"),
+                fixed=hybrid_block("y = F.relu(x)\nreturn F.reshape_like(y, x)")),
+        Invalid(hybrid_block("return F.broadcast_to(F.sum(x), x.shape)"),
+                fixed=hybrid_block("return F.broadcast_like(F.sum(x), x)")),
+        Invalid(hybrid_block("b, c, h, w = x.shape\nreturn x.reshape((b, c, h * w))"),
+                fixed=hybrid_block("return F.reshape(x, shape=(0, 0, -3))")),
+        Invalid(hybrid_block("b, c, h, w = x.shape\nreturn x.reshape((b, -1)) * h")),
+        Invalid(hybrid_block("return F.zeros(x.shape)"), unsafe=True,
+                fixed=hybrid_block("return F.zeros_like(x)")),
+        Invalid(hybrid_block("return F.full(x.shape, 0.5)"), unsafe=True,
+                fixed=hybrid_block("return F.ones_like(x) * 0.5")),
+        Invalid(hybrid_block("return F.arange(x.shape[1])"), unsafe=True,
+                fixed=hybrid_block("return F.contrib.arange_like(x, axis=1)")),
         Invalid(hybrid_block("n = len(x)\nreturn x / n")),
         Invalid(hybrid_block("return x.size")),
     ]

@@ -27,19 +27,21 @@ class ItemAssignment(Rule):
     Use instead:
     ```python
     def hybrid_forward(self, F, x):
-        keep = F.concat(F.zeros_like(F.slice_axis(x, axis=0, begin=0, end=1)),
-                        F.ones_like(F.slice_axis(x, axis=0, begin=1, end=None)), dim=0)
-        x = F.where(keep, x, F.ones_like(x) * 2)
+        x = F.where((F.contrib.arange_like(x, axis=0) >= 0) * (F.contrib.arange_like(x, axis=0) < 1),
+                    F.ones_like(x) * 2, x)
         return x
     ```
 
     ## Fix safety
-    `x[:] = e` becomes `x = e`. It is unsafe: the original wrote into the caller's array (an
-    argument of `hybrid_forward`, or another name bound to the same array) and the caller could
-    observe that; the rewrite only rebinds the local name. An assignment to one position or slice
-    of the first axis becomes an `F.where` with a mask built from slices of `x`, so no shape is
-    needed; it is safe when `x` is not observed by the caller, and marked unsafe otherwise, for the
-    same reason. MXNet 1.x's own `x[bool_mask] = v` on NDArray does not do what NumPy does: it is
+    `x[:] = e` becomes `x = e` for a tensor `e` (`x = F.ones_like(x) * v` for a number `v`). An
+    assignment of a number to one position or a literal slice of the first axis becomes
+    `x = F.where(rows, F.ones_like(x) * v, x)`, where `rows` compares
+    `F.contrib.arange_like(x, axis=0)` (reversed for negative positions) with the bounds, so no
+    shape is read and no empty slice can occur.
+    Both are unsafe when `x` is an argument of `hybrid_forward` (the original wrote into the
+    caller's array, and the caller could observe that), or when another name, a container or an
+    attribute refers to the same array: the rewrite only rebinds the local name. Otherwise they
+    are safe. MXNet 1.x's own `x[bool_mask] = v` on NDArray does not do what NumPy does: it is
     flagged, never rewritten.
     """
     VALID = [
@@ -47,8 +49,21 @@ class ItemAssignment(Rule):
         hybrid_block("layers = [x, x]\nfor i in range(2):\n    layers[i] = F.relu(layers[i])\nreturn layers[0]"),
     ]
     INVALID = [
-        Invalid(hybrid_block("x[0] = 2\nreturn x")),
-        Invalid(hybrid_block("a[:] = a + b\nreturn a", args="a, b")),
+        Invalid(hybrid_block("x[0] = 2\nreturn x"), unsafe=True,
+                fixed=hybrid_block("x = F.where((F.contrib.arange_like(x, axis=0) >= 0) * "
+                                   "(F.contrib.arange_like(x, axis=0) < 1), F.ones_like(x) * 2, x)\nreturn x")),
+        Invalid(hybrid_block("a[:] = a + b\nreturn a", args="a, b"), unsafe=True,
+                fixed=hybrid_block("a = a + b\nreturn a", args="a, b")),
+        Invalid(hybrid_block("y = F.relu(x)\ny[-1] = 0\nreturn y"),
+                fixed=hybrid_block("y = F.relu(x)\ny = F.where((F.reverse(F.contrib.arange_like(y, axis=0), "
+                                   "axis=0) <= 0), F.ones_like(y) * 0, y)\nreturn y")),
+        Invalid(hybrid_block("y = F.relu(x)\ny[1:3] = -1.5\nreturn y"),
+                fixed=hybrid_block("y = F.relu(x)\ny = F.where((F.contrib.arange_like(y, axis=0) >= 1) * "
+                                   "(F.contrib.arange_like(y, axis=0) < 3), F.ones_like(y) * -1.5, y)\nreturn y")),
+        Invalid(hybrid_block("y = F.relu(x)\ny[:] = 1\nreturn y"),
+                fixed=hybrid_block("y = F.relu(x)\ny = F.ones_like(y) * 1\nreturn y")),
+        Invalid(hybrid_block("y = F.relu(x)\nz = y\ny[:] = x\nreturn z"), unsafe=True,
+                fixed=hybrid_block("y = F.relu(x)\nz = y\ny = x\nreturn z")),
         Invalid(hybrid_block("x[x > 0] = 0\nreturn x")),
         Invalid(hybrid_block("y = F.relu(x)\ny[1] += 1\nreturn y")),
     ]

@@ -1,12 +1,11 @@
 import libcst as cst
 
 from hyblint.diagnostics import Applicability
+from hyblint.fixes.shared_ops import SHARED_OPS
 from hyblint.rules.base import CstFix, Invalid, Rule, hybrid_block
 
 PREFIXES = ("mxnet.ndarray.", "mxnet.nd.")
-# Functions of mxnet.ndarray that make or move NDArrays and have no symbol twin.
-IMPERATIVE_ONLY = {"array", "empty", "load", "save", "waitall", "from_numpy", "from_dlpack", "NDArray",
-                   "moveaxis", "concatenate", "imdecode", "onehot_encode"}
+_HELPER = "\n\ndef ones():\n    return nd.ones((1,))\n"
 
 
 class ImperativeNamespace(Rule):
@@ -37,7 +36,10 @@ class ImperativeNamespace(Rule):
 
     ## Fix safety
     Safe for operators that exist in both namespaces: the same operator runs with the same
-    arguments. Functions that only exist for NDArrays (`nd.array`, `nd.load`, ...) have no fix.
+    arguments. Only operators that MXNet 1.9.1 defines in both `mxnet.ndarray` and `mxnet.symbol`
+    are rewritten; functions that only exist for NDArrays (`nd.array`, `nd.load`, ...) have no
+    fix. An import that only served the rewritten calls (`from mxnet import nd`) is removed; one
+    still used elsewhere is kept.
     """
     VALID = [
         hybrid_block("return F.relu(x)"),
@@ -46,9 +48,17 @@ class ImperativeNamespace(Rule):
         "    def hybrid_forward(self, F, x):\n        return F.relu(x)\n",
     ]
     INVALID = [
-        Invalid(hybrid_block("return nd.relu(x)"), fixed=hybrid_block("return F.relu(x)")),
-        Invalid(hybrid_block("return mx.nd.concat(x, x, dim=1)"), fixed=hybrid_block("return F.concat(x, x, dim=1)")),
+        # the import that only served the rewritten calls goes too
+        Invalid(hybrid_block("return nd.relu(x)"),
+                fixed=hybrid_block("return F.relu(x)").replace("from mxnet import nd\n", "")),
+        Invalid(hybrid_block("return mx.nd.concat(x, x, dim=1)"),
+                fixed=hybrid_block("return F.concat(x, x, dim=1)").replace("import mxnet as mx\n", "")),
         Invalid(hybrid_block("return x + nd.array([1.0])")),
+        # `nd` is still used outside hybrid_forward: the import stays
+        Invalid(hybrid_block("return nd.relu(x)") + _HELPER,
+                fixed=hybrid_block("return F.relu(x)") + _HELPER),
+        Invalid(hybrid_block("return mxnet.ndarray.contrib.box_nms(x)", imports="import mxnet\n"),
+                fixed=hybrid_block("return F.contrib.box_nms(x)")),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -57,7 +67,7 @@ class ImperativeNamespace(Rule):
             return
         op = resolved.split(".", 2)[2]
         fix = None
-        if op.split(".")[-1] not in IMPERATIVE_ONLY and not op.startswith(("random.", "sparse.", "image.")):
+        if op in SHARED_OPS:
             new_func = _attribute_chain(self.F, op)
             fix = CstFix(((node.func, new_func),), "Call `%s.%s` instead" % (self.F, op), Applicability.SAFE)
         self.report(node, self.message.format(call=self.code_of(node.func), F=self.F), fix=fix)

@@ -1,0 +1,194 @@
+"""Rewrite item assignment (`x[:] = e`, `x[i] = v`, `x[a:b] = v`) and an if/else that assigns
+one name into plain assignments with `F.where`.
+
+The `F.where` masks are built from `F.contrib.arange_like(x, axis=0)`, so no shape is read and
+no slice can come out empty (an empty `F.slice_axis` is an error in MXNet). `F.where` accepts a
+1-D condition as long as the first axis, which selects whole rows: exactly axis-0 assignment.
+Negative positions count from the end through the reversed positions (`n-1, ..., 0`).
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import libcst as cst
+
+from hyblint.fixes._code import code, int_value, is_none
+from hyblint.fixes.operators import operand
+
+IsScalar = Callable[[cst.BaseExpression], bool]
+
+
+def _statement(text: str) -> Optional[cst.BaseSmallStatement]:
+    try:
+        return cst.parse_statement(text).body[0]
+    except cst.ParserSyntaxError:
+        return None
+
+
+def _single_target(node: cst.Assign) -> Optional[cst.Subscript]:
+    if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Subscript):
+        return None
+    target = node.targets[0].target
+    if not isinstance(target.value, cst.Name):
+        return None
+    return target
+
+
+def _is_full(part) -> bool:
+    if isinstance(part, cst.Slice):
+        return all(b is None or is_none(b) for b in (part.lower, part.upper, part.step))
+    return isinstance(part.value, cst.Ellipsis)
+
+
+def _positions(F: str, name: str, lower: Optional[int], upper: Optional[int]) -> Optional[str]:
+    """A 1-D 0/1 condition over axis 0 of `name`, true on positions lower..upper-1."""
+    forward = f"{F}.contrib.arange_like({name}, axis=0)"
+    backward = f"{F}.reverse({forward}, axis=0)"  # n-1 ... 0: position -k has value k-1
+    tests = []
+    for bound, op in ((lower, ">="), (upper, "<")):
+        if bound is None:
+            continue
+        if bound >= 0:
+            tests.append(f"({forward} {op} {bound})")
+        else:
+            flipped = "<=" if op == ">=" else ">"
+            tests.append(f"({backward} {flipped} {-bound - 1})")
+    if not tests:
+        return None
+    return " * ".join(tests)
+
+
+def rewrite_item_assignment(node: cst.Assign, F: str, *, is_scalar: IsScalar,
+                            is_tensor: Callable[[cst.BaseExpression], bool]
+                            ) -> Optional[cst.BaseSmallStatement]:
+    """`x[:] = e` -> `x = e` (e a tensor) or `x = F.ones_like(x) * v` (v a number);
+    `x[i] = v` / `x[a:b] = v` (int literals, axis 0, number v) ->
+    `x = F.where(<rows>, F.ones_like(x) * v, x)`."""
+    target = _single_target(node)
+    if target is None:
+        return None
+    name = target.value.value
+    value = node.value
+    parts = [element.slice for element in target.slice]
+    if any(isinstance(p, cst.Index) and p.star for p in parts):
+        return None
+    if all(_is_full(p) for p in parts):
+        if is_tensor(value):
+            return _statement(f"{name} = {code(value).strip()}")
+        if is_scalar(value):
+            return _statement(f"{name} = {F}.ones_like({name}) * {operand(value)}")
+        return None
+    if len(parts) != 1 or not is_scalar(value):
+        return None
+    part = parts[0]
+    if isinstance(part, cst.Slice):
+        if part.step is not None and not is_none(part.step) and int_value(part.step) != 1:
+            return None
+        bounds = []
+        for bound in (part.lower, part.upper):
+            if bound is None or is_none(bound):
+                bounds.append(None)
+            elif int_value(bound) is not None:
+                bounds.append(int_value(bound))
+            else:
+                return None
+        lower, upper = bounds
+        if lower is not None and upper is not None and (lower < 0) != (upper < 0):
+            return None  # mixed signs need the length to compare
+    else:
+        index = int_value(part.value)
+        if index is None:
+            return None
+        lower, upper = index, (None if index == -1 else index + 1)
+    condition = _positions(F, name, lower, upper)
+    if condition is None:
+        return None
+    filled = f"{F}.ones_like({name}) * {operand(value)}"
+    return _statement(f"{name} = {F}.where({condition}, {filled}, {name})")
+
+
+PURE_CALL_ROOTS = ("F",)
+
+
+def is_pure(node: cst.CSTNode, F: str) -> bool:
+    """No call other than `F.*` operators, no walrus, no lambda, no await/yield: evaluating it
+    twice, or when the original would not have, changes nothing but time."""
+    ok = True
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            nonlocal ok
+            func = call.func
+            while isinstance(func, cst.Attribute):
+                func = func.value
+            if not (isinstance(func, cst.Name) and func.value == F):
+                ok = False
+
+        def visit_NamedExpr(self, _node) -> None:
+            nonlocal ok
+            ok = False
+
+        def visit_Await(self, _node) -> None:
+            nonlocal ok
+            ok = False
+
+        def visit_Yield(self, _node) -> None:
+            nonlocal ok
+            ok = False
+
+        def visit_Lambda(self, _node) -> None:
+            nonlocal ok
+            ok = False
+
+    node.visit(Visitor())
+    return ok
+
+
+def _only_assign(block: cst.BaseSuite) -> Optional[cst.Assign]:
+    if not isinstance(block, cst.IndentedBlock) or len(block.body) != 1:
+        return None
+    line = block.body[0]
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None
+    assign = line.body[0]
+    if (not isinstance(assign, cst.Assign) or len(assign.targets) != 1
+            or not isinstance(assign.targets[0].target, cst.Name)):
+        return None
+    return assign
+
+
+def rewrite_if_to_where(node: cst.If, F: str, *, is_tensor: Callable[[cst.BaseExpression], bool],
+                        is_scalar: IsScalar) -> Optional[cst.SimpleStatementLine]:
+    """`if c: y = a` / `else: y = b` (c a tensor, a and b pure) ->
+    `y = F.where(F.broadcast_mul(c, F.ones_like(a)), a, b)`; the condition is broadcast to the
+    branches' shape because `F.where` wants it full-shaped (or 1-D over the first axis).
+    Unsafe by nature: both branches are evaluated."""
+    if node.orelse is None or not isinstance(node.orelse, cst.Else):
+        return None
+    yes, no = _only_assign(node.body), _only_assign(node.orelse.body)
+    if yes is None or no is None:
+        return None
+    name = yes.targets[0].target.value
+    if no.targets[0].target.value != name:
+        return None
+    cond, a, b = node.test, yes.value, no.value
+    if isinstance(cond, (cst.BooleanOperation, cst.UnaryOperation)) or not is_tensor(cond):
+        return None
+    if not all(is_pure(n, F) for n in (cond, a, b)):
+        return None
+    a_text, b_text = code(a).strip(), code(b).strip()
+    if is_tensor(a) and is_tensor(b):
+        shape_of = a_text
+    elif is_tensor(a) and is_scalar(b):
+        shape_of, b_text = a_text, f"{F}.ones_like({a_text}) * {operand(b)}"
+    elif is_scalar(a) and is_tensor(b):
+        shape_of, a_text = b_text, f"{F}.ones_like({b_text}) * {operand(a)}"
+    else:
+        return None
+    mask = f"{F}.broadcast_mul({code(cond).strip()}, {F}.ones_like({shape_of}))"
+    text = f"{name} = {F}.where({mask}, {a_text}, {b_text})\n"
+    try:
+        line = cst.parse_statement(text)
+    except cst.ParserSyntaxError:
+        return None
+    return line if isinstance(line, cst.SimpleStatementLine) else None
