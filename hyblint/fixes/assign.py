@@ -44,9 +44,13 @@ def _positions(F: str, name: str, lower: Optional[int], upper: Optional[int]) ->
     """A 1-D 0/1 condition over axis 0 of `name`, true on positions lower..upper-1."""
     forward = f"{F}.contrib.arange_like({name}, axis=0)"
     backward = f"{F}.reverse({forward}, axis=0)"  # n-1 ... 0: position -k has value k-1
+    if lower is not None and (upper == lower + 1 or (lower == -1 and upper is None)):
+        if lower >= 0:
+            return f"{forward} == {lower}"
+        return f"{backward} == {-lower - 1}"
     tests = []
     for bound, op in ((lower, ">="), (upper, "<")):
-        if bound is None:
+        if bound is None or (bound == 0 and op == ">="):
             continue
         if bound >= 0:
             tests.append(f"({forward} {op} {bound})")
