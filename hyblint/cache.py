@@ -35,7 +35,10 @@ def _diagnostic_from_json(data: dict) -> Diagnostic:
 
 class Cache:
     def __init__(self, folder: Path, settings: Settings):
-        fingerprint = hashlib.sha1(repr((__version__, settings)).encode()).hexdigest()[:16]
+        # sorted: a frozenset's repr changes from one process to the next (string hashing is salted)
+        stable = sorted((name, sorted(value) if isinstance(value, frozenset) else value)
+                        for name, value in vars(settings).items())
+        fingerprint = hashlib.sha1(repr((__version__, stable)).encode()).hexdigest()[:16]
         self.file = folder / ("diagnostics-%s.json" % fingerprint)
         self.entries: Dict[str, list] = {}
         self.dirty = False

@@ -9,10 +9,15 @@ from typing import Iterable, List, Sequence
 DEFAULT_EXCLUDE = (".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pants.d", ".ruff_cache",
                    ".svn", ".tox", ".venv", "__pypackages__", "_build", "buck-out", "build", "dist",
                    "node_modules", "venv", ".hyblint_cache", "__pycache__")
+DEFAULT_EXCLUDE_SET = frozenset(DEFAULT_EXCLUDE)
 SUFFIXES = (".py", ".pyi")
 
 
 def _excluded(path: PurePath, patterns: Sequence[str], root: Path) -> bool:
+    if path.name in DEFAULT_EXCLUDE_SET:
+        return True
+    if not patterns:
+        return False
     try:
         relative = path.relative_to(root).as_posix()
     except ValueError:
@@ -27,7 +32,7 @@ def _excluded(path: PurePath, patterns: Sequence[str], root: Path) -> bool:
 
 def discover(paths: Iterable[str], exclude: Sequence[str], root: Path) -> List[str]:
     """Python files under `paths`. Files named explicitly are always included (like ruff)."""
-    patterns = tuple(DEFAULT_EXCLUDE) + tuple(exclude)
+    patterns = tuple(exclude)  # the default names are matched by set lookup in _excluded
     found: List[str] = []
     seen = set()
 

@@ -8,7 +8,7 @@ from hyblint.analysis.module import scan_classes
 
 def scan_class_bases(source: str) -> List[Tuple[str, Tuple[str, ...]]]:
     """(class name, last component of each base) for each class statement, without parsing."""
-    return [(c.name, c.bases) for c in scan_classes(source)]
+    return [(c.name, c.bases) for c in scan_classes(source, decorators=False) if c.bases]
 
 
 def hybrid_class_names(scans: Iterable[Tuple[str, Tuple[str, ...]]], bases: FrozenSet[str]) -> FrozenSet[str]:

@@ -7,8 +7,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-import libcst as cst
-
 ND_MODULES = {"mxnet.ndarray", "mxnet.nd"}
 SYM_MODULES = {"mxnet.symbol", "mxnet.sym"}
 # Base classes that never run hybrid_forward, so a class deriving only from these is out of scope.
@@ -19,13 +17,15 @@ NUMPY_DECORATORS = {"use_np", "use_np_array", "use_np_shape"}
 
 _IMPORT = re.compile(r"^(?P<indent>[ \t]*)(?:from[ \t]+[\w.]+[ \t]+import\b|import[ \t]+\w)", re.MULTILINE)
 _BLOCK_OPENER = re.compile(r"^(?:try|except|else|finally|if|elif)\b")
-_CLASS = re.compile(r"^(?P<indent>[ \t]*)class[ \t]+(?P<name>\w+)[ \t]*(?:\((?P<bases>[^)]*)\))?[ \t]*:",
-                    re.MULTILINE)
+# Starts with the literal so the regex engine can skip ahead; the line start is checked after.
+_CLASS = re.compile(r"class[ \t]+(?P<name>\w+)[ \t]*(?:\((?P<bases>[^)]*)\))?[ \t]*:")
 _DECORATOR = re.compile(r"^[ \t]*@[ \t]*(?P<name>[\w.]+)", re.MULTILINE)
 
 
-def dotted(expr: cst.BaseExpression) -> Optional[str]:
-    """`a.b.c` for a chain of names and attributes, else None."""
+def dotted(expr) -> Optional[str]:
+    """`a.b.c` for a chain of libcst names and attributes, else None."""
+    import libcst as cst  # here, so that reading imports and classes needs no libcst
+
     parts: List[str] = []
     while isinstance(expr, cst.Attribute):
         parts.append(expr.attr.value)
@@ -42,7 +42,7 @@ class ModuleFacts:
 
     aliases: Dict[str, str] = field(default_factory=dict)
 
-    def resolve(self, expr: cst.BaseExpression, shadowed: FrozenSet[str] = frozenset()) -> Optional[str]:
+    def resolve(self, expr, shadowed: FrozenSet[str] = frozenset()) -> Optional[str]:
         """The fully qualified dotted path of `expr`, through import aliases, or None."""
         name = dotted(expr)
         if name is None:
@@ -134,25 +134,28 @@ class ClassLine:
     decorators: Tuple[str, ...]
 
 
-def scan_classes(source: str) -> List[ClassLine]:
+def scan_classes(source: str, decorators: bool = True) -> List[ClassLine]:
     found = []
     for match in _CLASS.finditer(source):
+        line_start = source.rfind("\n", 0, match.start()) + 1
+        indent = source[line_start:match.start()]
+        if indent.strip(" \t"):
+            continue  # `class` inside a line: a word in a string or comment
         bases = []
         for part in (match.group("bases") or "").split(","):
             part = part.strip()
             if part and "=" not in part:          # metaclass=..., keyword arguments
                 bases.append(part.rsplit(".", 1)[-1].strip())
-        decorators = []
-        line_start = match.start()
-        while line_start > 0:  # the decorator lines right above the class line
+        names = []
+        while decorators and line_start > 0:  # the decorator lines right above the class line
             previous = source.rfind("\n", 0, line_start - 1) + 1
             decorator = _DECORATOR.match(source, previous, line_start - 1)
             if decorator is None:
                 break
-            decorators.append(decorator.group("name").rsplit(".", 1)[-1])
+            names.append(decorator.group("name").rsplit(".", 1)[-1])
             line_start = previous
-        found.append(ClassLine(match.group("name"), len(match.group("indent").expandtabs()), match.start(),
-                               tuple(bases), tuple(decorators)))
+        found.append(ClassLine(match.group("name"), len(indent.expandtabs()), match.start() - len(indent),
+                               tuple(bases), tuple(names)))
     return found
 
 

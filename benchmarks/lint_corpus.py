@@ -1,0 +1,72 @@
+"""Time `hyblint check` against `ruff check` on the same corpus, as whole processes, interleaved.
+
+usage: python benchmarks/lint_corpus.py CORPUS_DIR [--rounds N]
+
+CORPUS_DIR: real Gluon code, e.g. the GluonCV/GluonNLP/MXNet sources that the project's corpus
+script unpacks. Prints the median wall time of each tool, their ratio, and hyblint's warm-cache time.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def timed(command, cwd) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        sys.exit("%s failed (%d): %s" % (command[0], done.returncode, done.stderr.decode()[-500:]))
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus")
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    corpus = str(Path(args.corpus).resolve())
+    files = sum(1 for _ in Path(corpus).rglob("*.py"))
+    ruff = shutil.which("ruff")
+    env_python = sys.executable
+    hyblint = [env_python, "-m", "hyblint", "check", "--no-cache", "--exit-zero", "--format", "concise", corpus]
+    peers = {"hyblint (cold, --no-cache)": hyblint}
+    if ruff:
+        peers["ruff --select ALL"] = [ruff, "check", "--select", "ALL", "--no-cache", "--exit-zero",
+                                      "--output-format", "concise", corpus]
+    else:
+        print("ruff not found on PATH: only hyblint is timed")
+    times = {name: [] for name in peers}
+    with tempfile.TemporaryDirectory() as scratch:  # the commands run from here: no config found
+        os.environ.setdefault("PYTHONPATH", str(ROOT))
+        for name, command in peers.items():
+            timed(command, scratch)  # warm the OS file cache and the interpreters
+        for _ in range(args.rounds):
+            for name, command in peers.items():
+                times[name].append(timed(command, scratch))
+        warm = [env_python, "-m", "hyblint", "check", "--exit-zero", "--format", "concise", corpus]
+        timed(warm, scratch)
+        warm_times = [timed(warm, scratch) for _ in range(args.rounds)]
+        shutil.rmtree(Path(scratch) / ".hyblint_cache", ignore_errors=True)
+
+    print("corpus: %s (%d Python files), %d rounds, %d CPUs" % (corpus, files, args.rounds, os.cpu_count()))
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    for name, value in medians.items():
+        print("  %-28s median %.3f s   (min %.3f, max %.3f)" % (name, value, min(times[name]), max(times[name])))
+    print("  %-28s median %.3f s" % ("hyblint (warm cache)", statistics.median(warm_times)))
+    if len(medians) == 2:
+        h, r = medians.values()
+        print("ratio hyblint / ruff: %.2f" % (h / r))
+
+
+if __name__ == "__main__":
+    main()
