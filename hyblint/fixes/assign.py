@@ -44,9 +44,13 @@ def _positions(F: str, name: str, lower: Optional[int], upper: Optional[int]) ->
     """A 1-D 0/1 condition over axis 0 of `name`, true on positions lower..upper-1."""
     forward = f"{F}.contrib.arange_like({name}, axis=0)"
     backward = f"{F}.reverse({forward}, axis=0)"  # n-1 ... 0: position -k has value k-1
+    if lower is not None and (upper == lower + 1 or (lower == -1 and upper is None)):
+        if lower >= 0:
+            return f"{forward} == {lower}"
+        return f"{backward} == {-lower - 1}"
     tests = []
     for bound, op in ((lower, ">="), (upper, "<")):
-        if bound is None:
+        if bound is None or (bound == 0 and op == ">="):
             continue
         if bound >= 0:
             tests.append(f"({forward} {op} {bound})")
@@ -110,15 +114,23 @@ def rewrite_item_assignment(node: cst.Assign, F: str, *, is_scalar: IsScalar,
 PURE_CALL_ROOTS = ("F",)
 
 
-def is_pure(node: cst.CSTNode, F: str) -> bool:
-    """No call other than `F.*` operators, no walrus, no lambda, no await/yield: evaluating it
-    twice, or when the original would not have, changes nothing but time."""
+_IMPURE_METHODS = {"attach_grad", "wait_to_read", "copyto", "backward", "detach"}
+
+
+def is_pure(node: cst.CSTNode, F: str,
+            is_tensor: Callable[[cst.BaseExpression], bool] = lambda node: False) -> bool:
+    """No call other than `F.*` operators and tensor methods, no walrus, no lambda, no
+    await/yield: evaluating it when the original would not have changes nothing but time."""
     ok = True
 
     class Visitor(cst.CSTVisitor):
         def visit_Call(self, call: cst.Call) -> None:
             nonlocal ok
             func = call.func
+            if (isinstance(func, cst.Attribute) and is_tensor(func.value)
+                    and not func.attr.value.endswith("_")
+                    and func.attr.value not in _IMPURE_METHODS):
+                return
             while isinstance(func, cst.Attribute):
                 func = func.value
             if not (isinstance(func, cst.Name) and func.value == F):
@@ -174,7 +186,7 @@ def rewrite_if_to_where(node: cst.If, F: str, *, is_tensor: Callable[[cst.BaseEx
     cond, a, b = node.test, yes.value, no.value
     if isinstance(cond, (cst.BooleanOperation, cst.UnaryOperation)) or not is_tensor(cond):
         return None
-    if not all(is_pure(n, F) for n in (cond, a, b)):
+    if not all(is_pure(n, F, is_tensor) for n in (cond, a, b)):
         return None
     a_text, b_text = code(a).strip(), code(b).strip()
     if is_tensor(a) and is_tensor(b):

@@ -27,8 +27,7 @@ class ItemAssignment(Rule):
     Use instead:
     ```python
     def hybrid_forward(self, F, x):
-        x = F.where((F.contrib.arange_like(x, axis=0) >= 0) * (F.contrib.arange_like(x, axis=0) < 1),
-                    F.ones_like(x) * 2, x)
+        x = F.where(F.contrib.arange_like(x, axis=0) == 0, F.ones_like(x) * 2, x)
         return x
     ```
 
@@ -50,13 +49,19 @@ class ItemAssignment(Rule):
     ]
     INVALID = [
         Invalid(hybrid_block("x[0] = 2\nreturn x"), unsafe=True,
-                fixed=hybrid_block("x = F.where((F.contrib.arange_like(x, axis=0) >= 0) * "
-                                   "(F.contrib.arange_like(x, axis=0) < 1), F.ones_like(x) * 2, x)\nreturn x")),
+                fixed=hybrid_block("x = F.where(F.contrib.arange_like(x, axis=0) == 0, F.ones_like(x) * 2, x)\n"
+                                   "return x")),
         Invalid(hybrid_block("a[:] = a + b\nreturn a", args="a, b"), unsafe=True,
                 fixed=hybrid_block("a = a + b\nreturn a", args="a, b")),
         Invalid(hybrid_block("y = F.relu(x)\ny[-1] = 0\nreturn y"),
+                fixed=hybrid_block("y = F.relu(x)\ny = F.where(F.reverse(F.contrib.arange_like(y, axis=0), "
+                                   "axis=0) == 0, F.ones_like(y) * 0, y)\nreturn y")),
+        Invalid(hybrid_block("y = F.relu(x)\ny[-2:] = 0\nreturn y"),
                 fixed=hybrid_block("y = F.relu(x)\ny = F.where((F.reverse(F.contrib.arange_like(y, axis=0), "
-                                   "axis=0) <= 0), F.ones_like(y) * 0, y)\nreturn y")),
+                                   "axis=0) <= 1), F.ones_like(y) * 0, y)\nreturn y")),
+        Invalid(hybrid_block("y = F.relu(x)\ny[:2] = 0\nreturn y"),
+                fixed=hybrid_block("y = F.relu(x)\ny = F.where((F.contrib.arange_like(y, axis=0) < 2), "
+                                   "F.ones_like(y) * 0, y)\nreturn y")),
         Invalid(hybrid_block("y = F.relu(x)\ny[1:3] = -1.5\nreturn y"),
                 fixed=hybrid_block("y = F.relu(x)\ny = F.where((F.contrib.arange_like(y, axis=0) >= 1) * "
                                    "(F.contrib.arange_like(y, axis=0) < 3), F.ones_like(y) * -1.5, y)\nreturn y")),

@@ -1,7 +1,8 @@
 import libcst as cst
 
 from hyblint.analysis.kinds import Kind
-from hyblint.rules.base import Invalid, Rule, hybrid_block
+from hyblint.diagnostics import Applicability
+from hyblint.rules.base import CstFix, Invalid, Rule, hybrid_block
 
 
 class TensorControlFlow(Rule):
@@ -37,9 +38,12 @@ class TensorControlFlow(Rule):
     or `F.contrib.cond` when the branches are expensive.
 
     ## Fix safety
-    An `if`/`else` whose two branches assign one name from pure expressions can become an
-    `F.where`; that fix is unsafe: both branches are then evaluated, and `F.where` needs a
-    condition of the branches' shape.
+    An `if`/`else` whose two branches each assign one name from a pure expression (`F.*` calls,
+    tensor methods, arithmetic; no child block calls) becomes
+    `y = F.where(F.broadcast_mul(cond, F.ones_like(a)), a, b)`, the condition broadcast to the
+    branches' shape. The fix is unsafe: both branches are then evaluated (a branch that would
+    have raised or produced NaN/inf for this input now runs too), and branches of different
+    shapes make `F.where` fail. Other control flow has no fix.
     """
     VALID = [
         hybrid_block("if mask is not None:\n    x = F.broadcast_mul(x, mask)\nreturn x", args="x, mask=None"),
@@ -48,6 +52,13 @@ class TensorControlFlow(Rule):
     ]
     INVALID = [
         Invalid(hybrid_block("if x.sum() > 0:\n    return x\nreturn -x")),
+        Invalid(hybrid_block("if x.sum() > 0:\n    y = x * 2\nelse:\n    y = -x\nreturn y"), unsafe=True,
+                fixed=hybrid_block("y = F.where(F.broadcast_mul(x.sum() > 0, F.ones_like(x * 2)), x * 2, -x)\n"
+                                   "return y")),
+        Invalid(hybrid_block("if F.max(x) > 1:\n    y = x\nelse:\n    y = 0\nreturn y"), unsafe=True,
+                fixed=hybrid_block("y = F.where(F.broadcast_mul(F.max(x) > 1, F.ones_like(x)), x, F.ones_like(x) * 0)\n"
+                                   "return y")),
+        Invalid(hybrid_block("if x.sum() > 0:\n    y = self.dense(x)\nelse:\n    y = x\nreturn y")),
         Invalid(hybrid_block("while F.max(x) > 1:\n    x = x / 2\nreturn x")),
         Invalid(hybrid_block("assert F.min(x) >= 0\nreturn x")),
         Invalid(hybrid_block("return x if F.sum(x) > 0 else -x")),
@@ -56,7 +67,19 @@ class TensorControlFlow(Rule):
     ]
 
     def visit_If(self, node: cst.If) -> None:
-        self._decides(node.test, "if")
+        self._decides(node.test, "if", fix=self._where_fix(node))
+
+    def _where_fix(self, node: cst.If):
+        from hyblint.fixes.assign import rewrite_if_to_where
+        from hyblint.fixes.assignment import _is_number
+        new = rewrite_if_to_where(node, self.F, is_tensor=self.is_tensor,
+                                  is_scalar=lambda e: _is_number(e, self))
+        if new is None:
+            return None
+        # the If's span stops before its last newline
+        text = self.code_of(new).rstrip("\n")
+        return CstFix(((node, text),), "Compute both branches and select with %s.where" % self.F,
+                      Applicability.UNSAFE)
 
     def visit_While(self, node: cst.While) -> None:
         self._decides(node.test, "while")
@@ -76,9 +99,9 @@ class TensorControlFlow(Rule):
         if self.kind(node.left) is Kind.TENSOR:
             self.report(node, self.message.format(what=word))
 
-    def _decides(self, test: cst.BaseExpression, what: str) -> None:
+    def _decides(self, test: cst.BaseExpression, what: str, fix=None) -> None:
         # `not x` and `x and y` are reported where the conversion happens, once.
         if isinstance(test, (cst.UnaryOperation, cst.BooleanOperation)):
             return
         if self.kind(test) is Kind.TENSOR:
-            self.report(test, self.message.format(what=what))
+            self.report(test, self.message.format(what=what), fix=fix)
