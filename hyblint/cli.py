@@ -139,9 +139,14 @@ def _check(args) -> int:
         cache.save()
 
     diagnostics = run.diagnostics
-    changed_files = 0
     if args.fix or args.diff:
-        diagnostics, changed_files = _apply_fixes(args, run, settings, root)
+        diagnostics, changed_files, fixed = _apply_fixes(args, run, settings, root)
+    if args.diff:
+        print("Would fix %d error%s." % (fixed, "" if fixed == 1 else "s") if fixed else "No errors would be fixed.",
+              file=sys.stderr)
+        if run.input_errors:
+            return 2
+        return 1 if changed_files else 0
     if args.statistics:
         if diagnostics:
             print(statistics(diagnostics))
@@ -154,12 +159,10 @@ def _check(args) -> int:
         if args.format in ("text", "full", "concise") and args.quiet:
             output = "\n".join(line for line in output.splitlines()
                                if line and not line.startswith(("Found ", "[*] ", "All checks", "(")))
-        if output and not (args.diff and not diagnostics and args.format in ("text", "full", "concise")):
+        if output:
             print(output)
     if run.input_errors:
         return 2
-    if args.diff and changed_files:
-        return 1
     return 1 if diagnostics and not args.exit_zero else 0
 
 
@@ -173,7 +176,7 @@ def _apply_fixes(args, run, settings, root):
     by_file = {}
     for d in run.diagnostics:
         by_file.setdefault(d.filename, []).append(d)
-    changed = 0
+    changed = fixed = 0
     for path, source in run.sources.items():
         found = [d for d in by_file.get(path, []) if not d.code.startswith("HYB9")]
         errors = [d for d in by_file.get(path, []) if d.code.startswith("HYB9")]
@@ -183,6 +186,7 @@ def _apply_fixes(args, run, settings, root):
         result = fix_source(source.text, path, settings_for(path, settings, root), unsafe=args.unsafe_fixes,
                             extra_hybrid_classes=extra)
         remaining.extend(result.remaining)
+        fixed += len(result.applied)
         for diagnostic, reason in result.dropped:
             print("hyblint: warning: %s:%d:%d: %s fix not applied: %s" % (
                 path, diagnostic.location.row, diagnostic.location.column, diagnostic.code, reason),
@@ -193,7 +197,7 @@ def _apply_fixes(args, run, settings, root):
         if args.diff:
             sys.stdout.writelines(difflib.unified_diff(
                 source.text.splitlines(keepends=True), result.source.splitlines(keepends=True),
-                fromfile="a/" + path, tofile="b/" + path))
+                fromfile=path, tofile=path))
             print()
             continue
         try:
@@ -205,11 +209,10 @@ def _apply_fixes(args, run, settings, root):
             for d in result.applied:
                 print("Fixed %s:%d:%d: %s %s" % (path, d.location.row, d.location.column, d.code, d.fix.message))
     if changed and not args.diff and not args.quiet:
-        print("Fixed %d file%s." % (changed, "" if changed == 1 else "s"), file=sys.stderr)
+        print("Fixed %d error%s in %d file%s." % (fixed, "" if fixed == 1 else "s", changed,
+                                                 "" if changed == 1 else "s"), file=sys.stderr)
     remaining.sort(key=lambda d: d.sort_key())
-    if args.diff:
-        return run.diagnostics, changed
-    return remaining, changed
+    return remaining, changed, fixed
 
 
 if __name__ == "__main__":

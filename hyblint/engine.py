@@ -7,7 +7,6 @@ module is parsed instead.
 """
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Type
@@ -67,7 +66,10 @@ class _Snippet:
 def check_source(source: str, filename: str, settings: Settings = Settings(), *,
                  extra_hybrid_classes: FrozenSet[str] = frozenset()) -> List[Diagnostic]:
     if "hybrid_forward" not in source:
-        return []
+        return []  # nothing in scope: such files are not even parsed
+    error = _syntax_error(source, filename)
+    if error is not None:
+        return [error]
     classes = scan_classes(source)
     scope = in_scope_classes(classes, settings.hybrid_bases, extra_hybrid_classes)
     imports = collect_imports(source)
@@ -283,8 +285,9 @@ def _suppressed(lines: List[str], row: int, code: str) -> bool:
 
 
 def _syntax_error(source: str, filename: str) -> Optional[Diagnostic]:
+    """Python's own verdict; compiling to bytecode is cheaper than building an `ast` tree."""
     try:
-        ast.parse(source, filename)
+        compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
         row = exc.lineno or 1
         column = max(exc.offset or 1, 1)

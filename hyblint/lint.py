@@ -6,7 +6,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from hyblint.analysis.hierarchy import hybrid_class_names, scan_class_bases
 from hyblint.diagnostics import Diagnostic, Location, Severity
@@ -32,12 +32,12 @@ def input_error_diagnostic(error: InputError) -> Diagnostic:
     return Diagnostic(error.code, error.reason, error.path, Location(1, 1), Location(1, 1), Severity.ERROR)
 
 
-def read_all(paths: Sequence[str], reader: Callable[[str], SourceFile] = read_source):
+def read_all(paths: Sequence[str]):
     sources: Dict[str, SourceFile] = {}
     errors: List[Diagnostic] = []
     for path in paths:
         try:
-            sources[path] = reader(path)
+            sources[path] = read_source(path)
         except InputError as exc:
             errors.append(input_error_diagnostic(exc))
     return sources, errors
@@ -71,9 +71,8 @@ def settings_for(path: str, settings: Settings, root: Path) -> Settings:
     return replace(settings, ignore=settings.ignore + extra) if extra else settings
 
 
-def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None,
-               reader: Callable[[str], SourceFile] = read_source) -> LintRun:
-    sources, errors = read_all(paths, reader)
+def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None) -> LintRun:
+    sources, errors = read_all(paths)
     extra = hierarchy_of(sources, settings)
     run = LintRun(sources=sources, files_checked=len(paths))
     run.diagnostics.extend(errors)
