@@ -114,10 +114,8 @@ def rewrite_broadcast(node: cst.BaseExpression, F: str) -> Optional[cst.BaseExpr
     name = BROADCAST_OPS.get(op)
     if name is None:
         return None
-    text = f"{F}.{name}({code(left).strip()}, {code(right).strip()})"
-    if node.lpar:
-        text = f"({text})"
-    return expr(text)
+    # a node's own parentheses lie outside its span: the replacement must not repeat them
+    return expr(f"{F}.{name}({code(left).strip()}, {code(right).strip()})")
 
 
 def rewrite_wrap_mode(call: cst.Call) -> Optional[cst.Call]:

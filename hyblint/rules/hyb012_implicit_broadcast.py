@@ -72,7 +72,6 @@ class ImplicitBroadcast(Rule):
         call = cst.Call(func=cst.Attribute(cst.Name(self.F), cst.Name(func)),
                         args=[cst.Arg(_bare(left), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
                               cst.Arg(_bare(right))])
-        call = call.with_changes(lpar=node.lpar, rpar=node.rpar)
         fix = CstFix(((node, call),), "Use `%s.%s`" % (self.F, func), Applicability.SAFE)
         self.report(node, self.message.format(op=op, F=self.F, func=func), fix=fix)
 

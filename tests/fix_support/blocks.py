@@ -23,6 +23,8 @@ from tests.fix_support import npf
 
 class Eager(np.ndarray):
     def __getitem__(self, index):
+        if isinstance(index, np.ndarray) and index.dtype.kind == "f":
+            index = np.asarray(index).astype(np.int64)  # NDArray index arrays are float32
         out = super().__getitem__(index)
         if isinstance(out, np.ndarray) and out.ndim == 0:
             return out.reshape(1)
@@ -32,6 +34,14 @@ class Eager(np.ndarray):
 
     def asnumpy(self):
         return np.asarray(self)
+
+    def reshape(self, *shape, reverse=False, **kwargs):
+        """NDArray.reshape: special codes (0, -1, -2, -3, -4), a tuple or the dimensions."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        if not shape:
+            shape = kwargs.pop("shape")
+        return npf.reshape(np.asarray(self), shape, reverse=reverse).view(Eager)
 
     def asscalar(self):
         return np.asarray(self).item()

@@ -203,3 +203,21 @@ def _arange_like(data, start=0.0, step=1.0, axis=None):
 
 
 contrib = types.SimpleNamespace(arange_like=_arange_like)
+
+
+def zeros(shape, dtype="float32", **kwargs):
+    return np.zeros(shape, dtype=dtype)
+
+
+def ones(shape, dtype="float32", **kwargs):
+    return np.ones(shape, dtype=dtype)
+
+
+def full(shape, val, dtype="float32", **kwargs):
+    return np.full(shape, val, dtype=dtype)
+
+
+def arange(start, stop=None, step=1.0, dtype="float32", **kwargs):
+    if stop is None:
+        start, stop = 0, start
+    return np.arange(start, stop, step, dtype=dtype)
