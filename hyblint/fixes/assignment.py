@@ -6,7 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from hyblint.diagnostics import Applicability
-from hyblint.fixes._code import int_value
+from hyblint.fixes._code import int_value, render
 from hyblint.fixes.assign import rewrite_item_assignment
 from hyblint.rules.base import CstFix
 
@@ -75,8 +75,10 @@ def _refers_to(value: cst.BaseExpression, name: str) -> bool:
 
 
 def item_assignment_fix(node: cst.Assign, target: cst.Subscript, rule) -> Optional[CstFix]:
-    new = rewrite_item_assignment(node, rule.F, is_scalar=lambda e: _is_number(e, rule),
-                                  is_tensor=rule.is_tensor)
+    from hyblint.fixes._code import indented_like
+    with indented_like(rule.module, node):
+        new = rewrite_item_assignment(node, rule.F, is_scalar=lambda e: _is_number(e, rule),
+                                      is_tensor=rule.is_tensor)
     if new is None:
         return None
     name = target.value.value
@@ -84,4 +86,5 @@ def item_assignment_fix(node: cst.Assign, target: cst.Subscript, rule) -> Option
     message = "Rebind `%s` to a new tensor" % name
     if "where(" in rule.code_of(new):
         message = "Rebind `%s` with %s.where over the assigned rows" % (name, rule.F)
-    return CstFix(((node, new),), message, Applicability.UNSAFE if unsafe else Applicability.SAFE)
+    # as text: it already reads as it will in its block (see fixes._code)
+    return CstFix(((node, render(new)),), message, Applicability.UNSAFE if unsafe else Applicability.SAFE)

@@ -22,7 +22,7 @@ from typing import Callable, List, Optional, Sequence
 
 import libcst as cst
 
-from hyblint.fixes._code import code, expr, int_value, is_none, is_self_attribute, tuple_text
+from hyblint.fixes._code import code, expr, int_value, is_none, is_self_attribute, render, tuple_text
 
 IsInt = Callable[[cst.BaseExpression], bool]
 
@@ -250,7 +250,9 @@ def index_fix(node: cst.Subscript, rule):
     def is_index_array(expr: cst.BaseExpression) -> bool:
         return rule.kind(expr) is Kind.TENSOR
 
-    new = rewrite_index(node.value, node.slice, rule.F, is_int=is_int, is_index_array=is_index_array)
+    from hyblint.fixes._code import indented_like
+    with indented_like(rule.module, node):
+        new = rewrite_index(node.value, node.slice, rule.F, is_int=is_int, is_index_array=is_index_array)
     if new is None:
         return None
     text = code(new)
@@ -260,4 +262,5 @@ def index_fix(node: cst.Subscript, rule):
         message = "Drop the full-range index"
     else:
         message = f"Rewrite the index with {rule.F}.slice / {rule.F}.slice_axis"
-    return CstFix(((node, new),), message, Applicability.SAFE)
+    # as text: it already reads as it will in its block (see fixes._code)
+    return CstFix(((node, render(new)),), message, Applicability.SAFE)

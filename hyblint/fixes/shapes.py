@@ -12,7 +12,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import libcst as cst
 
-from hyblint.fixes._code import code, expr, int_value, tuple_text
+from hyblint.fixes._code import code, expr, int_value, render, tuple_text
 
 IsInt = Callable[[cst.BaseExpression], bool]
 
@@ -283,6 +283,8 @@ def _rewrite_call(call: cst.Call, rule, dims=None) -> Optional[cst.BaseExpressio
 def _fix(replacements, message, unsafe=False):
     from hyblint.diagnostics import Applicability
     from hyblint.rules.base import CstFix
+    # as text: new nodes already read as they will in their block (see fixes._code)
+    replacements = [(old, new if not isinstance(new, cst.CSTNode) else render(new)) for old, new in replacements]
     return CstFix(tuple(replacements), message,
                   Applicability.UNSAFE if unsafe else Applicability.SAFE)
 
@@ -295,6 +297,12 @@ def shape_fix(node: cst.Attribute, rule):
     """A fix for the `.shape` read `node`: the idiom around it rewritten without shapes."""
     if node.attr.value != "shape":
         return None
+    from hyblint.fixes._code import indented_like
+    with indented_like(rule.module, node):
+        return _shape_fix(node, rule)
+
+
+def _shape_fix(node: cst.Attribute, rule):
     parents = parents_of(rule)
     unpack = _unpack_fix(node, rule, parents)
     if unpack is not None:
