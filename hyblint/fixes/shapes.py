@@ -275,6 +275,15 @@ def _rewrite_call(call: cst.Call, rule, dims=None) -> Optional[cst.BaseExpressio
         if not rule.is_tensor(func.value):
             return None
         return rewrite_reshape_method(call, F, is_int=_python_int_test(rule), dims=dims)
+    if (isinstance(func, cst.Attribute) and func.attr.value == "broadcast_to"
+            and rule.is_tensor(func.value) and dims is None):
+        positional, keywords = _args(call)
+        if positional is None:
+            return None
+        shape = positional[0] if len(positional) == 1 and not keywords else keywords.get("shape")
+        if shape is None or len(positional) + len(keywords) != 1 or shape_of(shape) is None:
+            return None
+        return expr(f"{F}.broadcast_like({code(func.value).strip()}, {shape_of(shape)})")
     if dims is None:
         return rewrite_like_call(call, F)
     return None
