@@ -233,19 +233,14 @@ def rewrite_index(value: cst.BaseExpression, index: Sequence[cst.SubscriptElemen
 
 
 def index_fix(node: cst.Subscript, rule):
-    """HYB001's fix for `node` (a subscript of a tensor), using what the rule's analysis knows:
-    Python values (literals, `self.*`, local ints) are int indices, tensors are index arrays."""
+    """HYB001's fix for `node` (a subscript of a tensor): ints by construction (fixes.ints) are
+    positions, a value the analysis knows as a tensor is an index array."""
     from hyblint.analysis.kinds import Kind
     from hyblint.diagnostics import Applicability
     from hyblint.rules.base import CstFix
 
-    def is_int(expr: cst.BaseExpression) -> bool:
-        if int_value(expr) is not None:
-            return True
-        if isinstance(expr, (cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
-                             cst.List, cst.Tuple, cst.Dict, cst.Set, cst.Ellipsis)) or is_none(expr):
-            return False
-        return rule.kind(expr) is Kind.PYTHON
+    from hyblint.fixes.ints import int_test
+    is_int = int_test(rule)
 
     def is_index_array(expr: cst.BaseExpression) -> bool:
         return rule.kind(expr) is Kind.TENSOR

@@ -248,15 +248,8 @@ def _enclosing_call(node: cst.CSTNode, parents) -> Optional[cst.Call]:
 
 
 def _python_int_test(rule):
-    from hyblint.analysis.kinds import Kind
-
-    def is_int(expr: cst.BaseExpression) -> bool:
-        if int_value(expr) is not None:
-            return True
-        if isinstance(expr, (cst.Float, cst.SimpleString, cst.List, cst.Tuple, cst.Call)):
-            return False
-        return rule.kind(expr) is Kind.PYTHON
-    return is_int
+    from hyblint.fixes.ints import int_test
+    return int_test(rule)
 
 
 def _rewrite_call(call: cst.Call, rule, dims=None) -> Optional[cst.BaseExpression]:

@@ -34,7 +34,9 @@ class TensorIndexing(Rule):
     ```
 
     ## Fix safety
-    Safe. Integer, slice (literal, `self.*` or local-int bounds, any step on leading axes),
+    Safe. Integer, slice (bounds that are ints by construction: literals, `len(...)`, arithmetic on
+    ints, local names only ever bound to those or to `range(...)`; `self.*` attributes are taken
+    as the block's integer settings), any step on leading axes),
     `None` and `...` indices become `F.slice_axis` / `F.slice` (with `step=`) / `F.reverse`, then
     `F.expand_dims` for `None` and `F.squeeze` for the axes integers drop: MXNet's legacy NDArray
     result, including shape `(1,)` where every axis is dropped (`x[0]` on a 1-D tensor,
