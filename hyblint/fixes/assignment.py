@@ -74,6 +74,20 @@ def _refers_to(value: cst.BaseExpression, name: str) -> bool:
     return False
 
 
+def _may_broadcast(node: cst.Assign, name: str, rule) -> bool:
+    """`x[:] = e` broadcasts `e` into x's shape; `x = e` keeps e's. They agree when `e` is
+    elementwise arithmetic with `x` itself as an operand (its shape is then at least x's, and
+    an assignment only accepts exactly x's)."""
+    value = node.value
+    parts = [element.slice for element in node.targets[0].target.slice]
+    if not all(isinstance(p, cst.Slice) or isinstance(getattr(p, "value", None), cst.Ellipsis)
+               for p in parts) or not rule.is_tensor(value):
+        return False  # a number, or a where-mask rewrite: shapes are kept by construction
+    return not (isinstance(value, cst.BinaryOperation)
+                and any(isinstance(side, cst.Name) and side.value == name
+                        for side in (value.left, value.right)))
+
+
 def item_assignment_fix(node: cst.Assign, target: cst.Subscript, rule) -> Optional[CstFix]:
     from hyblint.fixes._code import indented_like
     with indented_like(rule.module, node):
@@ -82,7 +96,7 @@ def item_assignment_fix(node: cst.Assign, target: cst.Subscript, rule) -> Option
     if new is None:
         return None
     name = target.value.value
-    unsafe = observable_outside(name, rule)
+    unsafe = observable_outside(name, rule) or _may_broadcast(node, name, rule)
     message = "Rebind `%s` to a new tensor" % name
     if "where(" in rule.code_of(new):
         message = "Rebind `%s` with %s.where over the assigned rows" % (name, rule.F)
