@@ -18,6 +18,7 @@ from hyblint.analysis.function import analyze
 from hyblint.analysis.module import ModuleFacts, collect_imports, in_scope_classes, scan_classes
 from hyblint.analysis.walk import walk
 from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Severity
+from hyblint.fixes._code import block_indent, render
 from hyblint.rules import ALL_RULES
 from hyblint.rules.base import REMOVE, Rule, Violation
 from hyblint.settings import Settings
@@ -262,7 +263,8 @@ def _edit(module, positions, old, new, place, indent: str) -> Edit:
     if new is REMOVE:
         # the whole line(s) of the statement, newline included
         return Edit("", Location(start.row, 1), Location(end.row + 1, 1))
-    content = new if isinstance(new, str) else module.code_for_node(new)
+    # rendered inside its block, so that lines continued in brackets keep their indentation
+    content = new if isinstance(new, str) else render(new, block_indent(module, old), module)
     if isinstance(old, cst.SimpleStatementLine):
         content = content.rstrip("\n")
     if indent and "\n" in content:

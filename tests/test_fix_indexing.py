@@ -122,3 +122,23 @@ def test_rewrite_matches_legacy_indexing(case):
     got = eval(text, {"F": npf, "x": x})
     assert got.shape == expected.shape, (src, text)
     np.testing.assert_array_equal(got, expected)
+
+
+def test_only_ints_by_construction_become_positions():
+    from hyblint.engine import check_source
+    from hyblint.rules.base import hybrid_block
+    from hyblint.settings import Settings
+
+    def fix_of(body):
+        found = check_source(hybrid_block(body), "e.py", Settings(select=("HYB001",)))
+        assert [d.code for d in found] == ["HYB001"]
+        return found[0].fix.edits[0].content if found[0].fix else None
+
+    assert fix_of("idx = [0, 2]\nreturn x[idx]") is None  # a list index: advanced indexing
+    assert fix_of("n = 1\nn = [n]\nreturn x[n]") is None
+    assert fix_of("i = len(self.layers) - 1\nreturn x[i]") == (
+        "F.squeeze(F.slice_axis(x, axis=0, begin=i, end=i + 1 or None), axis=0)")
+    assert fix_of("for i, _ in enumerate(self.layers):\n    x = x[:, i:]\nreturn x") == (
+        "F.slice_axis(x, axis=1, begin=i, end=None)")
+    assert fix_of("b, c, h, w = self.shape_of(x)\nreturn x[:, :c]") is None
+    assert fix_of("i = F.argmax(x, axis=0)\nreturn x[i]") == "F.take(x, i, mode='wrap')"

@@ -171,3 +171,43 @@ def test_cli_fix_leaves_a_file_with_a_syntax_error_untouched(tmp_path):
     done = run_cli("--fix", "m.py", cwd=tmp_path)
     assert done.returncode == 2
     assert path.read_text() == broken and path.stat().st_mtime_ns == before
+
+
+CONTINUED = '''\
+from mxnet.gluon import nn
+
+
+class Net(nn.HybridBlock):
+    def hybrid_forward(self, F, x):
+        if True:
+            out = F.concat(x,
+                           x, dim=1)[0]
+            return out + F.broadcast_add(F.relu(out),
+                                         out)[1:]
+'''
+
+
+def test_lines_continued_in_brackets_keep_their_indentation():
+    result = fix_source(CONTINUED, "m.py")
+    assert [d.code for d in result.applied] == ["HYB001", "HYB001"]
+    assert result.source == CONTINUED.replace(
+        "F.concat(x,\n                           x, dim=1)[0]",
+        "F.squeeze(F.slice_axis(F.concat(x,\n                           x, dim=1), axis=0, begin=0, end=1), axis=0)"
+    ).replace("F.broadcast_add(F.relu(out),\n                                         out)[1:]",
+              "F.slice_axis(F.broadcast_add(F.relu(out),\n                                         out), axis=0, begin=1, end=None)")
+
+
+@pytest.mark.parametrize("body, args", [
+    ("y = F.relu(x)\ny[:] = F.sum(x)\nreturn y", "x"),       # may broadcast into y's shape
+    ("x[0] = 2\nreturn x", "x"),                            # writes into the caller's array
+    ("y = F.relu(x)\nz = y\ny[:] = x\nreturn z", "x"),      # another name sees the write
+    ("if x.sum() > 0:\n    y = x\nelse:\n    y = -x\nreturn y", "x"),  # both branches run
+    ("return F.zeros(x.shape)", "x"),                       # dtype follows x, not float32
+])
+def test_unsafe_fixes_are_left_alone_without_the_flag(body, args):
+    from hyblint.rules.base import hybrid_block
+    source = hybrid_block(body, args=args)
+    safe = fix_source(source, "m.py")
+    assert safe.source == source and safe.applied == []
+    assert any(d.fix is not None and d.fix.applicability == Applicability.UNSAFE for d in safe.remaining)
+    assert fix_source(source, "m.py", unsafe=True).source != source

@@ -1,16 +1,59 @@
 """Small helpers to render libcst nodes to source and build nodes back from source text."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from typing import Optional
 
 import libcst as cst
 
 _EMPTY = cst.Module(body=[])
 
+# The indentation of the block around the node being rewritten. A line inside brackets that
+# continues at the block's indentation plus some columns stores only the extra columns; rendered
+# on its own it would lose the block's part.
+_BLOCK_INDENT: contextvars.ContextVar[str] = contextvars.ContextVar("block_indent", default="")
+
+
+def render(node: cst.CSTNode, indent: str = "", module: cst.Module = _EMPTY) -> str:
+    """The source text of `node` as it reads inside a block indented by `indent`."""
+    try:
+        from libcst._nodes.internal import CodegenState
+    except ImportError:  # a libcst without this internal: continuation lines may lose indentation
+        return module.code_for_node(node)
+    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline,
+                         indent_tokens=[indent] if indent else [])
+    node._codegen(state)
+    return "".join(state.tokens)
+
 
 def code(node: cst.CSTNode) -> str:
     """The source text of `node`, exactly as written (comments and spacing included)."""
-    return _EMPTY.code_for_node(node)
+    return render(node, _BLOCK_INDENT.get())
+
+
+def block_indent(module: cst.Module, target: cst.CSTNode) -> str:
+    """The indentation of the innermost block of `module` that holds `target` ("" if none)."""
+    from hyblint.analysis.walk import children
+    stack = [(module, "")]
+    while stack:
+        node, indent = stack.pop()
+        if node is target:
+            return indent
+        if isinstance(node, cst.IndentedBlock):
+            indent += module.default_indent if node.indent is None else node.indent
+        stack.extend((child, indent) for child in children(node))
+    return ""
+
+
+@contextlib.contextmanager
+def indented_like(module: cst.Module, node: cst.CSTNode):
+    """Render with `code()` as `node` reads in `module`, for the duration of the block."""
+    token = _BLOCK_INDENT.set(block_indent(module, node))
+    try:
+        yield
+    finally:
+        _BLOCK_INDENT.reset(token)
 
 
 def expr(text: str) -> Optional[cst.BaseExpression]:

@@ -40,9 +40,10 @@ def _is_full(part) -> bool:
     return isinstance(part.value, cst.Ellipsis)
 
 
-def _positions(F: str, name: str, lower: Optional[int], upper: Optional[int]) -> Optional[str]:
-    """A 1-D 0/1 condition over axis 0 of `name`, true on positions lower..upper-1."""
-    forward = f"{F}.contrib.arange_like({name}, axis=0)"
+def _positions(F: str, name: str, lower: Optional[int], upper: Optional[int],
+               axis: int = 0) -> Optional[str]:
+    """A 1-D 0/1 condition over `axis` of `name`, true on positions lower..upper-1."""
+    forward = f"{F}.contrib.arange_like({name}, axis={axis})"
     backward = f"{F}.reverse({forward}, axis=0)"  # n-1 ... 0: position -k has value k-1
     if lower is not None and (upper == lower + 1 or (lower == -1 and upper is None)):
         if lower >= 0:
@@ -66,8 +67,9 @@ def rewrite_item_assignment(node: cst.Assign, F: str, *, is_scalar: IsScalar,
                             is_tensor: Callable[[cst.BaseExpression], bool]
                             ) -> Optional[cst.BaseSmallStatement]:
     """`x[:] = e` -> `x = e` (e a tensor) or `x = F.ones_like(x) * v` (v a number);
-    `x[i] = v` / `x[a:b] = v` (int literals, axis 0, number v) ->
-    `x = F.where(<rows>, F.ones_like(x) * v, x)`."""
+    `x[i] = v` / `x[a:b] = v` (int literals, number v) ->
+    `x = F.where(<rows>, F.ones_like(x) * v, x)`; on another axis (`x[:, i] = v`) the same
+    between two `F.swapaxes`."""
     target = _single_target(node)
     if target is None:
         return None
@@ -82,9 +84,14 @@ def rewrite_item_assignment(node: cst.Assign, F: str, *, is_scalar: IsScalar,
         if is_scalar(value):
             return _statement(f"{name} = {F}.ones_like({name}) * {operand(value)}")
         return None
-    if len(parts) != 1 or not is_scalar(value):
+    if not is_scalar(value):
         return None
-    part = parts[0]
+    # one position or slice on axis k, every other axis whole: `x[:, 2] = v`, `x[1:3, ...] = v`
+    selective = [i for i, p in enumerate(parts) if not _is_full(p)]
+    if len(selective) != 1 or any(isinstance(p, cst.Index) for p in parts[:selective[0]]):
+        return None
+    axis = selective[0]
+    part = parts[axis]
     if isinstance(part, cst.Slice):
         if part.step is not None and not is_none(part.step) and int_value(part.step) != 1:
             return None
@@ -104,11 +111,16 @@ def rewrite_item_assignment(node: cst.Assign, F: str, *, is_scalar: IsScalar,
         if index is None:
             return None
         lower, upper = index, (None if index == -1 else index + 1)
-    condition = _positions(F, name, lower, upper)
+    condition = _positions(F, name, lower, upper, axis)
     if condition is None:
         return None
-    filled = f"{F}.ones_like({name}) * {operand(value)}"
-    return _statement(f"{name} = {F}.where({condition}, {filled}, {name})")
+    if axis == 0:
+        filled = f"{F}.ones_like({name}) * {operand(value)}"
+        return _statement(f"{name} = {F}.where({condition}, {filled}, {name})")
+    # F.where selects along the first axis only: bring axis k there and back
+    swapped = f"{F}.swapaxes({name}, dim1=0, dim2={axis})"
+    selected = f"{F}.where({condition}, {F}.ones_like({swapped}) * {operand(value)}, {swapped})"
+    return _statement(f"{name} = {F}.swapaxes({selected}, dim1=0, dim2={axis})")
 
 
 PURE_CALL_ROOTS = ("F",)

@@ -6,7 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from hyblint.diagnostics import Applicability
-from hyblint.fixes._code import int_value
+from hyblint.fixes._code import int_value, render
 from hyblint.fixes.assign import rewrite_item_assignment
 from hyblint.rules.base import CstFix
 
@@ -74,14 +74,31 @@ def _refers_to(value: cst.BaseExpression, name: str) -> bool:
     return False
 
 
+def _may_broadcast(node: cst.Assign, name: str, rule) -> bool:
+    """`x[:] = e` broadcasts `e` into x's shape; `x = e` keeps e's. They agree when `e` is
+    elementwise arithmetic with `x` itself as an operand (its shape is then at least x's, and
+    an assignment only accepts exactly x's)."""
+    value = node.value
+    parts = [element.slice for element in node.targets[0].target.slice]
+    if not all(isinstance(p, cst.Slice) or isinstance(getattr(p, "value", None), cst.Ellipsis)
+               for p in parts) or not rule.is_tensor(value):
+        return False  # a number, or a where-mask rewrite: shapes are kept by construction
+    return not (isinstance(value, cst.BinaryOperation)
+                and any(isinstance(side, cst.Name) and side.value == name
+                        for side in (value.left, value.right)))
+
+
 def item_assignment_fix(node: cst.Assign, target: cst.Subscript, rule) -> Optional[CstFix]:
-    new = rewrite_item_assignment(node, rule.F, is_scalar=lambda e: _is_number(e, rule),
-                                  is_tensor=rule.is_tensor)
+    from hyblint.fixes._code import indented_like
+    with indented_like(rule.module, node):
+        new = rewrite_item_assignment(node, rule.F, is_scalar=lambda e: _is_number(e, rule),
+                                      is_tensor=rule.is_tensor)
     if new is None:
         return None
     name = target.value.value
-    unsafe = observable_outside(name, rule)
+    unsafe = observable_outside(name, rule) or _may_broadcast(node, name, rule)
     message = "Rebind `%s` to a new tensor" % name
     if "where(" in rule.code_of(new):
         message = "Rebind `%s` with %s.where over the assigned rows" % (name, rule.F)
-    return CstFix(((node, new),), message, Applicability.UNSAFE if unsafe else Applicability.SAFE)
+    # as text: it already reads as it will in its block (see fixes._code)
+    return CstFix(((node, render(new)),), message, Applicability.UNSAFE if unsafe else Applicability.SAFE)

@@ -22,7 +22,7 @@ from typing import Callable, List, Optional, Sequence
 
 import libcst as cst
 
-from hyblint.fixes._code import code, expr, int_value, is_none, is_self_attribute, tuple_text
+from hyblint.fixes._code import code, expr, int_value, is_none, is_self_attribute, render, tuple_text
 
 IsInt = Callable[[cst.BaseExpression], bool]
 
@@ -233,24 +233,21 @@ def rewrite_index(value: cst.BaseExpression, index: Sequence[cst.SubscriptElemen
 
 
 def index_fix(node: cst.Subscript, rule):
-    """HYB001's fix for `node` (a subscript of a tensor), using what the rule's analysis knows:
-    Python values (literals, `self.*`, local ints) are int indices, tensors are index arrays."""
+    """HYB001's fix for `node` (a subscript of a tensor): ints by construction (fixes.ints) are
+    positions, a value the analysis knows as a tensor is an index array."""
     from hyblint.analysis.kinds import Kind
     from hyblint.diagnostics import Applicability
     from hyblint.rules.base import CstFix
 
-    def is_int(expr: cst.BaseExpression) -> bool:
-        if int_value(expr) is not None:
-            return True
-        if isinstance(expr, (cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
-                             cst.List, cst.Tuple, cst.Dict, cst.Set, cst.Ellipsis)) or is_none(expr):
-            return False
-        return rule.kind(expr) is Kind.PYTHON
+    from hyblint.fixes.ints import int_test
+    is_int = int_test(rule)
 
     def is_index_array(expr: cst.BaseExpression) -> bool:
         return rule.kind(expr) is Kind.TENSOR
 
-    new = rewrite_index(node.value, node.slice, rule.F, is_int=is_int, is_index_array=is_index_array)
+    from hyblint.fixes._code import indented_like
+    with indented_like(rule.module, node):
+        new = rewrite_index(node.value, node.slice, rule.F, is_int=is_int, is_index_array=is_index_array)
     if new is None:
         return None
     text = code(new)
@@ -260,4 +257,5 @@ def index_fix(node: cst.Subscript, rule):
         message = "Drop the full-range index"
     else:
         message = f"Rewrite the index with {rule.F}.slice / {rule.F}.slice_axis"
-    return CstFix(((node, new),), message, Applicability.SAFE)
+    # as text: it already reads as it will in its block (see fixes._code)
+    return CstFix(((node, render(new)),), message, Applicability.SAFE)

@@ -12,7 +12,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import libcst as cst
 
-from hyblint.fixes._code import code, expr, int_value, tuple_text
+from hyblint.fixes._code import code, expr, int_value, render, tuple_text
 
 IsInt = Callable[[cst.BaseExpression], bool]
 
@@ -248,15 +248,8 @@ def _enclosing_call(node: cst.CSTNode, parents) -> Optional[cst.Call]:
 
 
 def _python_int_test(rule):
-    from hyblint.analysis.kinds import Kind
-
-    def is_int(expr: cst.BaseExpression) -> bool:
-        if int_value(expr) is not None:
-            return True
-        if isinstance(expr, (cst.Float, cst.SimpleString, cst.List, cst.Tuple, cst.Call)):
-            return False
-        return rule.kind(expr) is Kind.PYTHON
-    return is_int
+    from hyblint.fixes.ints import int_test
+    return int_test(rule)
 
 
 def _rewrite_call(call: cst.Call, rule, dims=None) -> Optional[cst.BaseExpression]:
@@ -275,6 +268,15 @@ def _rewrite_call(call: cst.Call, rule, dims=None) -> Optional[cst.BaseExpressio
         if not rule.is_tensor(func.value):
             return None
         return rewrite_reshape_method(call, F, is_int=_python_int_test(rule), dims=dims)
+    if (isinstance(func, cst.Attribute) and func.attr.value == "broadcast_to"
+            and rule.is_tensor(func.value) and dims is None):
+        positional, keywords = _args(call)
+        if positional is None:
+            return None
+        shape = positional[0] if len(positional) == 1 and not keywords else keywords.get("shape")
+        if shape is None or len(positional) + len(keywords) != 1 or shape_of(shape) is None:
+            return None
+        return expr(f"{F}.broadcast_like({code(func.value).strip()}, {shape_of(shape)})")
     if dims is None:
         return rewrite_like_call(call, F)
     return None
@@ -283,6 +285,8 @@ def _rewrite_call(call: cst.Call, rule, dims=None) -> Optional[cst.BaseExpressio
 def _fix(replacements, message, unsafe=False):
     from hyblint.diagnostics import Applicability
     from hyblint.rules.base import CstFix
+    # as text: new nodes already read as they will in their block (see fixes._code)
+    replacements = [(old, new if not isinstance(new, cst.CSTNode) else render(new)) for old, new in replacements]
     return CstFix(tuple(replacements), message,
                   Applicability.UNSAFE if unsafe else Applicability.SAFE)
 
@@ -295,6 +299,12 @@ def shape_fix(node: cst.Attribute, rule):
     """A fix for the `.shape` read `node`: the idiom around it rewritten without shapes."""
     if node.attr.value != "shape":
         return None
+    from hyblint.fixes._code import indented_like
+    with indented_like(rule.module, node):
+        return _shape_fix(node, rule)
+
+
+def _shape_fix(node: cst.Attribute, rule):
     parents = parents_of(rule)
     unpack = _unpack_fix(node, rule, parents)
     if unpack is not None:

@@ -34,9 +34,18 @@ class TensorIndexing(Rule):
     ```
 
     ## Fix safety
-    Rewrites of integer, slice, `None` and `...` indices into `F.slice_axis`, `F.slice`,
-    `F.squeeze`, `F.expand_dims` and `F.reverse` are safe: they give MXNet's legacy NDArray result,
-    including its shape `(1,)` for an all-integer index. Indexing with an index array has no fix.
+    Safe. Integer, slice (bounds that are ints by construction: literals, `len(...)`, arithmetic on
+    ints, local names only ever bound to those or to `range(...)`; `self.*` attributes are taken
+    as the block's integer settings), any step on leading axes),
+    `None` and `...` indices become `F.slice_axis` / `F.slice` (with `step=`) / `F.reverse`, then
+    `F.expand_dims` for `None` and `F.squeeze` for the axes integers drop: MXNet's legacy NDArray
+    result, including shape `(1,)` where every axis is dropped (`x[0]` on a 1-D tensor,
+    `x[i, j]` on a 2-D one). "To the end" is `end=None`, never `i + 1` (which is 0 for -1; a
+    non-literal `i` gets `end=i + 1 or None`). A single index array becomes
+    `F.take(x, idx, mode='wrap')`, which counts negative indices from the end as NDArray
+    indexing does. One difference remains: bounds beyond an axis' length, which Python slicing
+    clips, make `F.slice_axis` raise instead (an error, never a different result). Steps on axes
+    counted from the end (`x[..., ::2]`) and mixed index arrays have no fix.
     """
     VALID = [
         hybrid_block("parts = F.split(x, num_outputs=3, axis=1)\nreturn parts[0] + parts[2]"),
@@ -46,7 +55,14 @@ class TensorIndexing(Rule):
         hybrid_block("return F.slice_axis(x, axis=1, begin=1, end=3)"),
     ]
     INVALID = [
-        Invalid(hybrid_block("return x[0, 0]")),
+        Invalid(hybrid_block("return x[0, 0]"),
+                fixed=hybrid_block("return F.squeeze(F.slice(x, begin=(0, 0), end=(1, 1)), axis=(0, 1))")),
+        Invalid(hybrid_block("return x[-1]"),
+                fixed=hybrid_block("return F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)")),
+        Invalid(hybrid_block("return x[::-1, None]"),
+                fixed=hybrid_block("return F.expand_dims(F.reverse(x, axis=0), axis=1)")),
+        Invalid(hybrid_block("return x[idx]", args="x, idx"),
+                fixed=hybrid_block("return F.take(x, idx, mode='wrap')", args="x, idx")),
         Invalid(hybrid_block("y = F.relu(x)\nreturn y[0]")),
         Invalid(hybrid_block("return x[:, 1:3]")),
         Invalid(hybrid_block("return x[..., 0]")),

@@ -38,7 +38,7 @@ class ShapeAccess(Rule):
     (`0` copies a dimension, `-3` merges two, `reverse=True` for dimensions counted from the
     end), also through `b, c, h, w = x.shape` when every use of those names is such a reshape
     (the unpacking is then removed); `y.reshape(x.shape)` becomes `F.reshape_like(y, x)` and
-    `F.broadcast_to(y, x.shape)` becomes `F.broadcast_like(y, x)`.
+    `F.broadcast_to(y, x.shape)` (or `y.broadcast_to(x.shape)`) becomes `F.broadcast_like(y, x)`.
     Unsafe: `F.zeros(x.shape)`, `F.ones(x.shape)`, `F.full(x.shape, v)` and
     `F.arange(x.shape[k])` become `F.zeros_like(x)`, `F.ones_like(x)`, `F.ones_like(x) * v` and
     `F.contrib.arange_like(x, axis=k)`, which take x's dtype where the originals made float32:
@@ -65,6 +65,8 @@ class ShapeAccess(Rule):
                 fixed=hybrid_block("y = F.relu(x)\nreturn F.reshape_like(y, x)")),
         Invalid(hybrid_block("return F.broadcast_to(F.sum(x), x.shape)"),
                 fixed=hybrid_block("return F.broadcast_like(F.sum(x), x)")),
+        Invalid(hybrid_block("y = F.sum(x, axis=1, keepdims=True)\nreturn y.broadcast_to(x.shape)"),
+                fixed=hybrid_block("y = F.sum(x, axis=1, keepdims=True)\nreturn F.broadcast_like(y, x)")),
         Invalid(hybrid_block("b, c, h, w = x.shape\nreturn x.reshape((b, c, h * w))"),
                 fixed=hybrid_block("return F.reshape(x, shape=(0, 0, -3))")),
         Invalid(hybrid_block("b, c, h, w = x.shape\nreturn x.reshape((b, -1)) * h")),

@@ -37,10 +37,14 @@ class ItemAssignment(Rule):
     `x = F.where(rows, F.ones_like(x) * v, x)`, where `rows` compares
     `F.contrib.arange_like(x, axis=0)` (reversed for negative positions) with the bounds, so no
     shape is read and no empty slice can occur.
+    On an axis other than the first (`x[:, i] = v`), the same `F.where` runs between two
+    `F.swapaxes`, since `F.where` selects along the first axis only.
     Both are unsafe when `x` is an argument of `hybrid_forward` (the original wrote into the
     caller's array, and the caller could observe that), or when another name, a container or an
-    attribute refers to the same array: the rewrite only rebinds the local name. Otherwise they
-    are safe. MXNet 1.x's own `x[bool_mask] = v` on NDArray does not do what NumPy does: it is
+    attribute refers to the same array: the rewrite only rebinds the local name. `x[:] = e` is
+    also unsafe unless `e` is arithmetic with `x` itself as an operand: otherwise `e` may have
+    had a smaller shape that the assignment broadcast into x's. Otherwise the fixes are safe.
+    Tensor values assigned to part of `x` have no fix. MXNet 1.x's own `x[bool_mask] = v` on NDArray does not do what NumPy does: it is
     flagged, never rewritten.
     """
     VALID = [
@@ -67,6 +71,14 @@ class ItemAssignment(Rule):
                                    "(F.contrib.arange_like(y, axis=0) < 3), F.ones_like(y) * -1.5, y)\nreturn y")),
         Invalid(hybrid_block("y = F.relu(x)\ny[:] = 1\nreturn y"),
                 fixed=hybrid_block("y = F.relu(x)\ny = F.ones_like(y) * 1\nreturn y")),
+        Invalid(hybrid_block("y = F.relu(x)\ny[:] = y * 2\nreturn y"),
+                fixed=hybrid_block("y = F.relu(x)\ny = y * 2\nreturn y")),
+        Invalid(hybrid_block("y = F.relu(x)\ny[:] = F.sum(x)\nreturn y"), unsafe=True,
+                fixed=hybrid_block("y = F.relu(x)\ny = F.sum(x)\nreturn y")),
+        Invalid(hybrid_block("y = F.relu(x)\ny[:, 0] = 1\nreturn y"),
+                fixed=hybrid_block("y = F.relu(x)\ny = F.swapaxes(F.where(F.contrib.arange_like(y, axis=1) == 0, "
+                                   "F.ones_like(F.swapaxes(y, dim1=0, dim2=1)) * 1, F.swapaxes(y, dim1=0, dim2=1)), "
+                                   "dim1=0, dim2=1)\nreturn y")),
         Invalid(hybrid_block("y = F.relu(x)\nz = y\ny[:] = x\nreturn z"), unsafe=True,
                 fixed=hybrid_block("y = F.relu(x)\nz = y\ny = x\nreturn z")),
         Invalid(hybrid_block("x[x > 0] = 0\nreturn x")),

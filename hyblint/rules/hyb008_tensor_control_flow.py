@@ -72,8 +72,10 @@ class TensorControlFlow(Rule):
     def _where_fix(self, node: cst.If):
         from hyblint.fixes.assign import rewrite_if_to_where
         from hyblint.fixes.assignment import _is_number
-        new = rewrite_if_to_where(node, self.F, is_tensor=self.is_tensor,
-                                  is_scalar=lambda e: _is_number(e, self))
+        from hyblint.fixes._code import indented_like
+        with indented_like(self.module, node):
+            new = rewrite_if_to_where(node, self.F, is_tensor=self.is_tensor,
+                                      is_scalar=lambda e: _is_number(e, self))
         if new is None:
             return None
         # the If's span stops before its last newline

@@ -46,6 +46,9 @@ class Eager(np.ndarray):
     def asscalar(self):
         return np.asarray(self).item()
 
+    def broadcast_to(self, shape):
+        return np.broadcast_to(np.asarray(self), shape).copy().view(Eager)
+
 
 class SymbolError(TypeError):
     pass

@@ -221,3 +221,7 @@ def arange(start, stop=None, step=1.0, dtype="float32", **kwargs):
     if stop is None:
         start, stop = 0, start
     return np.arange(start, stop, step, dtype=dtype)
+
+
+def swapaxes(data, dim1=0, dim2=0):
+    return np.swapaxes(data, dim1, dim2)
