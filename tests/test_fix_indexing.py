@@ -51,7 +51,8 @@ def test_local_int_names_are_used_when_the_caller_knows_them():
 
 def test_index_array_becomes_take_with_wrap():
     assert rewrite("x[idx]", is_index_array=lambda n: True) == "F.take(x, idx, mode='wrap')"
-    assert rewrite("x[idx, 0]", is_index_array=lambda n: True) is None
+    assert rewrite("x[idx, 0]", is_index_array=lambda n: isinstance(n, cst.Name)) is None
+    assert rewrite("x[rows, cols]", is_index_array=lambda n: True) == "F.gather_nd(x, F.stack(rows, cols))"
 
 
 @pytest.mark.parametrize("src", ["x[..., ::2]", "x[..., ::-1]", "x[0, ..., ...]", "x[*a]",

@@ -8,7 +8,8 @@ MXNet 1.x legacy NDArray indexing, which the rewrite must reproduce (measured on
   `i` may be -1: `-1 + 1 == 0` would be an empty slice);
 - an index array selects along axis 0 with negative indices counted from the end, which is
   `F.take(..., mode='wrap')` for every index the original accepts (the default `clip` maps -1
-  to 0).
+  to 0); several index arrays, one per leading axis, are `F.gather_nd(x, F.stack(...))`, which
+  counts negative indices from the end as well (measured on 1.9.1).
 
 The rewrite works in three steps, each only when needed: slice the input (every axis keeps its
 length-1 place), insert the `None` axes, then squeeze the axes that integers dropped. Squeezing
@@ -185,6 +186,10 @@ def rewrite_index(value: cst.BaseExpression, index: Sequence[cst.SubscriptElemen
     base = code(value).strip()
     if len(items) == 1 and not isinstance(items[0], cst.Slice) and is_index_array(items[0]):
         return expr(f"{F}.take({base}, {code(items[0]).strip()}, mode='wrap')")
+    if len(items) > 1 and all(not isinstance(i, cst.Slice) and is_index_array(i) for i in items):
+        # x[rows, cols]: one index array per leading axis, read element by element
+        arrays = ", ".join(code(i).strip() for i in items)
+        return expr(f"{F}.gather_nd({base}, {F}.stack({arrays}))")
     tagged = _classify(items, is_int)
     if tagged is None:
         return None
@@ -251,8 +256,10 @@ def index_fix(node: cst.Subscript, rule):
     if new is None:
         return None
     text = code(new)
-    if "take(" in text and text.startswith(f"{rule.F}.take("):
+    if text.startswith(f"{rule.F}.take("):
         message = f"Use {rule.F}.take(..., mode='wrap')"
+    elif text.startswith(f"{rule.F}.gather_nd("):
+        message = f"Use {rule.F}.gather_nd with the index arrays stacked"
     elif text == code(node.value).strip():
         message = "Drop the full-range index"
     else:

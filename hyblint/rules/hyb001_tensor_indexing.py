@@ -43,9 +43,11 @@ class TensorIndexing(Rule):
     `x[i, j]` on a 2-D one). "To the end" is `end=None`, never `i + 1` (which is 0 for -1; a
     non-literal `i` gets `end=i + 1 or None`). A single index array becomes
     `F.take(x, idx, mode='wrap')`, which counts negative indices from the end as NDArray
-    indexing does. One difference remains: bounds beyond an axis' length, which Python slicing
+    indexing does; one index array per leading axis (`x[rows, cols]`) becomes
+    `F.gather_nd(x, F.stack(rows, cols))` (index arrays of different shapes, which NDArray
+    broadcasts, make `F.stack` raise). One difference remains: bounds beyond an axis' length, which Python slicing
     clips, make `F.slice_axis` raise instead (an error, never a different result). Steps on axes
-    counted from the end (`x[..., ::2]`) and mixed index arrays have no fix.
+    counted from the end (`x[..., ::2]`) and index arrays mixed with other indices have no fix.
     """
     VALID = [
         hybrid_block("parts = F.split(x, num_outputs=3, axis=1)\nreturn parts[0] + parts[2]"),

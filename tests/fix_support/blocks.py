@@ -23,8 +23,11 @@ from tests.fix_support import npf
 
 class Eager(np.ndarray):
     def __getitem__(self, index):
-        if isinstance(index, np.ndarray) and index.dtype.kind == "f":
-            index = np.asarray(index).astype(np.int64)  # NDArray index arrays are float32
+        def integral(item):  # NDArray index arrays are float32
+            if isinstance(item, np.ndarray) and item.dtype.kind == "f":
+                return np.asarray(item).astype(np.int64)
+            return item
+        index = tuple(map(integral, index)) if isinstance(index, tuple) else integral(index)
         out = super().__getitem__(index)
         if isinstance(out, np.ndarray) and out.ndim == 0:
             return out.reshape(1)

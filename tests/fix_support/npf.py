@@ -225,3 +225,8 @@ def arange(start, stop=None, step=1.0, dtype="float32", **kwargs):
 
 def swapaxes(data, dim1=0, dim2=0):
     return np.swapaxes(data, dim1, dim2)
+
+
+def gather_nd(data, indices):
+    index = np.asarray(indices).astype(np.int64)
+    return data[tuple(index)]
