@@ -203,6 +203,7 @@ def test_lines_continued_in_brackets_keep_their_indentation():
     ("y = F.relu(x)\nz = y\ny[:] = x\nreturn z", "x"),      # another name sees the write
     ("if x.sum() > 0:\n    y = x\nelse:\n    y = -x\nreturn y", "x"),  # both branches run
     ("return F.zeros(x.shape)", "x"),                       # dtype follows x, not float32
+    ("y = F.relu(x)\nz = y\ny += 1\nreturn z", "x"),       # z saw the in-place add
 ])
 def test_unsafe_fixes_are_left_alone_without_the_flag(body, args):
     from hyblint.rules.base import hybrid_block

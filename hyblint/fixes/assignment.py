@@ -27,8 +27,12 @@ def observable_outside(name: str, rule) -> bool:
     """Whether rebinding `name` instead of writing into its tensor changes what someone else sees:
     a hybrid_forward argument (the caller holds the same NDArray), or a tensor that another name,
     a container or an attribute also refers to."""
-    if name in _arguments(rule.function):
-        return True
+    return name in _arguments(rule.function) or aliased(name, rule)
+
+
+def aliased(name: str, rule) -> bool:
+    """Whether another name, a container or a list append also refers to `name`'s array in the
+    current hybrid_forward (`y = x`, `outs.append(x)`): an in-place write shows through those."""
     aliased = False
 
     class Aliases(cst.CSTVisitor):

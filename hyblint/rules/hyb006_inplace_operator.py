@@ -37,7 +37,8 @@ class InplaceOperator(Rule):
     ## Fix safety
     Safe: `x = x + y` computes the same values. Eagerly, the original also wrote into the
     caller's array; no caller of a HybridBlock can rely on that, since the hybridized block never
-    does it.
+    does it. Unsafe when another name, a container or a list refers to the same array
+    (`y = x` before `x += 1`): the original changed what that name sees, the rewrite does not.
     """
     VALID = [
         hybrid_block("n = 0\nfor i in range(3):\n    n += 1\nreturn x * n"),
@@ -51,6 +52,8 @@ class InplaceOperator(Rule):
                 fixed=hybrid_block("acc = 0\nfor i in range(3):\n    acc = acc + F.sum(x)\nreturn acc")),
         Invalid(hybrid_block("y = F.relu(x)\ny *= 2\nreturn y"),
                 fixed=hybrid_block("y = F.relu(x)\ny = y * 2\nreturn y")),
+        Invalid(hybrid_block("y = F.relu(x)\nz = y\ny += 1\nreturn z"), unsafe=True,
+                fixed=hybrid_block("y = F.relu(x)\nz = y\ny = y + 1\nreturn z")),
     ]
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -66,7 +69,10 @@ class InplaceOperator(Rule):
         new = cst.Assign(
             targets=[cst.AssignTarget(target=node.target)],
             value=cst.BinaryOperation(left=node.target, operator=_BINARY[bare](), right=value))
-        fix = CstFix(((node, new),), "Rewrite as `%s = %s %s ...`" % (target, target, bare), Applicability.SAFE)
+        from hyblint.fixes.assignment import aliased
+        # `y = x; x += 1` changes y too; `x = x + 1` does not
+        applicability = Applicability.UNSAFE if aliased(target, self) else Applicability.SAFE
+        fix = CstFix(((node, new),), "Rewrite as `%s = %s %s ...`" % (target, target, bare), applicability)
         self.report(node, self.message.format(op=op, target=target, bare=bare), fix=fix)
 
 
