@@ -1,0 +1,132 @@
+"""Binding a Symbol to arrays: shape inference at bind time, then forward passes over a fixed plan."""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from runtime.base import MXNetError
+from runtime.ndarray import NDArray
+from runtime.symbol import Node, Symbol, _aux_variables, topological
+
+_INCOMPATIBLE = re.compile(r"Incompatible attr at")
+
+
+def _node_error(node: Node, exc: Exception) -> MXNetError:
+    reason = str(exc)
+    if reason.startswith("Error in operator "):
+        reason = reason.split(": ", 1)[1] if ": " in reason else reason
+    reason = _INCOMPATIBLE.sub("Incompatible attr in node %s at" % node.name, reason)
+    return MXNetError("Error in operator %s: %s" % (node.name, reason))
+
+
+def _declared_shape(node: Node) -> Optional[Tuple]:
+    text = node.extra.get("__shape__")
+    if not text:
+        return None
+    shape = tuple(ast.literal_eval(text))
+    return shape if shape and all(d > 0 for d in shape) else None
+
+
+def infer_shapes(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
+    """(argument shapes, output shapes, auxiliary shapes), like Symbol.infer_shape."""
+    order = topological(symbol._outputs)
+    shapes: Dict[int, List[Optional[Tuple]]] = {}
+    for node in order:
+        if node.is_variable:
+            shapes[id(node)] = [tuple(known[node.name]) if node.name in known else _declared_shape(node)]
+            continue
+        in_shapes = [shapes[id(child)][index] for child, index in node.inputs]
+        if node.op.infer is None and any(s is None for s in in_shapes):
+            shapes[id(node)] = [None] * node.num_outputs()
+            continue
+        try:
+            completed, out_shapes = node.op.infer_shapes(in_shapes, node.attrs)
+        except MXNetError as exc:
+            raise _node_error(node, exc) from None
+        for (child, index), before, after in zip(node.inputs, in_shapes, completed):
+            if child.is_variable and before is None and after is not None:
+                shapes[id(child)][index] = tuple(after)
+            elif before is not None and after is not None and tuple(before) != tuple(after):
+                raise MXNetError("Error in operator %s: Shape inconsistent, Provided = [%s], inferred shape=[%s]"
+                                 % (node.name, ",".join(map(str, before)), ",".join(map(str, after))))
+        shapes[id(node)] = [tuple(s) if s is not None else None for s in (out_shapes or [None])]
+    aux = _aux_variables(order)
+    args = [shapes[id(n)][0] for n in order if n.is_variable and id(n) not in aux]
+    auxes = [shapes[id(n)][0] for n in order if n.is_variable and id(n) in aux]
+    outs = [shapes[id(n)][i] if i < len(shapes[id(n)]) else None for n, i in symbol._outputs]
+    if not partial and any(s is None for s in args + auxes + outs):
+        return None, None, None
+    return args, outs, auxes
+
+
+class Executor:
+    """A symbol bound to its arguments. `forward()` runs the plan and fills `outputs`."""
+
+    def __init__(self, symbol: Symbol, ctx, args, aux_states=None):
+        self._symbol = symbol
+        self._ctx = ctx
+        self._order = topological(symbol._outputs)
+        arg_names = symbol.list_arguments()
+        aux_names = symbol.list_auxiliary_states()
+        self.arg_dict = self._named(arg_names, args, "argument")
+        self.aux_dict = self._named(aux_names, aux_states, "auxiliary state")
+        self.outputs: List[NDArray] = []
+        # shapes are checked once, now, so that a graph that cannot run fails at bind time as in MXNet
+        infer_shapes(symbol, {n: a.shape for n, a in {**self.arg_dict, **self.aux_dict}.items()}, partial=True)
+
+    @staticmethod
+    def _named(names: List[str], given, what: str) -> Dict[str, NDArray]:
+        if given is None:
+            given = {}
+        if isinstance(given, (list, tuple)):
+            if len(given) != len(names):
+                raise MXNetError("Length of %ss (%d) does not match the symbol's %ss (%d)"
+                                 % (what, len(given), what, len(names)))
+            given = dict(zip(names, given))
+        missing = [n for n in names if n not in given]
+        if missing:
+            raise MXNetError("Must specify all the %ss: missing %s" % (what, ", ".join(missing)))
+        return {n: given[n] if isinstance(given[n], NDArray) else NDArray(np.asarray(given[n], np.float32))
+                for n in names}
+
+    @property
+    def arg_arrays(self) -> List[NDArray]:
+        return list(self.arg_dict.values())
+
+    @property
+    def aux_arrays(self) -> List[NDArray]:
+        return list(self.aux_dict.values())
+
+    @property
+    def output_dict(self) -> Dict[str, NDArray]:
+        return dict(zip(self._symbol.list_outputs(), self.outputs))
+
+    def forward(self, is_train: bool = False, **kwargs) -> List[NDArray]:
+        for name, value in kwargs.items():
+            if name not in self.arg_dict:
+                raise MXNetError("Unknown argument %s" % name)
+            self.arg_dict[name]._data[...] = value._data if isinstance(value, NDArray) else value
+        values: Dict[int, List[np.ndarray]] = {}
+        bound = {**self.arg_dict, **self.aux_dict}
+        for node in self._order:
+            if node.is_variable:
+                values[id(node)] = [bound[node.name]._data]
+                continue
+            arrays = [values[id(child)][index] for child, index in node.inputs]
+            try:
+                results = node.op.run(arrays, node.attrs, is_train=is_train)
+            except MXNetError as exc:
+                raise _node_error(node, exc) from None
+            if is_train and node.op.aux and node.op.name == "BatchNorm" and not node.attrs["use_global_stats"]:
+                momentum = node.attrs["momentum"]
+                arrays[3][...] = momentum * arrays[3] + (1 - momentum) * results[1]
+                arrays[4][...] = momentum * arrays[4] + (1 - momentum) * results[2]
+            values[id(node)] = results
+        self.outputs = [NDArray(values[id(n)][i], self._ctx) for n, i in self._symbol._outputs]
+        return self.outputs
+
+    def backward(self, out_grads=None, is_train=True):
+        raise MXNetError("this runtime computes forward passes only")

@@ -1,0 +1,4 @@
+"""Gluon: blocks, parameters and layers, eager until hybridize()."""
+from runtime.gluon import nn
+from runtime.gluon.block import Block, HybridBlock, SymbolBlock
+from runtime.gluon.parameter import Constant, DeferredInitializationError, Parameter, ParameterDict

@@ -1,0 +1,9 @@
+"""Gluon's neural-network layers."""
+from runtime.gluon.block import Block, HybridBlock, SymbolBlock
+from runtime.gluon.nn.basic_layers import (ELU, GELU, SELU, Activation, BatchNorm, Concurrent, Dense, Dropout,
+                                           Embedding, Flatten, GroupNorm, HybridConcurrent, HybridLambda,
+                                           HybridSequential, InstanceNorm, Lambda, LayerNorm, LeakyReLU, PReLU,
+                                           Sequential, Swish)
+from runtime.gluon.nn.conv_layers import (AvgPool1D, AvgPool2D, Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose,
+                                          Conv3D, GlobalAvgPool1D, GlobalAvgPool2D, GlobalMaxPool1D, GlobalMaxPool2D,
+                                          MaxPool1D, MaxPool2D)

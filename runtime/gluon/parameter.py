@@ -1,0 +1,235 @@
+"""Parameters and parameter dictionaries, with MXNet 1.x's naming and deferred initialization."""
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from typing import Dict, Optional
+
+import numpy as np
+
+from runtime import initializer as init_module
+from runtime.base import MXNetError
+from runtime.context import current_context
+from runtime.ndarray import NDArray
+
+
+class DeferredInitializationError(MXNetError):
+    """The parameter's shape is not known until the first forward pass."""
+
+
+class Parameter:
+    def __init__(self, name, grad_req="write", shape=None, dtype=np.float32, lr_mult=1.0, wd_mult=1.0, init=None,
+                 allow_deferred_init=False, differentiable=True, stype="default", grad_stype="default"):
+        self.name = name
+        self._shape = (shape,) if isinstance(shape, int) else (tuple(shape) if shape is not None else None)
+        self.dtype = np.dtype(dtype).type
+        self.lr_mult, self.wd_mult = lr_mult, wd_mult
+        self.init = init
+        self.grad_req = grad_req if differentiable else "null"
+        self.allow_deferred_init = allow_deferred_init
+        self._data: Optional[NDArray] = None
+        self._deferred = None      # (initializer, ctx, default_init, data) waiting for a shape
+        self._var = None
+
+    def __repr__(self) -> str:
+        return "Parameter %s (shape=%s, dtype=%s)" % (self.name, self.shape, np.dtype(self.dtype).name)
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @shape.setter
+    def shape(self, new_shape):
+        new_shape = tuple(new_shape)
+        if self._shape is not None:
+            if len(self._shape) != len(new_shape) or any(o not in (0, n) for o, n in zip(self._shape, new_shape)):
+                raise MXNetError("Expected shape %s is incompatible with given shape %s for Parameter %s"
+                                 % (new_shape, self._shape, self.name))
+        self._shape = new_shape
+
+    def _shape_known(self) -> bool:
+        return self._shape is not None and all(d > 0 for d in self._shape)
+
+    def initialize(self, init=None, ctx=None, default_init=None, force_reinit=False):
+        if self._data is not None and not force_reinit:
+            return
+        chosen = init if init is not None else self.init
+        default_init = init_module.create(default_init) if default_init is not None else init_module.Uniform()
+        if not self._shape_known():
+            if not self.allow_deferred_init:
+                raise MXNetError("Cannot initialize Parameter '%s' because it has invalid shape: %s."
+                                 % (self.name, self._shape))
+            self._deferred = (chosen, ctx, default_init, None)
+            return
+        self._deferred = (chosen, ctx, default_init, None)
+        self._finish_deferred_init()
+
+    def _finish_deferred_init(self) -> None:
+        if self._deferred is None:
+            return
+        chosen, ctx, default_init, data = self._deferred
+        if not self._shape_known():
+            raise DeferredInitializationError(
+                "Parameter '%s' has not been initialized yet because initialization was deferred. Actual "
+                "initialization happens during the first forward pass." % self.name)
+        array = NDArray(np.zeros(self._shape, dtype=self.dtype), ctx if not isinstance(ctx, list) else ctx[0])
+        if data is not None:
+            array[:] = data
+        elif chosen is not None:
+            # a parameter's own initializer applies whatever the parameter's name says
+            init_module.create(chosen)._init_weight(self.name, array)
+        else:
+            default_init(self.name, array)
+        self._data = array
+        self._deferred = None
+
+    def data(self, ctx=None) -> NDArray:
+        if self._data is None:
+            if self._deferred is not None:
+                raise DeferredInitializationError(
+                    "Parameter '%s' has not been initialized yet because initialization was deferred. Actual "
+                    "initialization happens during the first forward pass. Please pass one batch of data through "
+                    "the network before accessing Parameters." % self.name)
+            raise MXNetError("Parameter '%s' has not been initialized. Note that you should initialize parameters "
+                             "and create Trainer with Block.collect_params() instead of Block.params because the "
+                             "later does not include Parameters of nested child Blocks" % self.name)
+        return self._data
+
+    def list_data(self):
+        return [self.data()]
+
+    def list_ctx(self):
+        return [self.data().context] if self._data is not None else []
+
+    def set_data(self, data) -> None:
+        value = data._data if isinstance(data, NDArray) else np.asarray(data)
+        self.shape = value.shape
+        if self._data is None:
+            if self._deferred is not None:
+                chosen, ctx, default_init, _ = self._deferred
+                self._deferred = (chosen, ctx, default_init, value)
+                self._finish_deferred_init()
+                return
+            self._data = NDArray(np.array(value, dtype=self.dtype))
+            return
+        self._data._data[...] = value
+
+    def zero_grad(self) -> None:
+        pass
+
+    def reset_ctx(self, ctx) -> None:
+        if self._data is not None:
+            self._data = self._data.as_in_context(ctx)
+
+    def cast(self, dtype) -> None:
+        self.dtype = np.dtype(dtype).type
+        if self._data is not None:
+            self._data = self._data.astype(dtype)
+
+    def var(self):
+        from runtime.symbol import var
+        if self._var is None:
+            self._var = var(self.name, shape=self._shape, dtype=self.dtype, lr_mult=self.lr_mult,
+                            wd_mult=self.wd_mult)
+        return self._var
+
+
+class Constant(Parameter):
+    def __init__(self, name, value):
+        value = value.asnumpy() if isinstance(value, NDArray) else np.asarray(value, dtype=np.float32)
+        super().__init__(name, grad_req="null", shape=value.shape, dtype=value.dtype,
+                         init=init_module.Constant(0.0))
+        self.value = value
+        self._deferred = None
+        self._data = NDArray(value.copy())
+
+
+class ParameterDict:
+    def __init__(self, prefix: str = "", shared: Optional["ParameterDict"] = None):
+        self._prefix = prefix
+        self._params: "OrderedDict[str, Parameter]" = OrderedDict()
+        self._shared = shared
+
+    @property
+    def prefix(self) -> str:
+        return self._prefix
+
+    def __getitem__(self, key: str) -> Parameter:
+        return self._params[key]
+
+    def __contains__(self, key) -> bool:
+        return key in self._params
+
+    def __iter__(self):
+        return iter(self._params)
+
+    def __len__(self) -> int:
+        return len(self._params)
+
+    def keys(self):
+        return self._params.keys()
+
+    def values(self):
+        return self._params.values()
+
+    def items(self):
+        return self._params.items()
+
+    def __repr__(self) -> str:
+        body = "\n".join("  " + repr(p) for p in self._params.values())
+        return "%s(\n%s\n)" % (self._prefix or "ParameterDict", body)
+
+    def get(self, name: str, **kwargs) -> Parameter:
+        full = self._prefix + name
+        param = self._params.get(full)
+        if param is None and self._shared is not None and full in self._shared:
+            param = self._shared[full]
+            self._params[full] = param
+        if param is None:
+            param = Parameter(full, **kwargs)
+            self._params[full] = param
+        elif "shape" in kwargs and kwargs["shape"] is not None:
+            param.shape = kwargs["shape"] if not isinstance(kwargs["shape"], int) else (kwargs["shape"],)
+        return param
+
+    def get_constant(self, name: str, value=None) -> Parameter:
+        full = self._prefix + name
+        if full not in self._params:
+            self._params[full] = Constant(full, value)
+        return self._params[full]
+
+    def update(self, other: "ParameterDict") -> None:
+        for k, v in other.items():
+            self._params[k] = v
+
+    def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False) -> None:
+        default = init_module.create(init)
+        for param in self._params.values():
+            param.initialize(None, ctx, default, force_reinit=force_reinit)
+
+    def zero_grad(self) -> None:
+        pass
+
+    def reset_ctx(self, ctx) -> None:
+        for p in self._params.values():
+            p.reset_ctx(ctx)
+
+    def setattr(self, name, value) -> None:
+        for p in self._params.values():
+            setattr(p, name, value)
+
+    def select(self, pattern: str) -> "ParameterDict":
+        selected = ParameterDict(self._prefix)
+        regex = re.compile(pattern)
+        for k, v in self._params.items():
+            if regex.match(k):
+                selected._params[k] = v
+        return selected
+
+    def save(self, filename: str, strip_prefix: str = "") -> None:
+        from runtime.serialization import save_arrays
+        arrays: Dict[str, np.ndarray] = {}
+        for name, param in self._params.items():
+            key = name[len(strip_prefix):] if strip_prefix and name.startswith(strip_prefix) else name
+            arrays[key] = param.data().asnumpy()
+        save_arrays(filename, arrays)

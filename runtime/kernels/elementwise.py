@@ -1,0 +1,160 @@
+"""Elementwise kernels over NumPy arrays (MXNet's rounding and activation conventions)."""
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+
+def _same(x, y):
+    return y.astype(x.dtype, copy=False)
+
+
+def relu(x):
+    return np.maximum(x, 0).astype(x.dtype, copy=False)
+
+
+def sigmoid(x):
+    return _same(x, special.expit(x))
+
+
+def softsign(x):
+    return _same(x, x / (1 + np.abs(x)))
+
+
+def softrelu(x):
+    return _same(x, np.logaddexp(0, x))
+
+
+def round_half_away(x):
+    return _same(x, np.sign(x) * np.floor(np.abs(x) + 0.5))
+
+
+def rsqrt(x):
+    return _same(x, 1.0 / np.sqrt(x))
+
+
+def erf(x):
+    return _same(x, special.erf(x))
+
+
+def erfinv(x):
+    return _same(x, special.erfinv(x))
+
+
+def gamma(x):
+    return _same(x, special.gamma(x))
+
+
+def gammaln(x):
+    return _same(x, special.gammaln(x))
+
+
+def reciprocal(x):
+    return _same(x, 1.0 / x)
+
+
+def identity(x):
+    return x.copy()
+
+
+def zeros_like(x):
+    return np.zeros_like(x)
+
+
+def ones_like(x):
+    return np.ones_like(x)
+
+
+def activation(x, act_type):
+    if act_type == "relu":
+        return relu(x)
+    if act_type == "sigmoid":
+        return sigmoid(x)
+    if act_type == "tanh":
+        return np.tanh(x)
+    if act_type == "softrelu":
+        return softrelu(x)
+    if act_type == "softsign":
+        return softsign(x)
+    raise ValueError("unknown act_type %s" % act_type)
+
+
+def leaky_relu(x, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125, upper_bound=0.334):
+    if act_type == "leaky":
+        return _same(x, np.where(x > 0, x, x * slope))
+    if act_type == "elu":
+        return _same(x, np.where(x > 0, x, slope * np.expm1(np.minimum(x, 0))))
+    if act_type == "selu":
+        alpha, scale = 1.6732632423543772, 1.0507009873554805
+        return _same(x, scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))))
+    if act_type == "gelu":
+        return _same(x, 0.5 * x * (1 + special.erf(x / np.sqrt(2))))
+    if act_type == "prelu":
+        if gamma is None:
+            raise ValueError("prelu needs the gamma input")
+        shape = [1] * x.ndim
+        if x.ndim > 1:
+            shape[1] = -1
+        g = gamma.reshape(shape) if gamma.size > 1 else gamma.reshape(())
+        return _same(x, np.where(x > 0, x, x * g))
+    if act_type == "rrelu":
+        return _same(x, np.where(x > 0, x, x * (lower_bound + upper_bound) / 2))
+    raise ValueError("unknown act_type %s" % act_type)
+
+
+def clip(x, a_min, a_max):
+    return _same(x, np.clip(x, a_min, a_max))
+
+
+def cast(x, dtype):
+    return x.astype(dtype)
+
+
+def smooth_l1(x, scalar=1.0):
+    sigma2 = scalar * scalar
+    return _same(x, np.where(np.abs(x) < 1.0 / sigma2, 0.5 * sigma2 * x * x, np.abs(x) - 0.5 / sigma2))
+
+
+def same_shape(op):
+    """elemwise_*: operands must have equal shapes (no broadcasting)."""
+    def kernel(a, b):
+        if a.shape != b.shape:
+            raise ValueError("Incompatible attr at 1-th input: expected %s, got %s"
+                             % (_shape_text(a.shape), _shape_text(b.shape)))
+        return op(a, b).astype(a.dtype, copy=False)
+    return kernel
+
+
+def _shape_text(shape) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def broadcasting(op, bool_result=False):
+    def kernel(a, b):
+        try:
+            np.broadcast_shapes(a.shape, b.shape)
+        except ValueError:
+            raise ValueError("operands could not be broadcast together with shapes %s %s"
+                             % (_shape_text(a.shape), _shape_text(b.shape))) from None
+        out = op(a, b)
+        return out.astype(a.dtype, copy=False)
+    return kernel
+
+
+def with_scalar(op, reverse=False):
+    def kernel(x, scalar):
+        s = np.asarray(scalar, dtype=x.dtype)
+        out = op(s, x) if reverse else op(x, s)
+        return np.asarray(out).astype(x.dtype, copy=False)
+    return kernel
+
+
+def mod(a, b):
+    return np.fmod(a, b) + np.where((np.fmod(a, b) != 0) & ((np.fmod(a, b) < 0) != (b < 0)), b, 0)
+
+
+def add_n(*arrays):
+    out = arrays[0].copy()
+    for a in arrays[1:]:
+        out = out + a
+    return out

@@ -1,0 +1,395 @@
+"""Neural-network kernels. Convolution is im2col (a Numba loop) + one BLAS product; pooling is a
+Numba loop. Every function takes NumPy arrays and plain Python attributes."""
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from runtime.kernels.tensor import softmax
+
+
+def fully_connected(data, weight, bias=None, num_hidden=0, no_bias=False, flatten=True):
+    x = data.reshape(data.shape[0], -1) if flatten else data
+    if x.shape[-1] != weight.shape[1]:
+        raise ValueError("Shape inconsistent: data has %d features, weight expects %d" % (x.shape[-1], weight.shape[1]))
+    out = x @ weight.T
+    if bias is not None and not no_bias:
+        out += bias
+    return out
+
+
+# ---- convolution
+@numba.njit(cache=True, nogil=True)
+def _im2col(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
+    n, c, h, w = x.shape
+    cols = np.zeros((n, c * kh * kw, oh * ow), dtype=x.dtype)
+    for b in range(n):
+        for ch in range(c):
+            for i in range(kh):
+                for j in range(kw):
+                    row = (ch * kh + i) * kw + j
+                    for y in range(oh):
+                        iy = y * sh - ph + i * dh
+                        if iy < 0 or iy >= h:
+                            continue
+                        for xx in range(ow):
+                            ix = xx * sw - pw + j * dw
+                            if 0 <= ix < w:
+                                cols[b, row, y * ow + xx] = x[b, ch, iy, ix]
+    return cols
+
+
+@numba.njit(cache=True, nogil=True)
+def _col2im(cols, n, c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
+    x = np.zeros((n, c, h, w), dtype=cols.dtype)
+    for b in range(n):
+        for ch in range(c):
+            for i in range(kh):
+                for j in range(kw):
+                    row = (ch * kh + i) * kw + j
+                    for y in range(oh):
+                        iy = y * sh - ph + i * dh
+                        if iy < 0 or iy >= h:
+                            continue
+                        for xx in range(ow):
+                            ix = xx * sw - pw + j * dw
+                            if 0 <= ix < w:
+                                x[b, ch, iy, ix] += cols[b, row, y * ow + xx]
+    return x
+
+
+def _as_2d(data, kernel, stride, dilate, pad):
+    """1-D convolutions run as 2-D ones of height 1."""
+    k = len(kernel)
+    if k == 1:
+        return (data[:, :, None, :], (1,) + tuple(kernel), (1,) + tuple(stride or (1,)),
+                (1,) + tuple(dilate or (1,)), (0,) + tuple(pad or (0,)), True)
+    if k != 2:
+        raise ValueError("only 1-D and 2-D convolutions are supported, got kernel %s" % (kernel,))
+    return data, tuple(kernel), tuple(stride or (1, 1)), tuple(dilate or (1, 1)), tuple(pad or (0, 0)), False
+
+
+def convolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), num_filter=0, num_group=1,
+                workspace=1024, no_bias=False, cudnn_tune=None, cudnn_off=False, layout=None):
+    x, (kh, kw), (sh, sw), (dh, dw), (ph, pw), one_d = _as_2d(data, kernel, stride, dilate, pad)
+    w = weight[:, :, None, :] if one_d else weight
+    n, c, h, wd = x.shape
+    if c != w.shape[1] * num_group:
+        raise ValueError("Shape inconsistent: data has %d channels, weight expects %d" % (c, w.shape[1] * num_group))
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    cols = _im2col(np.ascontiguousarray(x), kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
+    cg, fg = c // num_group, num_filter // num_group
+    out = np.empty((n, num_filter, oh * ow), dtype=x.dtype)
+    for g in range(num_group):
+        wg = w[g * fg:(g + 1) * fg].reshape(fg, -1)
+        block = cols[:, g * cg * kh * kw:(g + 1) * cg * kh * kw]
+        out[:, g * fg:(g + 1) * fg] = np.matmul(wg, block)
+    if bias is not None and not no_bias:
+        out += bias.reshape(1, -1, 1)
+    out = out.reshape(n, num_filter, oh, ow)
+    return out[:, :, 0, :] if one_d else out
+
+
+def deconvolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), adj=(), target_shape=(),
+                  num_filter=0, num_group=1, workspace=512, no_bias=True, cudnn_tune=None, cudnn_off=False,
+                  layout=None):
+    x, (kh, kw), (sh, sw), (dh, dw), (ph, pw), one_d = _as_2d(data, kernel, stride, dilate, pad)
+    w = weight[:, :, None, :] if one_d else weight
+    adj = tuple(adj) if adj else (0,) * len(kernel)
+    ah, aw = ((0,) + adj) if one_d else adj
+    n, c, h, wd = x.shape
+    oh = (h - 1) * sh - 2 * ph + dh * (kh - 1) + 1 + ah
+    ow = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + 1 + aw
+    if target_shape:
+        ts = ((1,) + tuple(target_shape)) if one_d else tuple(target_shape)
+        oh, ow = ts
+    cg, fg = c // num_group, num_filter // num_group
+    cols = np.empty((n, num_filter * kh * kw, h * wd), dtype=x.dtype)
+    xr = x.reshape(n, c, h * wd)
+    for g in range(num_group):
+        wg = w[g * cg:(g + 1) * cg].reshape(cg, fg * kh * kw)
+        cols[:, g * fg * kh * kw:(g + 1) * fg * kh * kw] = np.matmul(wg.T, xr[:, g * cg:(g + 1) * cg])
+    out = _col2im(cols, n, num_filter, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, h, wd)
+    if bias is not None and not no_bias:
+        out += bias.reshape(1, -1, 1, 1)
+    return out[:, :, 0, :] if one_d else out
+
+
+# ---- pooling
+@numba.njit(cache=True, nogil=True)
+def _pool2d(x, kh, kw, sh, sw, ph, pw, oh, ow, is_max, count_include_pad, is_sum):
+    n, c, h, w = x.shape
+    out = np.empty((n, c, oh, ow), dtype=x.dtype)
+    for b in range(n):
+        for ch in range(c):
+            for y in range(oh):
+                y0 = y * sh - ph
+                y1 = min(y0 + kh, h + ph)
+                for xx in range(ow):
+                    x0 = xx * sw - pw
+                    x1 = min(x0 + kw, w + pw)
+                    size = (y1 - y0) * (x1 - x0)
+                    ya, yb, xa, xb = max(y0, 0), min(y1, h), max(x0, 0), min(x1, w)
+                    if is_max:
+                        best = -np.inf
+                        for i in range(ya, yb):
+                            for j in range(xa, xb):
+                                if x[b, ch, i, j] > best:
+                                    best = x[b, ch, i, j]
+                        out[b, ch, y, xx] = best
+                    else:
+                        total = 0.0
+                        for i in range(ya, yb):
+                            for j in range(xa, xb):
+                                total += x[b, ch, i, j]
+                        if is_sum:
+                            out[b, ch, y, xx] = total
+                        else:
+                            count = size if count_include_pad else (yb - ya) * (xb - xa)
+                            out[b, ch, y, xx] = total / max(count, 1)
+    return out
+
+
+def pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False, pooling_convention="valid",
+            stride=(), pad=(), p_value=None, count_include_pad=None, layout=None):
+    one_d = data.ndim == 3
+    x = data[:, :, None, :] if one_d else data
+    if global_pool:
+        reduce = np.max if pool_type == "max" else np.sum if pool_type == "sum" else np.mean
+        out = reduce(x, axis=(2, 3), keepdims=True)
+        return out[:, :, 0, :] if one_d else out
+    if x.ndim != 4:
+        raise ValueError("only 1-D and 2-D pooling are supported")
+    kernel = ((1,) + tuple(kernel)) if one_d else tuple(kernel)
+    stride = ((1,) + tuple(stride or (1,))) if one_d else tuple(stride or (1, 1))
+    pad = ((0,) + tuple(pad or (0,))) if one_d else tuple(pad or (0, 0))
+    (kh, kw), (sh, sw), (ph, pw) = kernel, stride, pad
+    h, w = x.shape[2:]
+    if pooling_convention == "full":
+        oh = int(math.ceil((h + 2 * ph - kh) / sh)) + 1
+        ow = int(math.ceil((w + 2 * pw - kw) / sw)) + 1
+    else:
+        oh = (h + 2 * ph - kh) // sh + 1
+        ow = (w + 2 * pw - kw) // sw + 1
+    include = True if count_include_pad is None else count_include_pad
+    out = _pool2d(np.ascontiguousarray(x), kh, kw, sh, sw, ph, pw, oh, ow, pool_type == "max", include,
+                  pool_type == "sum")
+    return out[:, :, 0, :] if one_d else out
+
+
+def adaptive_avg_pool2d(data, output_size=()):
+    n, c, h, w = data.shape
+    size = output_size or (1,)
+    oh, ow = (size[0], size[0]) if len(size) == 1 else size
+    out = np.empty((n, c, oh, ow), dtype=data.dtype)
+    for i in range(oh):
+        y0, y1 = (i * h) // oh, -((-(i + 1) * h) // oh)
+        for j in range(ow):
+            x0, x1 = (j * w) // ow, -((-(j + 1) * w) // ow)
+            out[:, :, i, j] = data[:, :, y0:y1, x0:x1].mean(axis=(2, 3))
+    return out
+
+
+# ---- normalization
+def batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
+               use_global_stats=False, output_mean_var=False, axis=1, cudnn_off=False, min_calib_range=None,
+               max_calib_range=None, is_train=False):
+    axis = axis % data.ndim
+    shape = [1] * data.ndim
+    shape[axis] = -1
+    if is_train and not use_global_stats:
+        axes = tuple(a for a in range(data.ndim) if a != axis)
+        mean, var = data.mean(axis=axes), data.var(axis=axes)
+    else:
+        mean, var = moving_mean, moving_var
+    g = np.ones_like(gamma) if fix_gamma else gamma
+    out = (data - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps) * g.reshape(shape) + beta.reshape(shape)
+    out = out.astype(data.dtype, copy=False)
+    return (out, mean.astype(data.dtype), var.astype(data.dtype))
+
+
+def layer_norm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False):
+    mean = data.mean(axis=axis, keepdims=True)
+    var = data.var(axis=axis, keepdims=True)
+    shape = [1] * data.ndim
+    shape[axis] = -1
+    out = (data - mean) / np.sqrt(var + eps) * gamma.reshape(shape) + beta.reshape(shape)
+    return out.astype(data.dtype, copy=False)
+
+
+def instance_norm(data, gamma, beta, eps=1e-3):
+    axes = tuple(range(2, data.ndim))
+    mean = data.mean(axis=axes, keepdims=True)
+    var = data.var(axis=axes, keepdims=True)
+    shape = (1, -1) + (1,) * (data.ndim - 2)
+    out = (data - mean) / np.sqrt(var + eps) * gamma.reshape(shape) + beta.reshape(shape)
+    return out.astype(data.dtype, copy=False)
+
+
+def group_norm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False):
+    n, c = data.shape[:2]
+    grouped = data.reshape(n, num_groups, -1)
+    mean = grouped.mean(axis=2, keepdims=True)
+    var = grouped.var(axis=2, keepdims=True)
+    # MXNet 1.x scales and shifts per group: gamma and beta have num_groups elements
+    normed = (grouped - mean) / np.sqrt(var + eps) * gamma.reshape(1, -1, 1) + beta.reshape(1, -1, 1)
+    return normed.reshape(data.shape).astype(data.dtype, copy=False)
+
+
+def l2_normalization(data, eps=1e-10, mode="instance"):
+    if mode == "instance":
+        axes = tuple(range(1, data.ndim))
+    elif mode == "channel":
+        axes = (1,)
+    else:
+        axes = tuple(range(2, data.ndim))
+    norm = np.sqrt(np.sum(np.square(data), axis=axes, keepdims=True) + eps)
+    return (data / norm).astype(data.dtype, copy=False)
+
+
+# ---- others
+def embedding(data, weight, input_dim=0, output_dim=0, dtype="float32", sparse_grad=False):
+    idx = np.clip(data.astype(np.int64), 0, weight.shape[0] - 1)
+    return weight[idx]
+
+
+def dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False, is_train=False):
+    if not (is_train or mode == "always") or p == 0:
+        return data.copy()
+    shape = list(data.shape)
+    for a in axes:
+        shape[a] = 1
+    keep = (np.random.uniform(size=shape) >= p).astype(data.dtype)
+    return data * keep / (1 - p)
+
+
+def softmax_output(data, label=None, grad_scale=1.0, ignore_label=-1.0, multi_output=False, use_ignore=False,
+                   preserve_shape=False, normalization="null", out_grad=False, smooth_alpha=0.0):
+    if multi_output:
+        return softmax(data, axis=1)
+    if preserve_shape:
+        return softmax(data, axis=-1)
+    return softmax(data.reshape(data.shape[0], -1), axis=-1).reshape(data.shape)
+
+
+def softmax_activation(data, mode="instance"):
+    if mode == "channel":
+        return softmax(data, axis=1)
+    return softmax(data.reshape(data.shape[0], -1), axis=-1).reshape(data.shape)
+
+
+def upsampling(*data, scale=1, sample_type="nearest", num_args=1, num_filter=0, multi_input_mode="concat",
+               workspace=512):
+    if sample_type != "nearest":
+        raise ValueError("only nearest upsampling is supported")
+    return np.repeat(np.repeat(data[0], scale, axis=2), scale, axis=3)
+
+
+def _sequence_lengths(data, sequence_length, use_sequence_length, axis):
+    batch = data.shape[1 - axis] if axis in (0, 1) else data.shape[1]
+    if not use_sequence_length or sequence_length is None:
+        return np.full(batch, data.shape[axis], dtype=np.int64)
+    return sequence_length.astype(np.int64)
+
+
+def sequence_mask(data, sequence_length=None, use_sequence_length=False, value=0.0, axis=0):
+    lengths = _sequence_lengths(data, sequence_length, use_sequence_length, axis)
+    steps = np.arange(data.shape[axis])
+    mask = steps[:, None] < lengths[None, :] if axis == 0 else steps[None, :] < lengths[:, None]
+    mask = mask.reshape(mask.shape + (1,) * (data.ndim - 2))
+    return np.where(mask, data, np.asarray(value, dtype=data.dtype)).astype(data.dtype)
+
+
+def sequence_last(data, sequence_length=None, use_sequence_length=False, axis=0):
+    lengths = _sequence_lengths(data, sequence_length, use_sequence_length, axis)
+    batch = np.arange(lengths.shape[0])
+    return data[lengths - 1, batch] if axis == 0 else data[batch, lengths - 1]
+
+
+def sequence_reverse(data, sequence_length=None, use_sequence_length=False, axis=0):
+    lengths = _sequence_lengths(data, sequence_length, use_sequence_length, axis)
+    out = data.copy()
+    for b, n in enumerate(lengths):
+        out[:n, b] = data[:n, b][::-1]
+    return out
+
+
+def bilinear_resize2d(data, like=None, height=1, width=1, scale_height=None, scale_width=None, mode="size",
+                      align_corners=True):
+    n, c, h, w = data.shape
+    if scale_height is not None:
+        oh, ow = int(h * scale_height), int(w * scale_width)
+    elif mode == "like" and like is not None:
+        oh, ow = like.shape[2:]
+    else:
+        oh, ow = height, width
+
+    def coords(out_size, in_size):
+        if align_corners:
+            return np.arange(out_size) * ((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
+        return np.maximum((np.arange(out_size) + 0.5) * in_size / out_size - 0.5, 0)
+
+    ys, xs = coords(oh, h), coords(ow, w)
+    y0 = np.floor(ys).astype(int); y1 = np.minimum(y0 + 1, h - 1); wy = (ys - y0)[:, None]
+    x0 = np.floor(xs).astype(int); x1 = np.minimum(x0 + 1, w - 1); wx = (xs - x0)[None, :]
+    top = data[:, :, y0][:, :, :, x0] * (1 - wx) + data[:, :, y0][:, :, :, x1] * wx
+    bottom = data[:, :, y1][:, :, :, x0] * (1 - wx) + data[:, :, y1][:, :, :, x1] * wx
+    return (top * (1 - wy) + bottom * wy).astype(data.dtype)
+
+
+def _corners(boxes, fmt):
+    if fmt == "center":
+        x, y, w, h = np.moveaxis(boxes, -1, 0)
+        return np.stack([x - w / 2, y - h / 2, x + w / 2, y + h / 2], axis=-1)
+    return boxes
+
+
+def box_iou(lhs, rhs, format="corner"):
+    a = _corners(lhs, format)[..., None, :]
+    b = _corners(rhs, format)
+    b = b.reshape((1,) * (lhs.ndim - 1) + b.shape)
+    ix = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
+    iy = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0, None)
+    inter = ix * iy
+    area_a = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
+    area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+    union = area_a + area_b - inter
+    return np.where(union > 0, inter / np.where(union > 0, union, 1), 0).astype(lhs.dtype)
+
+
+def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, score_index=1, id_index=-1,
+            background_id=-1, force_suppress=False, in_format="corner", out_format="corner"):
+    shape = data.shape
+    batches = data.reshape(-1, shape[-2], shape[-1])
+    out = np.full_like(batches, -1)
+    for b, boxes in enumerate(batches):
+        scores = boxes[:, score_index]
+        order = [i for i in np.argsort(-scores, kind="stable") if scores[i] > valid_thresh]
+        if id_index >= 0 and background_id >= 0:
+            order = [i for i in order if boxes[i, id_index] != background_id]
+        if topk > 0:
+            order = order[:topk]
+        corners = _corners(boxes[:, coord_start:coord_start + 4], in_format)
+        keep = []
+        for i in order:
+            suppressed = False
+            for j in keep:
+                if not force_suppress and id_index >= 0 and boxes[i, id_index] != boxes[j, id_index]:
+                    continue
+                if box_iou(corners[i:i + 1], corners[j:j + 1])[0, 0] > overlap_thresh:
+                    suppressed = True
+                    break
+            if not suppressed:
+                keep.append(i)
+        for k, i in enumerate(keep):
+            out[b, k] = boxes[i]
+            if out_format != in_format:
+                box = corners[i] if out_format == "corner" else None
+                if box is None:
+                    x0, y0, x1, y1 = corners[i]
+                    box = np.array([(x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0])
+                out[b, k, coord_start:coord_start + 4] = box
+    return out.reshape(shape)

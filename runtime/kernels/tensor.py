@@ -1,0 +1,431 @@
+"""Reductions, shape manipulation, indexing and creation kernels over NumPy arrays."""
+from __future__ import annotations
+
+import numpy as np
+
+
+# ---- reductions
+def _axes(ndim, axis, exclude=False):
+    if axis is None:
+        axes = tuple(range(ndim))
+    else:
+        axes = tuple(a % ndim if ndim else a for a in ((axis,) if isinstance(axis, int) else axis))
+    for a in axes:
+        if not 0 <= a < max(ndim, 1):
+            raise ValueError("axis %s is out of bounds for a %d-d array" % (axis, ndim))
+    if exclude:
+        axes = tuple(a for a in range(ndim) if a not in axes)
+    return axes
+
+
+def reducer(function):
+    def kernel(x, axis=None, keepdims=False, exclude=False):
+        axes = _axes(x.ndim, axis, exclude)
+        out = function(x, axis=axes, keepdims=keepdims)
+        out = np.asarray(out, dtype=x.dtype)
+        return out.reshape(1) if out.ndim == 0 else out
+    return kernel
+
+
+def norm(x, ord=2, axis=None, keepdims=False):
+    axes = _axes(x.ndim, axis)
+    if ord == 1:
+        out = np.sum(np.abs(x), axis=axes, keepdims=keepdims)
+    else:
+        out = np.sqrt(np.sum(np.square(x.astype(np.float64)), axis=axes, keepdims=keepdims))
+    out = np.asarray(out, dtype=x.dtype)
+    return out.reshape(1) if out.ndim == 0 else out
+
+
+def arg_reducer(function):
+    def kernel(x, axis=None, keepdims=False):
+        if axis is None:
+            out = np.asarray(function(x.reshape(-1)))
+            return out.reshape((1,) * x.ndim if keepdims else (1,)).astype(np.float32)
+        out = function(x, axis=axis)
+        if keepdims:
+            out = np.expand_dims(out, axis)
+        return out.astype(np.float32)
+    return kernel
+
+
+def argmax_channel(x):
+    return np.argmax(x, axis=-1).astype(np.float32)
+
+
+def topk(x, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
+    order = np.argsort(x if is_ascend else -x, axis=axis, kind="stable")
+    index = np.take(order, np.arange(k), axis=axis)
+    values = np.take_along_axis(x, index, axis=axis)
+    if ret_typ == "value":
+        return values
+    if ret_typ == "both":
+        return values, index.astype(dtype)
+    if ret_typ == "mask":
+        mask = np.zeros_like(x)
+        np.put_along_axis(mask, index, 1, axis=axis)
+        return mask
+    return index.astype(dtype)
+
+
+def sort(x, axis=-1, is_ascend=True):
+    out = np.sort(x, axis=axis, kind="stable")
+    return out if is_ascend else np.flip(out, axis=axis)
+
+
+def argsort(x, axis=-1, is_ascend=True, dtype="float32"):
+    order = np.argsort(x if is_ascend else -x, axis=axis, kind="stable")
+    return order.astype(dtype)
+
+
+def softmax(x, axis=-1, temperature=None, length=None, use_length=False, dtype=None):
+    z = x.astype(np.float64) / (temperature or 1.0)
+    z = np.exp(z - z.max(axis=axis, keepdims=True))
+    out = z / z.sum(axis=axis, keepdims=True)
+    return out.astype(dtype or x.dtype)
+
+
+def log_softmax(x, axis=-1, temperature=None, dtype=None):
+    # float32 like MXNet's kernel: float64 here would differ from it by more than the tolerance
+    z = x / np.asarray(temperature or 1.0, dtype=x.dtype)
+    z = z - z.max(axis=axis, keepdims=True)
+    out = z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+    return out.astype(dtype or x.dtype)
+
+
+def softmin(x, axis=-1, temperature=None, dtype=None):
+    return softmax(-x, axis=axis, temperature=temperature, dtype=dtype)
+
+
+# ---- shapes
+def reshape_shape(src, shape, reverse=False):
+    """MXNet's reshape codes: 0 copy, -1 infer, -2 copy the rest, -3 merge two, -4 split one."""
+    src = list(src)
+    shape = list(shape)
+    if reverse:
+        src, shape = src[::-1], shape[::-1]
+        # -4's two following values stay in order when read backwards
+        i = 0
+        fixed = []
+        while i < len(shape):
+            if i + 2 < len(shape) and shape[i + 2] == -4:
+                fixed += [-4, shape[i + 1], shape[i]]
+                i += 3
+            else:
+                fixed.append(shape[i])
+                i += 1
+        shape = fixed
+    out = []
+    infer = -1
+    i = j = 0
+    while i < len(shape):
+        code = shape[i]
+        if code == 0:
+            out.append(src[j]); j += 1
+        elif code == -1:
+            infer = len(out); out.append(1); j += 1
+        elif code == -2:
+            out.extend(src[j:]); j = len(src)
+        elif code == -3:
+            out.append(src[j] * src[j + 1]); j += 2
+        elif code == -4:
+            a, b = shape[i + 1], shape[i + 2]
+            if a == -1:
+                a = src[j] // b
+            if b == -1:
+                b = src[j] // a
+            if a * b != src[j]:
+                raise ValueError("-4 split %d into %d x %d" % (src[j], a, b))
+            out.extend([a, b]); j += 1; i += 2
+        elif code > 0:
+            out.append(code); j += 1
+        else:
+            raise ValueError("invalid reshape code %d" % code)
+        i += 1
+    total = int(np.prod(src))
+    if infer >= 0:
+        known = int(np.prod([d for k, d in enumerate(out) if k != infer]))
+        if known == 0 or total % known:
+            raise ValueError("cannot infer -1 for shape %s from %s" % (tuple(shape), tuple(src)))
+        out[infer] = total // known
+    if int(np.prod(out)) != total:
+        raise ValueError("target shape size is different to source. Target: %s Source: %s"
+                         % (tuple(out), tuple(src)))
+    return tuple(out[::-1] if reverse else out)
+
+
+def reshape(x, shape=(), reverse=False, target_shape=None, keep_highest=False):
+    return x.reshape(reshape_shape(x.shape, shape, reverse))
+
+
+def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end=None):
+    lb = 0 if lhs_begin is None else lhs_begin % (lhs.ndim + 1)
+    le = lhs.ndim if lhs_end is None else lhs_end % (lhs.ndim + 1)
+    rb = 0 if rhs_begin is None else rhs_begin % (rhs.ndim + 1)
+    re_ = rhs.ndim if rhs_end is None else rhs_end % (rhs.ndim + 1)
+    shape = lhs.shape[:lb] + rhs.shape[rb:re_] + lhs.shape[le:]
+    return lhs.reshape(shape)
+
+
+def flatten(x):
+    return x.reshape(x.shape[0], -1) if x.ndim else x.reshape(1, 1)
+
+
+def expand_dims(x, axis):
+    if not -x.ndim - 1 <= axis <= x.ndim:
+        raise ValueError("axis %d is out of bounds for a %d-d array" % (axis, x.ndim))
+    return np.expand_dims(x, axis)
+
+
+def squeeze(x, axis=None):
+    if axis is None:
+        out = np.squeeze(x)
+    else:
+        axes = _axes(x.ndim, axis)
+        for a in axes:
+            if x.shape[a] != 1:
+                raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+        out = np.squeeze(x, axis=axes)
+    # MXNet 1.x has no 0-d arrays: squeezing every axis leaves shape (1,)
+    return out.reshape(1) if out.ndim == 0 else out
+
+
+def transpose(x, axes=()):
+    return np.ascontiguousarray(np.transpose(x, axes or None))
+
+
+def swapaxes(x, dim1=0, dim2=0):
+    return np.ascontiguousarray(np.swapaxes(x, dim1, dim2))
+
+
+def concat(*arrays, dim=1, num_args=None):
+    return np.concatenate(arrays, axis=dim)
+
+
+def stack(*arrays, axis=0, num_args=None):
+    return np.stack(arrays, axis=axis)
+
+
+def split(x, num_outputs, axis=1, squeeze_axis=False):
+    if x.shape[axis] % num_outputs:
+        raise ValueError("cannot split axis of size %d into %d equal parts" % (x.shape[axis], num_outputs))
+    parts = np.split(x, num_outputs, axis=axis)
+    if squeeze_axis:
+        parts = [np.squeeze(p, axis=axis) for p in parts]
+    return tuple(np.ascontiguousarray(p) for p in parts)
+
+
+def split_v2(x, indices=(), axis=0, squeeze_axis=False, sections=0):
+    parts = np.split(x, sections if sections else list(indices)[1:] if indices and indices[0] == 0 else list(indices),
+                     axis=axis)
+    if squeeze_axis:
+        parts = [np.squeeze(p, axis=axis) for p in parts]
+    return tuple(np.ascontiguousarray(p) for p in parts)
+
+
+def slice_(x, begin, end, step=()):
+    index = []
+    for k in range(len(begin)):
+        s = step[k] if k < len(step) and step[k] is not None else 1
+        index.append(slice(begin[k], end[k] if k < len(end) else None, s))
+    return np.ascontiguousarray(x[tuple(index)])
+
+
+def slice_axis(x, axis, begin, end):
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError("axis %d is out of bounds for a %d-d array" % (axis, x.ndim))
+    index = [slice(None)] * x.ndim
+    index[axis] = slice(begin, end)
+    return np.ascontiguousarray(x[tuple(index)])
+
+
+def slice_like(x, shape_like, axes=()):
+    axes = _axes(x.ndim, axes) if axes else range(min(x.ndim, shape_like.ndim))
+    index = [slice(None)] * x.ndim
+    for a in axes:
+        index[a] = slice(0, shape_like.shape[a])
+    return np.ascontiguousarray(x[tuple(index)])
+
+
+def tile(x, reps):
+    return np.tile(x, reps)
+
+
+def repeat(x, repeats, axis=None):
+    return np.repeat(x.reshape(-1) if axis is None else x, repeats, axis=axis)
+
+
+def reverse(x, axis):
+    return np.ascontiguousarray(np.flip(x, axis=axis))
+
+
+def pad(x, mode="constant", pad_width=(), constant_value=0.0):
+    pairs = [(pad_width[2 * i], pad_width[2 * i + 1]) for i in range(len(pad_width) // 2)]
+    if mode == "constant":
+        return np.pad(x, pairs, mode="constant", constant_values=constant_value)
+    return np.pad(x, pairs, mode={"edge": "edge", "reflect": "reflect"}[mode])
+
+
+def diag(x, k=0, axis1=0, axis2=1):
+    if x.ndim == 1:
+        return np.diag(x, k)
+    return np.ascontiguousarray(np.diagonal(x, k, axis1, axis2))
+
+
+def depth_to_space(x, block_size):
+    n, c, h, w = x.shape
+    b = block_size
+    y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    return np.ascontiguousarray(y.reshape(n, c // (b * b), h * b, w * b))
+
+
+def space_to_depth(x, block_size):
+    n, c, h, w = x.shape
+    b = block_size
+    y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return np.ascontiguousarray(y.reshape(n, c * b * b, h // b, w // b))
+
+
+def broadcast_to(x, shape):
+    target = tuple(x.shape[i] if d == 0 else d for i, d in enumerate(shape))
+    return np.ascontiguousarray(np.broadcast_to(x, target))
+
+
+def broadcast_axis(x, axis=(), size=()):
+    axes = (axis,) if isinstance(axis, int) else axis
+    sizes = (size,) if isinstance(size, int) else size
+    target = list(x.shape)
+    for a, s in zip(axes, sizes):
+        target[a] = s
+    return np.ascontiguousarray(np.broadcast_to(x, target))
+
+
+def broadcast_like(x, like, lhs_axes=None, rhs_axes=None):
+    target = list(x.shape)
+    if lhs_axes is None:
+        target = list(like.shape)
+    else:
+        for la, ra in zip(lhs_axes, rhs_axes):
+            target[la] = like.shape[ra]
+    return np.ascontiguousarray(np.broadcast_to(x, target))
+
+
+def where(condition, x, y):
+    if condition.shape != x.shape:
+        if condition.ndim == 1 and condition.shape[0] == x.shape[0]:
+            condition = condition.reshape((-1,) + (1,) * (x.ndim - 1))
+        else:
+            raise ValueError("condition shape %s does not match %s" % (condition.shape, x.shape))
+    return np.where(condition != 0, x, y).astype(x.dtype, copy=False)
+
+
+# ---- indexing
+def _indices(index, size, mode):
+    idx = np.asarray(index).astype(np.int64)
+    if mode == "wrap":
+        return np.mod(idx, size)
+    if mode == "raise" and ((idx < 0) | (idx >= size)).any():
+        raise IndexError("index out of range for an axis of size %d" % size)
+    return np.clip(idx, 0, size - 1)
+
+
+def take(a, indices, axis=0, mode="clip"):
+    axis = axis % a.ndim
+    return np.take(a, _indices(indices, a.shape[axis], mode), axis=axis)
+
+
+def pick(data, index, axis=-1, keepdims=False, mode="clip"):
+    axis = axis % data.ndim
+    idx = _indices(index, data.shape[axis], mode)
+    idx = np.expand_dims(idx.reshape(data.shape[:axis] + data.shape[axis + 1:]), axis)
+    out = np.take_along_axis(data, idx, axis=axis)
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def gather_nd(data, indices):
+    idx = indices.astype(np.int64)
+    m = idx.shape[0]
+    return data[tuple(idx[i] for i in range(m))]
+
+
+def batch_take(a, indices):
+    idx = np.clip(indices.astype(np.int64), 0, a.shape[1] - 1)
+    return a[np.arange(a.shape[0]), idx]
+
+
+def one_hot(indices, depth, on_value=1.0, off_value=0.0, dtype="float32"):
+    idx = indices.astype(np.int64)
+    out = np.full(idx.shape + (depth,), off_value, dtype=dtype)
+    valid = (idx >= 0) & (idx < depth)
+    np.put_along_axis(out, np.expand_dims(np.where(valid, idx, 0), -1),
+                      np.where(np.expand_dims(valid, -1), on_value, off_value).astype(dtype), axis=-1)
+    return out
+
+
+# ---- creation
+def zeros(shape, dtype="float32", ctx=None):
+    return np.zeros(shape, dtype=dtype)
+
+
+def ones(shape, dtype="float32", ctx=None):
+    return np.ones(shape, dtype=dtype)
+
+
+def full(shape, value, dtype="float32", ctx=None):
+    return np.full(shape, value, dtype=dtype)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, dtype="float32", ctx=None):
+    out = np.arange(start, stop, step, dtype=np.float64) if stop is not None else np.arange(start, dtype=np.float64)
+    return np.repeat(out, repeat).astype(dtype)
+
+
+def linspace(start, stop, num, endpoint=True, dtype="float32", ctx=None):
+    return np.linspace(start, stop, num, endpoint=endpoint).astype(dtype)
+
+
+def eye(N, M=0, k=0, dtype="float32", ctx=None):
+    return np.eye(N, M or None, k, dtype=dtype)
+
+
+def shape_array(x):
+    return np.asarray(x.shape, dtype=np.int64)
+
+
+def size_array(x):
+    return np.asarray([x.size], dtype=np.int64)
+
+
+def arange_like(x, start=0.0, step=1.0, repeat=1, axis=None, ctx=None):
+    n = x.size if axis is None else x.shape[axis]
+    values = (start + step * np.arange(int(np.ceil(n / repeat)))).repeat(repeat)[:n]
+    return values.astype(x.dtype).reshape(x.shape if axis is None else (n,))
+
+
+# ---- linear algebra
+def dot(a, b, transpose_a=False, transpose_b=False, forward_stype=None):
+    if transpose_a:
+        a = a.T if a.ndim == 2 else np.moveaxis(a, 0, -1)
+    if transpose_b:
+        b = b.T if b.ndim == 2 else np.moveaxis(b, -1, 0)
+    if a.ndim == 1 and b.ndim == 1:
+        return np.asarray([np.dot(a, b)], dtype=a.dtype)
+    return np.tensordot(a, b, axes=1).astype(a.dtype, copy=False)
+
+
+def batch_dot(a, b, transpose_a=False, transpose_b=False, forward_stype=None):
+    if transpose_a:
+        a = np.swapaxes(a, -1, -2)
+    if transpose_b:
+        b = np.swapaxes(b, -1, -2)
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise ValueError("batch_dot shapes %s and %s do not match" % (a.shape, b.shape))
+    return np.matmul(a, b)
+
+
+def gemm2(a, b, transpose_a=False, transpose_b=False, alpha=1.0, axis=-2):
+    if transpose_a:
+        a = np.swapaxes(a, -1, -2)
+    if transpose_b:
+        b = np.swapaxes(b, -1, -2)
+    return (alpha * np.matmul(a, b)).astype(a.dtype, copy=False)

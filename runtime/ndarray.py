@@ -1,0 +1,433 @@
+"""NDArray: an eager tensor with MXNet 1.x semantics over a NumPy array."""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Dict, List
+
+import numpy as np
+
+from runtime import autograd
+from runtime.base import MXNetError
+from runtime.context import Context, current_context
+from runtime.invoke import present_inputs, split_arguments
+from runtime.registry import OpDef
+
+DEFAULT_DTYPE = np.float32
+
+
+class NDArray:
+    __array_priority__ = 1000.0  # numpy defers to our reflected operators
+    __slots__ = ("_data", "_ctx", "_grad")
+
+    def __init__(self, data: np.ndarray, ctx: Context = None):
+        self._data = data
+        self._ctx = ctx or current_context()
+        self._grad = None
+
+    # ---- properties
+    @property
+    def shape(self):
+        return self._data.shape
+
+    @property
+    def dtype(self):
+        return self._data.dtype.type
+
+    @property
+    def context(self) -> Context:
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def size(self) -> int:
+        return self._data.size
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def stype(self) -> str:
+        return "default"
+
+    @property
+    def T(self) -> "NDArray":
+        return _wrap(np.ascontiguousarray(self._data.T), self._ctx)
+
+    @property
+    def grad(self):
+        return self._grad
+
+    # ---- conversion
+    def asnumpy(self) -> np.ndarray:
+        return self._data.copy()
+
+    def asscalar(self):
+        if self._data.size != 1:
+            raise ValueError("The current array is not a scalar")
+        return self._data.reshape(-1)[0]
+
+    def astype(self, dtype, copy=True) -> "NDArray":
+        dtype = np.dtype(dtype)
+        if not copy and dtype == self._data.dtype:
+            return self
+        return _wrap(self._data.astype(dtype), self._ctx)
+
+    def copy(self) -> "NDArray":
+        return _wrap(self._data.copy(), self._ctx)
+
+    def copyto(self, other):
+        if isinstance(other, Context):
+            return _wrap(self._data.copy(), other)
+        other[:] = self
+        return other
+
+    def as_in_context(self, ctx: Context) -> "NDArray":
+        return self if ctx == self._ctx else _wrap(self._data, ctx)
+
+    as_in_ctx = as_in_context
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def wait_to_read(self) -> None:
+        pass
+
+    def attach_grad(self, grad_req="write", stype=None) -> None:
+        self._grad = _wrap(np.zeros_like(self._data), self._ctx)
+
+    def detach(self) -> "NDArray":
+        return _wrap(self._data, self._ctx)
+
+    def reshape(self, *shape, **kwargs) -> "NDArray":
+        """`x.reshape(2, 3)` and `x.reshape((2, 3))` both work on NDArray (not on Symbol)."""
+        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+            shape = tuple(shape[0])
+        if "shape" in kwargs:
+            shape = kwargs.pop("shape")
+        return _call("reshape", self, shape=shape, **kwargs)
+
+    # ---- Python protocol
+    def __len__(self) -> int:
+        return self._data.shape[0]
+
+    def __iter__(self):
+        for i in range(self._data.shape[0]):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        if self._data.size == 1:
+            return bool(self._data.reshape(-1)[0])
+        if self._data.size == 0:
+            return False
+        raise ValueError("The truth value of an NDArray with multiple elements is ambiguous.")
+
+    def __float__(self) -> float:
+        return float(self.asscalar())
+
+    def __int__(self) -> int:
+        return int(self.asscalar())
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __repr__(self) -> str:
+        shape = "x".join(str(d) for d in self.shape)
+        return "\n%s\n<NDArray %s @%s>" % (np.array2string(self._data), shape, self._ctx)
+
+    # ---- arithmetic: NDArray operators broadcast
+    def _binary(self, other, broadcast_op, scalar_op, reverse=False):
+        if isinstance(other, NDArray):
+            return _call(broadcast_op, other, self) if reverse else _call(broadcast_op, self, other)
+        if isinstance(other, numbers.Number):
+            return _call(scalar_op, self, scalar=float(other))
+        if isinstance(other, np.ndarray):
+            other = array(other, ctx=self._ctx, dtype=other.dtype)
+            return _call(broadcast_op, other, self) if reverse else _call(broadcast_op, self, other)
+        return NotImplemented
+
+    def __add__(self, other):
+        return self._binary(other, "broadcast_add", "_plus_scalar")
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return self._binary(other, "broadcast_sub", "_minus_scalar")
+
+    def __rsub__(self, other):
+        return self._binary(other, "broadcast_sub", "_rminus_scalar", reverse=True)
+
+    def __mul__(self, other):
+        return self._binary(other, "broadcast_mul", "_mul_scalar")
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return self._binary(other, "broadcast_div", "_div_scalar")
+
+    def __rtruediv__(self, other):
+        return self._binary(other, "broadcast_div", "_rdiv_scalar", reverse=True)
+
+    def __mod__(self, other):
+        return self._binary(other, "broadcast_mod", "_mod_scalar")
+
+    def __rmod__(self, other):
+        return self._binary(other, "broadcast_mod", "_rmod_scalar", reverse=True)
+
+    def __pow__(self, other):
+        return self._binary(other, "broadcast_power", "_power_scalar")
+
+    def __rpow__(self, other):
+        return self._binary(other, "broadcast_power", "_rpower_scalar", reverse=True)
+
+    def __neg__(self):
+        return _call("negative", self)
+
+    def __abs__(self):
+        return _call("abs", self)
+
+    def __eq__(self, other):
+        return self._binary(other, "broadcast_equal", "_equal_scalar")
+
+    def __ne__(self, other):
+        return self._binary(other, "broadcast_not_equal", "_not_equal_scalar")
+
+    def __gt__(self, other):
+        return self._binary(other, "broadcast_greater", "_greater_scalar")
+
+    def __ge__(self, other):
+        return self._binary(other, "broadcast_greater_equal", "_greater_equal_scalar")
+
+    def __lt__(self, other):
+        return self._binary(other, "broadcast_lesser", "_lesser_scalar")
+
+    def __le__(self, other):
+        return self._binary(other, "broadcast_lesser_equal", "_lesser_equal_scalar")
+
+    __hash__ = object.__hash__
+
+    def _inplace(self, result):
+        if result is NotImplemented:
+            return result
+        np.copyto(self._data, np.broadcast_to(result._data, self._data.shape), casting="unsafe")
+        return self
+
+    def __iadd__(self, other):
+        return self._inplace(self.__add__(other))
+
+    def __isub__(self, other):
+        return self._inplace(self.__sub__(other))
+
+    def __imul__(self, other):
+        return self._inplace(self.__mul__(other))
+
+    def __itruediv__(self, other):
+        return self._inplace(self.__truediv__(other))
+
+    def __imod__(self, other):
+        return self._inplace(self.__mod__(other))
+
+    # ---- legacy indexing (MXNet 1.x)
+    def __getitem__(self, key):
+        if isinstance(key, NDArray):
+            return _call("take", self, key, axis=0)
+        if isinstance(key, tuple) and any(isinstance(k, NDArray) for k in key):
+            index = tuple(k._data.astype(np.int64) if isinstance(k, NDArray) else k for k in key)
+            return _wrap(np.ascontiguousarray(self._data[index]), self._ctx)
+        if isinstance(key, (list, np.ndarray)):
+            return _wrap(self._data[np.asarray(key, dtype=np.int64)], self._ctx)
+        result = self._data[key]
+        if isinstance(key, (int, np.integer)) or (isinstance(key, tuple) and key
+                                                  and all(isinstance(k, (int, np.integer)) for k in key)):
+            # an integer index that removes every axis still leaves shape (1,) in MXNet 1.x
+            result = np.ascontiguousarray(result).reshape(result.shape or (1,))
+            if isinstance(key, (int, np.integer)):
+                return _wrap(result, self._ctx) if self.ndim > 1 else _wrap(result.copy(), self._ctx)
+            return _wrap(result.copy(), self._ctx)
+        return _wrap(result, self._ctx)
+
+    def __setitem__(self, key, value):
+        if isinstance(key, NDArray):
+            key = key._data.astype(np.int64)
+        elif isinstance(key, tuple):
+            key = tuple(k._data.astype(np.int64) if isinstance(k, NDArray) else k for k in key)
+        source = value._data if isinstance(value, NDArray) else value
+        self._data[key] = source
+
+    # ---- methods that are operators: `x.sum(axis=1)` is `nd.sum(x, axis=1)`
+    def __getattr__(self, name: str):
+        if name in _FLUENT:
+            def method(*args, **kwargs):
+                return _call(_FLUENT[name], self, *args, **kwargs)
+            method.__name__ = name
+            return method
+        raise AttributeError("'NDArray' object has no attribute '%s'" % name)
+
+
+# NDArray and Symbol offer these operators as methods.
+_FLUENT = {name: name for name in (
+    "reshape_like", "zeros_like", "ones_like", "broadcast_axes", "repeat", "pad", "swapaxes", "split", "split_v2",
+    "slice", "slice_axis", "slice_like", "take", "one_hot", "pick", "sort", "topk", "argsort", "argmax",
+    "argmax_channel", "argmin", "clip", "abs", "sign", "flatten", "diag", "expand_dims", "tile", "transpose",
+    "flip", "depth_to_space", "space_to_depth", "sum", "nansum", "prod", "nanprod", "mean", "max", "min", "norm",
+    "round", "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "degrees",
+    "radians", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt",
+    "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin", "squeeze", "broadcast_to",
+    "broadcast_like", "sum_axis", "max_axis", "min_axis")}
+_FLUENT["astype_op"] = "cast"
+
+
+def _wrap(data: np.ndarray, ctx=None) -> NDArray:
+    return NDArray(data, ctx)
+
+
+def _call(op_name: str, *args, **kwargs):
+    from runtime.ndarray_namespace import function_for
+    return function_for(op_name)(*args, **kwargs)
+
+
+def invoke(op: OpDef, args, kwargs, public_name: str):
+    """Run an operator eagerly, MXNet style: inputs first, then attributes."""
+    out = kwargs.pop("out", None)
+    kwargs.pop("name", None)
+    inputs, attrs = split_arguments(op, args, kwargs, lambda v: isinstance(v, NDArray))
+    parsed = op.parse_attrs(attrs)
+    arrays = []
+    ctx = None
+    for input_name, value in present_inputs(op, inputs, parsed):
+        if value is None:
+            raise MXNetError("Required parameter %s of %s is not presented" % (input_name, public_name))
+        if not isinstance(value, NDArray):
+            raise TypeError("%s: input %s must be an NDArray, got %s" % (public_name, input_name, type(value).__name__))
+        arrays.append(value._data)
+        ctx = ctx or value._ctx
+    results = op.run(arrays, parsed, is_train=autograd.is_training())
+    if op.aux and autograd.is_training():
+        _update_aux(op, parsed, inputs, results)
+    visible = [NDArray(r if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)
+               for r in results[:op.visible(parsed)]]
+    if out is not None:
+        targets = out if isinstance(out, (list, tuple)) else [out]
+        for target, value in zip(targets, visible):
+            target[:] = value
+        return out
+    return visible[0] if len(visible) == 1 else visible
+
+
+def _update_aux(op, parsed, inputs, results) -> None:
+    """BatchNorm in training: moving statistics follow the batch statistics."""
+    if op.name != "BatchNorm" or parsed["use_global_stats"]:
+        return
+    momentum = parsed["momentum"]
+    moving_mean, moving_var = inputs[3], inputs[4]
+    moving_mean._data[:] = momentum * moving_mean._data + (1 - momentum) * results[1]
+    moving_var._data[:] = momentum * moving_var._data + (1 - momentum) * results[2]
+
+
+def array(source, ctx=None, dtype=None) -> NDArray:
+    if isinstance(source, NDArray):
+        data = source._data
+        dtype = dtype or data.dtype
+    else:
+        data = np.asarray(source)
+        if dtype is None:
+            dtype = data.dtype if isinstance(source, np.ndarray) and data.dtype != np.float64 else DEFAULT_DTYPE
+    return NDArray(np.array(data, dtype=dtype), ctx or current_context())
+
+
+def empty(shape, ctx=None, dtype=None) -> NDArray:
+    return NDArray(np.empty(_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
+
+
+def _shape(shape):
+    return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+
+
+def zeros(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
+    return NDArray(np.zeros(_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
+
+
+def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
+    return NDArray(np.ones(_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
+
+
+def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
+    result = NDArray(np.full(_shape(shape), val, dtype=dtype or DEFAULT_DTYPE), ctx)
+    if out is not None:
+        out[:] = result
+        return out
+    return result
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None) -> NDArray:
+    values = np.arange(start, stop, step, dtype=np.float64) if stop is not None else np.arange(start, dtype=np.float64)
+    return NDArray(np.repeat(values, repeat).astype(dtype or DEFAULT_DTYPE), ctx)
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None) -> NDArray:
+    return NDArray(np.linspace(start, stop, num, endpoint=endpoint).astype(dtype or DEFAULT_DTYPE), ctx)
+
+
+def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs) -> NDArray:
+    return NDArray(np.eye(N, M or None, k, dtype=dtype or DEFAULT_DTYPE), ctx)
+
+
+def waitall() -> None:
+    pass
+
+
+def concatenate(arrays: List[NDArray], axis=0, always_copy=True) -> NDArray:
+    return NDArray(np.concatenate([a._data for a in arrays], axis=axis), arrays[0]._ctx)
+
+
+def _binary_function(broadcast_op: str, scalar_op: str, reverse_scalar_op: str = None):
+    """`nd.maximum(a, b)`: two arrays broadcast; an array and a number use the scalar operator."""
+    def function(lhs, rhs):
+        if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
+            return _call(broadcast_op, lhs, rhs)
+        if isinstance(lhs, NDArray):
+            return _call(scalar_op, lhs, scalar=float(rhs))
+        if isinstance(rhs, NDArray):
+            return _call(reverse_scalar_op or scalar_op, rhs, scalar=float(lhs))
+        return getattr(np, broadcast_op.replace("broadcast_", ""))(lhs, rhs)
+    return function
+
+
+def save(fname: str, data) -> None:
+    from runtime.serialization import save_arrays
+    if isinstance(data, NDArray):
+        data = [data]
+    if isinstance(data, dict):
+        save_arrays(fname, {k: v.asnumpy() for k, v in data.items()})
+    else:
+        save_arrays(fname, [v.asnumpy() for v in data])
+
+
+def load(fname: str):
+    from runtime.serialization import load_arrays
+    loaded = load_arrays(fname)
+    if isinstance(loaded, dict):
+        return {k: NDArray(v) for k, v in loaded.items()}
+    return [NDArray(v) for v in loaded]
+
+
+HELPERS: Dict[str, Any] = {
+    "save": save, "load": load,
+    "array": array, "empty": empty, "zeros": zeros, "ones": ones, "full": full, "arange": arange,
+    "linspace": linspace, "eye": eye, "waitall": waitall, "concatenate": concatenate, "NDArray": NDArray,
+    "maximum": _binary_function("broadcast_maximum", "_maximum_scalar"),
+    "minimum": _binary_function("broadcast_minimum", "_minimum_scalar"),
+    "power": _binary_function("broadcast_power", "_power_scalar", "_rpower_scalar"),
+    "add": _binary_function("broadcast_add", "_plus_scalar"),
+    "subtract": _binary_function("broadcast_sub", "_minus_scalar", "_rminus_scalar"),
+    "multiply": _binary_function("broadcast_mul", "_mul_scalar"),
+    "divide": _binary_function("broadcast_div", "_div_scalar", "_rdiv_scalar"),
+    "modulo": _binary_function("broadcast_mod", "_mod_scalar", "_rmod_scalar"),
+    "equal": _binary_function("broadcast_equal", "_equal_scalar"),
+    "not_equal": _binary_function("broadcast_not_equal", "_not_equal_scalar"),
+    "greater": _binary_function("broadcast_greater", "_greater_scalar", "_lesser_scalar"),
+    "greater_equal": _binary_function("broadcast_greater_equal", "_greater_equal_scalar", "_lesser_equal_scalar"),
+    "lesser": _binary_function("broadcast_lesser", "_lesser_scalar", "_greater_scalar"),
+    "lesser_equal": _binary_function("broadcast_lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
+}

@@ -1,0 +1,6 @@
+"""Operator declarations, one module per family. Importing this package fills the registry.
+
+How to declare an operator: see `runtime.registry` (`declare`, `Attr` and the attribute parsers).
+The kernel lives in `runtime/kernels/` and takes NumPy arrays and parsed attributes only.
+"""
+from runtime.ops import math, nn, tensor  # noqa: F401  (declarations register themselves)

@@ -1,0 +1,127 @@
+"""Elementwise operators: unary math, activations, binary (same shape / broadcast / scalar)."""
+from __future__ import annotations
+
+import numpy as np
+
+from runtime.kernels import elementwise as k
+from runtime.registry import Attr, bool_, choice, declare, dtype_, float_, optional
+
+_UNARY = {
+    "relu": k.relu, "sigmoid": k.sigmoid, "tanh": np.tanh, "exp": np.exp, "abs": np.abs, "square": np.square,
+    "negative": np.negative, "floor": np.floor, "ceil": np.ceil, "round": k.round_half_away, "rint": np.rint,
+    "sign": np.sign, "softsign": k.softsign, "sin": np.sin, "cos": np.cos, "tan": np.tan, "arcsin": np.arcsin,
+    "arccos": np.arccos, "arctan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "erf": k.erf,
+    "erfinv": k.erfinv, "reciprocal": k.reciprocal, "log1p": np.log1p, "expm1": np.expm1, "trunc": np.trunc,
+    "fix": np.trunc, "log": np.log, "sqrt": np.sqrt, "rsqrt": k.rsqrt, "cbrt": np.cbrt, "log2": np.log2,
+    "log10": np.log10, "gamma": k.gamma, "gammaln": k.gammaln, "zeros_like": k.zeros_like,
+    "ones_like": k.ones_like, "logical_not": lambda x: (x == 0).astype(x.dtype),
+}
+
+
+def _keep_dtype(function):
+    def kernel(x):
+        out = function(x)
+        return out.astype(x.dtype, copy=False) if isinstance(out, np.ndarray) else np.asarray(out, x.dtype)
+    kernel.__name__ = getattr(function, "__name__", "kernel")
+    return kernel
+
+
+def _same_shape(in_shapes, attrs):
+    return in_shapes, [in_shapes[0]]
+
+
+for _name, _fn in _UNARY.items():
+    declare(_name, kernel=_keep_dtype(_fn), infer=_same_shape)
+
+declare("identity", kernel=k.identity, aliases=("_copy",), infer=_same_shape)
+declare("stop_gradient", kernel=k.identity, aliases=("BlockGrad",), infer=_same_shape)
+declare("Activation", attrs=[Attr("act_type", choice("relu", "sigmoid", "tanh", "softrelu", "softsign"),
+                                  required=True)], kernel=k.activation, infer=_same_shape)
+
+
+def _leaky_shapes(in_shapes, attrs):
+    if attrs["act_type"] == "prelu" and len(in_shapes) > 1 and in_shapes[1] is None:
+        in_shapes[1] = (in_shapes[0][1] if len(in_shapes[0]) > 1 else 1,)
+    return in_shapes, [in_shapes[0]]
+
+
+def _leaky_kernel(data, gamma=None, **attrs):
+    return k.leaky_relu(data, gamma, **attrs)
+
+
+_LEAKY = declare("LeakyReLU", inputs=("data", "gamma"), attrs=[
+    Attr("act_type", choice("leaky", "elu", "selu", "gelu", "prelu", "rrelu"), "leaky"),
+    Attr("slope", float_, 0.25), Attr("lower_bound", float_, 0.125), Attr("upper_bound", float_, 0.334)],
+    kernel=_leaky_kernel, infer=_leaky_shapes)
+_LEAKY.input_names = lambda attrs: ["data", "gamma"] if attrs.get("act_type") == "prelu" else ["data"]
+
+declare("clip", attrs=[Attr("a_min", float_, required=True), Attr("a_max", float_, required=True)],
+        kernel=k.clip, infer=_same_shape)
+declare("cast", attrs=[Attr("dtype", dtype_, required=True)], kernel=k.cast, aliases=("Cast",), infer=_same_shape)
+declare("smooth_l1", attrs=[Attr("scalar", float_, 1.0)], kernel=k.smooth_l1, infer=_same_shape)
+
+
+# ---- binary
+def _broadcast_shapes(in_shapes, attrs):
+    try:
+        return in_shapes, [tuple(np.broadcast_shapes(in_shapes[0], in_shapes[1]))]
+    except ValueError:
+        raise ValueError("operands could not be broadcast together with shapes %s %s" % tuple(in_shapes)) from None
+
+
+def _equal_shapes(in_shapes, attrs):
+    a, b = in_shapes
+    if a is None or b is None:
+        known = a if a is not None else b
+        return [known, known], [known]
+    if a != b:
+        raise ValueError("Incompatible attr at 1-th input: expected [%s], got [%s]"
+                         % (",".join(map(str, a)), ",".join(map(str, b))))
+    return in_shapes, [a]
+
+
+_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide, "mod": np.mod,
+           "power": np.power, "maximum": np.maximum, "minimum": np.minimum, "hypot": np.hypot,
+           "equal": np.equal, "not_equal": np.not_equal, "greater": np.greater,
+           "greater_equal": np.greater_equal, "lesser": np.less, "lesser_equal": np.less_equal,
+           "logical_and": lambda a, b: (a != 0) & (b != 0), "logical_or": lambda a, b: (a != 0) | (b != 0),
+           "logical_xor": lambda a, b: (a != 0) ^ (b != 0)}
+# MXNet's names for the operators behind Python's arithmetic on Symbols (no broadcasting)
+_SYMBOL_ALIASES = {"add": ("_add", "_plus", "_Plus"), "sub": ("_sub", "_minus", "_Minus"),
+                   "mul": ("_mul", "_Mul"), "div": ("_div", "_Div")}
+
+for _name in ("add", "sub", "mul", "div"):
+    declare("elemwise_" + _name, inputs=("lhs", "rhs"), kernel=k.same_shape(_BINARY[_name]),
+            aliases=_SYMBOL_ALIASES[_name], infer=_equal_shapes)
+for _name in ("mod", "power", "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
+              "lesser_equal", "hypot", "logical_and", "logical_or", "logical_xor"):
+    aliases = ("_" + _name, "_" + "".join(p.capitalize() for p in _name.split("_")))
+    declare(aliases[0], inputs=("lhs", "rhs"), kernel=k.same_shape(_BINARY[_name]), aliases=aliases[1:],
+            infer=_equal_shapes)
+for _name, _fn in _BINARY.items():
+    aliases = {"add": ("broadcast_plus",), "sub": ("broadcast_minus",)}.get(_name, ())
+    declare("broadcast_" + _name, inputs=("lhs", "rhs"), kernel=k.broadcasting(_fn), aliases=aliases,
+            infer=_broadcast_shapes)
+
+_SCALAR = {"plus": (np.add, False), "minus": (np.subtract, False), "rminus": (np.subtract, True),
+           "mul": (np.multiply, False), "div": (np.true_divide, False), "rdiv": (np.true_divide, True),
+           "mod": (np.mod, False), "rmod": (np.mod, True), "power": (np.power, False),
+           "rpower": (np.power, True), "maximum": (np.maximum, False), "minimum": (np.minimum, False),
+           "equal": (np.equal, False), "not_equal": (np.not_equal, False), "greater": (np.greater, False),
+           "greater_equal": (np.greater_equal, False), "lesser": (np.less, False),
+           "lesser_equal": (np.less_equal, False), "hypot": (np.hypot, False)}
+def _camel(name: str) -> str:
+    """MXNet's symbol-level names: rminus -> RMinus, not_equal -> NotEqual."""
+    if name.startswith("r") and name[1:] in ("minus", "div", "mod", "power"):
+        return "R" + name[1:].capitalize()
+    return "".join(p.capitalize() for p in name.split("_"))
+
+
+for _name, (_fn, _reverse) in _SCALAR.items():
+    camel = _camel(_name)
+    declare("_%s_scalar" % _name, attrs=[Attr("scalar", float_, required=True), Attr("is_int", bool_, True)],
+            kernel=(lambda fn, rev: lambda data, scalar, is_int=True: k.with_scalar(fn, rev)(data, scalar))(_fn, _reverse),
+            aliases=("_%sScalar" % camel,), infer=_same_shape)
+
+declare("add_n", inputs=("*data",), kernel=lambda *a, num_args=None: k.add_n(*a), aliases=("ElementWiseSum",),
+        infer=lambda s, a: (s, [s[0]]))

@@ -1,0 +1,191 @@
+"""Neural-network operators. Their shape inference also fills in parameter shapes from the data,
+which Gluon's deferred initialization and Symbol.infer_shape rely on."""
+from __future__ import annotations
+
+import math
+
+from runtime.kernels import nn as k
+from runtime.registry import Attr, axis_, bool_, choice, declare, dtype_, float_, int_, optional, shape_, str_
+
+
+def _fc_shapes(in_shapes, attrs):
+    data = in_shapes[0]
+    features = int(math.prod(data[1:])) if attrs["flatten"] else data[-1]
+    in_shapes[1] = (attrs["num_hidden"], features)
+    if not attrs["no_bias"]:
+        in_shapes[2] = (attrs["num_hidden"],)
+    out = (data[0], attrs["num_hidden"]) if attrs["flatten"] else tuple(data[:-1]) + (attrs["num_hidden"],)
+    return in_shapes, [out]
+
+
+declare("FullyConnected", inputs=("data", "weight", "bias"),
+        attrs=[Attr("num_hidden", int_, required=True), Attr("no_bias", bool_, False), Attr("flatten", bool_, True)],
+        kernel=k.fully_connected, infer=_fc_shapes)
+
+_CONV = [Attr("kernel", shape_, required=True), Attr("stride", shape_, ()), Attr("dilate", shape_, ()),
+         Attr("pad", shape_, ()), Attr("num_filter", int_, required=True), Attr("num_group", int_, 1),
+         Attr("workspace", int_, 1024), Attr("no_bias", bool_, False), Attr("cudnn_tune", optional(str_), None),
+         Attr("cudnn_off", bool_, False), Attr("layout", optional(str_), None)]
+
+
+def _spatial(attrs, name, default):
+    values = attrs[name] or (default,) * len(attrs["kernel"])
+    return tuple(values)
+
+
+def _conv_shapes(in_shapes, attrs):
+    data = in_shapes[0]
+    kernel = attrs["kernel"]
+    stride, dilate, pad = _spatial(attrs, "stride", 1), _spatial(attrs, "dilate", 1), _spatial(attrs, "pad", 0)
+    in_shapes[1] = (attrs["num_filter"], data[1] // attrs["num_group"]) + tuple(kernel)
+    if not attrs["no_bias"]:
+        in_shapes[2] = (attrs["num_filter"],)
+    spatial = tuple((d + 2 * p - dl * (kk - 1) - 1) // s + 1
+                    for d, kk, s, dl, p in zip(data[2:], kernel, stride, dilate, pad))
+    return in_shapes, [(data[0], attrs["num_filter"]) + spatial]
+
+
+def _deconv_shapes(in_shapes, attrs):
+    data = in_shapes[0]
+    kernel = attrs["kernel"]
+    stride, dilate, pad = _spatial(attrs, "stride", 1), _spatial(attrs, "dilate", 1), _spatial(attrs, "pad", 0)
+    adj = _spatial(attrs, "adj", 0)
+    in_shapes[1] = (data[1], attrs["num_filter"] // attrs["num_group"]) + tuple(kernel)
+    if not attrs["no_bias"]:
+        in_shapes[2] = (attrs["num_filter"],)
+    if attrs["target_shape"]:
+        spatial = tuple(attrs["target_shape"])
+    else:
+        spatial = tuple((d - 1) * s - 2 * p + dl * (kk - 1) + 1 + a
+                        for d, kk, s, dl, p, a in zip(data[2:], kernel, stride, dilate, pad, adj))
+    return in_shapes, [(data[0], attrs["num_filter"]) + spatial]
+
+
+declare("Convolution", inputs=("data", "weight", "bias"), attrs=_CONV, kernel=k.convolution, infer=_conv_shapes)
+declare("Deconvolution", inputs=("data", "weight", "bias"),
+        attrs=[a if a.name != "no_bias" else Attr("no_bias", bool_, True) for a in _CONV]
+        + [Attr("adj", shape_, ()), Attr("target_shape", shape_, ())],
+        kernel=k.deconvolution, infer=_deconv_shapes)
+declare("Pooling", attrs=[Attr("kernel", shape_, ()), Attr("pool_type", choice("max", "avg", "sum", "lp"), "max"),
+                          Attr("global_pool", bool_, False), Attr("cudnn_off", bool_, False),
+                          Attr("pooling_convention", choice("valid", "full", "same"), "valid"),
+                          Attr("stride", shape_, ()), Attr("pad", shape_, ()), Attr("p_value", optional(int_), None),
+                          Attr("count_include_pad", optional(bool_), None), Attr("layout", optional(str_), None)],
+        kernel=k.pooling)
+
+
+def _channel_params(count_inputs):
+    def infer(in_shapes, attrs):
+        axis = attrs.get("axis", 1)
+        channels = in_shapes[0][axis % len(in_shapes[0])]
+        for i in range(1, count_inputs):
+            in_shapes[i] = (channels,)
+        return in_shapes, None
+    return infer
+
+
+def _with_outputs(param_infer, outputs):
+    def infer(in_shapes, attrs):
+        in_shapes, _ = param_infer(in_shapes, attrs)
+        return in_shapes, outputs(in_shapes, attrs)
+    return infer
+
+
+def _bn_outputs(in_shapes, attrs):
+    c = in_shapes[1]
+    return [in_shapes[0], c, c]
+
+
+declare("BatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
+        attrs=[Attr("eps", float_, 1e-3), Attr("momentum", float_, 0.9), Attr("fix_gamma", bool_, True),
+               Attr("use_global_stats", bool_, False), Attr("output_mean_var", bool_, False), Attr("axis", int_, 1),
+               Attr("cudnn_off", bool_, False), Attr("min_calib_range", optional(float_), None),
+               Attr("max_calib_range", optional(float_), None)],
+        kernel=k.batch_norm, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
+        visible_outputs=lambda a: 3 if a["output_mean_var"] else 1,
+        infer=_with_outputs(_channel_params(5), _bn_outputs))
+declare("LayerNorm", inputs=("data", "gamma", "beta"),
+        attrs=[Attr("axis", int_, -1), Attr("eps", float_, 1e-5), Attr("output_mean_var", bool_, False)],
+        kernel=k.layer_norm, infer=_with_outputs(_channel_params(3), lambda s, a: [s[0]]))
+declare("InstanceNorm", inputs=("data", "gamma", "beta"), attrs=[Attr("eps", float_, 1e-3)],
+        kernel=k.instance_norm, infer=_with_outputs(_channel_params(3), lambda s, a: [s[0]]))
+
+
+def _group_norm_shapes(in_shapes, attrs):
+    in_shapes[1] = in_shapes[2] = (attrs["num_groups"],)
+    return in_shapes, [in_shapes[0]]
+
+
+declare("GroupNorm", inputs=("data", "gamma", "beta"),
+        attrs=[Attr("num_groups", int_, 1), Attr("eps", float_, 1e-5), Attr("output_mean_var", bool_, False)],
+        kernel=k.group_norm, infer=_group_norm_shapes)
+declare("L2Normalization", attrs=[Attr("eps", float_, 1e-10), Attr("mode", choice("instance", "channel", "spatial"),
+                                                                   "instance")], kernel=k.l2_normalization)
+
+
+def _embedding_shapes(in_shapes, attrs):
+    in_shapes[1] = (attrs["input_dim"], attrs["output_dim"])
+    return in_shapes, [tuple(in_shapes[0]) + (attrs["output_dim"],)]
+
+
+declare("Embedding", inputs=("data", "weight"),
+        attrs=[Attr("input_dim", int_, required=True), Attr("output_dim", int_, required=True),
+               Attr("dtype", dtype_, "float32"), Attr("sparse_grad", bool_, False)],
+        kernel=k.embedding, infer=_embedding_shapes)
+declare("Dropout", attrs=[Attr("p", float_, 0.5), Attr("mode", choice("training", "always"), "training"),
+                          Attr("axes", shape_, ()), Attr("cudnn_off", optional(bool_), False)],
+        kernel=k.dropout, wants_training=True, infer=lambda s, a: (s, [s[0]]))
+
+
+def _softmax_output_shapes(in_shapes, attrs):
+    if in_shapes[1] is None:
+        data = in_shapes[0]
+        in_shapes[1] = (data[0],) + tuple(data[2:]) if attrs["multi_output"] else (data[0],)
+    return in_shapes, [in_shapes[0]]
+
+
+declare("SoftmaxOutput", inputs=("data", "label"),
+        attrs=[Attr("grad_scale", float_, 1.0), Attr("ignore_label", float_, -1.0), Attr("multi_output", bool_, False),
+               Attr("use_ignore", bool_, False), Attr("preserve_shape", bool_, False),
+               Attr("normalization", choice("null", "batch", "valid"), "null"), Attr("out_grad", bool_, False),
+               Attr("smooth_alpha", float_, 0.0)],
+        kernel=k.softmax_output, aliases=("Softmax",), infer=_softmax_output_shapes)
+declare("SoftmaxActivation", attrs=[Attr("mode", choice("instance", "channel"), "instance")],
+        kernel=k.softmax_activation)
+declare("UpSampling", inputs=("*data",), attrs=[Attr("scale", int_, required=True), Attr("num_filter", int_, 0),
+                                                Attr("sample_type", choice("nearest", "bilinear"), required=True),
+                                                Attr("multi_input_mode", choice("concat", "sum"), "concat"),
+                                                Attr("workspace", int_, 512)],
+        kernel=k.upsampling)
+_SEQUENCE = [Attr("use_sequence_length", bool_, False), Attr("axis", int_, 0)]
+
+
+def _sequence_inputs(attrs):
+    return ["data", "sequence_length"] if attrs.get("use_sequence_length") else ["data"]
+
+
+for _name, _kernel, _extra in (("SequenceMask", k.sequence_mask, [Attr("value", float_, 0.0)]),
+                               ("SequenceLast", k.sequence_last, []),
+                               ("SequenceReverse", k.sequence_reverse, [])):
+    _op = declare(_name, inputs=("data", "sequence_length"), attrs=_SEQUENCE + _extra, kernel=_kernel)
+    _op.input_names = _sequence_inputs
+
+declare("_contrib_AdaptiveAvgPooling2D", attrs=[Attr("output_size", shape_, ())], kernel=k.adaptive_avg_pool2d,
+        aliases=("contrib.AdaptiveAvgPooling2D",))
+_resize = declare("_contrib_BilinearResize2D", inputs=("data", "like"),
+        attrs=[Attr("height", int_, 1), Attr("width", int_, 1), Attr("scale_height", optional(float_), None),
+               Attr("scale_width", optional(float_), None),
+               Attr("mode", choice("size", "like", "odd_scale", "to_even_down", "to_even_up", "to_odd_down",
+                                   "to_odd_up"), "size"),
+               Attr("align_corners", bool_, True)],
+        kernel=k.bilinear_resize2d, aliases=("contrib.BilinearResize2D",))
+_resize.input_names = lambda a: ["data", "like"] if a.get("mode") == "like" else ["data"]
+declare("_contrib_box_iou", inputs=("lhs", "rhs"), attrs=[Attr("format", choice("corner", "center"), "corner")],
+        kernel=k.box_iou, aliases=("contrib.box_iou",))
+declare("_contrib_box_nms", attrs=[Attr("overlap_thresh", float_, 0.5), Attr("valid_thresh", float_, 0.0),
+                                   Attr("topk", int_, -1), Attr("coord_start", int_, 2), Attr("score_index", int_, 1),
+                                   Attr("id_index", int_, -1), Attr("background_id", int_, -1),
+                                   Attr("force_suppress", bool_, False),
+                                   Attr("in_format", choice("corner", "center"), "corner"),
+                                   Attr("out_format", choice("corner", "center"), "corner")],
+        kernel=k.box_nms, aliases=("contrib.box_nms", "_contrib_box_non_maximum_suppression"))

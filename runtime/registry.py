@@ -1,0 +1,249 @@
+"""The operator registry: every operator is declared once, here, and both namespaces
+(`runtime.nd` eager, `runtime.sym` deferred) are generated from the declarations.
+
+A declaration names the operator, its aliases, its inputs (auxiliary states among them), its typed
+attributes with MXNet's defaults, its number of outputs, its shape inference and its kernel.
+Kernels (runtime/kernels/) are plain functions over NumPy arrays that know nothing of this file;
+declarations (runtime/ops/) know no array class.
+
+    declare("FullyConnected", inputs=("data", "weight", "bias"),
+            attrs=[Attr("num_hidden", int_, required=True), Attr("no_bias", bool_, False),
+                   Attr("flatten", bool_, True)],
+            kernel=nn.fully_connected, infer=fc_shapes)
+
+The kernel is called as `kernel(*arrays, **attrs)` with parsed attributes, and returns one array
+or a tuple of arrays. `infer(in_shapes, attrs)` returns (in_shapes with unknown parameter shapes
+filled in, out_shapes); without it, output shapes come from running the kernel on zeros.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from runtime.base import MXNetError
+
+_MISSING = object()
+
+
+# ---- attribute parsers: each accepts a Python value or MXNet's string form (from JSON graphs)
+def _literal(value):
+    if isinstance(value, str):
+        text = value.strip()
+        if text in ("None", ""):
+            return None
+        if text in ("True", "true"):
+            return True
+        if text in ("False", "false"):
+            return False
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return text
+    return value
+
+
+def int_(value) -> int:
+    value = _literal(value)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)) or int(value) != value:
+        raise ValueError("expected an integer, got %r" % (value,))
+    return int(value)
+
+
+def float_(value) -> float:
+    value = _literal(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        raise ValueError("expected a number, got %r" % (value,))
+    return float(value)
+
+
+def bool_(value) -> bool:
+    value = _literal(value)
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)) and value in (0, 1):
+        return bool(value)
+    raise ValueError("expected a boolean, got %r" % (value,))
+
+
+def str_(value) -> str:
+    return str(value)
+
+
+def shape_(value) -> Tuple:
+    """A tuple of ints (None allowed, for slice bounds). A single int is a 1-tuple."""
+    value = _literal(value)
+    if value is None:
+        return ()
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return (int(value),)
+    if isinstance(value, (list, tuple)):
+        out = []
+        for v in value:
+            v = _literal(v)
+            if v is None:
+                out.append(None)
+            elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+                out.append(int(v))
+            else:
+                raise ValueError("expected a shape of integers, got %r" % (value,))
+        return tuple(out)
+    raise ValueError("expected a shape tuple, got %r" % (value,))
+
+
+def optional(parse: Callable) -> Callable:
+    def parse_optional(value):
+        value = _literal(value)
+        return None if value is None else parse(value)
+    return parse_optional
+
+
+def axis_(value):
+    """An int, a tuple of ints, or None (all axes)."""
+    value = _literal(value)
+    if value is None or value == ():
+        return None
+    if isinstance(value, (list, tuple)):
+        return tuple(int_(v) for v in value)
+    return int_(value)
+
+
+def dtype_(value) -> str:
+    value = _literal(value)
+    try:
+        return np.dtype(value).name
+    except TypeError:
+        raise ValueError("unknown dtype %r" % (value,)) from None
+
+
+def choice(*options: str) -> Callable:
+    def parse_choice(value):
+        value = str(_literal(value))
+        if value not in options:
+            raise ValueError("expected one of %s, got %r" % (", ".join(options), value))
+        return value
+    return parse_choice
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    parse: Callable[[Any], Any]
+    default: Any = None
+    required: bool = False
+
+
+@dataclass
+class OpDef:
+    name: str
+    inputs: Tuple[str, ...]                 # a single "*data" means any number (num_args)
+    attrs: Dict[str, Attr]
+    kernel: Callable
+    infer: Optional[Callable] = None
+    num_outputs: Union[int, Callable[[Dict], int]] = 1
+    aux: Tuple[str, ...] = ()               # inputs that are auxiliary states (BatchNorm's moving stats)
+    aliases: Tuple[str, ...] = ()
+    namespace: str = ""                     # "", "contrib", "linalg", "random", ...
+    wants_training: bool = False            # the kernel takes is_train (Dropout, BatchNorm)
+    visible_outputs: Optional[Callable[[Dict], int]] = None  # outputs shown to users (BatchNorm: 1)
+    no_inputs: bool = False                 # a creation op (zeros, arange): shape from attributes
+
+    @property
+    def variadic(self) -> bool:
+        return self.inputs[:1] == ("*data",)
+
+    def outputs(self, attrs: Dict) -> int:
+        return self.num_outputs(attrs) if callable(self.num_outputs) else self.num_outputs
+
+    def visible(self, attrs: Dict) -> int:
+        return self.visible_outputs(attrs) if self.visible_outputs else self.outputs(attrs)
+
+    def parse_attrs(self, given: Dict[str, Any]) -> Dict[str, Any]:
+        """MXNet's defaults, then the given values parsed; unknown or malformed ones are errors."""
+        parsed = {}
+        for key, value in given.items():
+            spec = self.attrs.get(key)
+            if spec is None:
+                if key.startswith("__") or key in ("name", "attr"):
+                    continue  # symbol attributes such as __shape__ travel on the node
+                raise MXNetError("Cannot find argument '%s' in operator %s. Valid arguments: %s"
+                                 % (key, self.name, ", ".join(self.attrs) or "(none)"))
+            try:
+                parsed[key] = spec.parse(value)
+            except (ValueError, TypeError) as exc:
+                raise MXNetError("Invalid Parameter format for %s expect %s but value='%s', in operator %s: %s"
+                                 % (key, spec.parse.__name__.rstrip("_"), value, self.name, exc)) from None
+        for key, spec in self.attrs.items():
+            if key not in parsed:
+                if spec.required:
+                    raise MXNetError("Required parameter %s of %s is not presented, in operator %s"
+                                     % (key, self.name, self.name))
+                parsed[key] = spec.default
+        return parsed
+
+    def input_names(self, attrs: Dict) -> List[str]:
+        if self.variadic:
+            return ["arg%d" % i for i in range(attrs.get("num_args") or 0)]
+        names = list(self.inputs)
+        if attrs.get("no_bias") and "bias" in names:
+            names.remove("bias")
+        return names
+
+    def run(self, arrays: Sequence[np.ndarray], attrs: Dict, is_train: bool = False):
+        """Run the kernel; always returns a list of arrays."""
+        try:
+            if self.wants_training:
+                result = self.kernel(*arrays, is_train=is_train, **attrs)
+            else:
+                result = self.kernel(*arrays, **attrs)
+        except MXNetError:
+            raise
+        except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:  # numpy's AxisError is a ValueError
+            raise MXNetError("Error in operator %s: %s" % (self.name, exc)) from None
+        return list(result) if isinstance(result, (tuple, list)) else [result]
+
+    def infer_shapes(self, in_shapes: List[Optional[Tuple]], attrs: Dict, dtypes=None):
+        """(input shapes completed, output shapes). Unknown input shapes are None."""
+        if self.infer is not None:
+            try:
+                return self.infer(list(in_shapes), attrs)
+            except MXNetError:
+                raise
+            except (ValueError, IndexError, TypeError) as exc:
+                raise MXNetError("Error in operator %s: %s" % (self.name, exc)) from None
+        if any(s is None for s in in_shapes):
+            missing = [n for n, s in zip(self.input_names(attrs), in_shapes) if s is None]
+            raise MXNetError("Error in operator %s: cannot infer the shape of %s" % (self.name, ", ".join(missing)))
+        dtypes = dtypes or ["float32"] * len(in_shapes)
+        probes = [np.zeros(s, dtype=d) for s, d in zip(in_shapes, dtypes)]
+        return list(in_shapes), [o.shape for o in self.run(probes, attrs)]
+
+
+REGISTRY: Dict[str, OpDef] = {}
+
+
+def declare(name: str, inputs: Sequence[str] = ("data",), attrs: Sequence[Attr] = (), *, kernel: Callable,
+            aliases: Sequence[str] = (), **options) -> OpDef:
+    op = OpDef(name=name, inputs=tuple(inputs), attrs={a.name: a for a in attrs}, kernel=kernel,
+               aliases=tuple(aliases), **options)
+    if op.variadic and "num_args" not in op.attrs:
+        op.attrs["num_args"] = Attr("num_args", int_, None)
+    for key in (name, *aliases):
+        if key in REGISTRY:
+            raise ValueError("operator %s declared twice" % key)
+        REGISTRY[key] = op
+    return op
+
+
+def get(name: str) -> OpDef:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise MXNetError("Cannot find operator %s" % name) from None
+
+
+def public_names() -> Dict[str, OpDef]:
+    """name -> op for every declared name and alias (a namespace prefix stays in the name)."""
+    return dict(REGISTRY)

@@ -1,0 +1,95 @@
+"""MXNet's binary NDArray list format (`nd.save`, `.params` files), read and written with NumPy."""
+from __future__ import annotations
+
+import struct
+from typing import Dict, List, Union
+
+import numpy as np
+
+from runtime.base import MXNetError
+
+LIST_MAGIC = 0x112
+NDARRAY_V2_MAGIC = 0xF993FAC9
+NDARRAY_V1_MAGIC = 0xF993FAC8
+_TYPE_FLAGS = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8, 4: np.int32, 5: np.int8, 6: np.int64,
+               7: np.bool_}
+_FLAG_OF = {np.dtype(v): k for k, v in _TYPE_FLAGS.items()}
+
+
+def _encode(array: np.ndarray) -> bytes:
+    array = np.ascontiguousarray(array)
+    if array.dtype not in _FLAG_OF:
+        raise MXNetError("cannot save an array of dtype %s" % array.dtype)
+    head = struct.pack("<IiI", NDARRAY_V2_MAGIC, 0, array.ndim) + struct.pack("<%dq" % array.ndim, *array.shape)
+    return head + struct.pack("<iii", 1, 0, _FLAG_OF[array.dtype]) + array.tobytes()
+
+
+def save_arrays(path: str, arrays: Union[Dict[str, np.ndarray], List[np.ndarray]]) -> None:
+    names = list(arrays.keys()) if isinstance(arrays, dict) else []
+    values = list(arrays.values()) if isinstance(arrays, dict) else list(arrays)
+    parts = [struct.pack("<QQQ", LIST_MAGIC, 0, len(values))]
+    parts.extend(_encode(np.asarray(v)) for v in values)
+    parts.append(struct.pack("<Q", len(names)))
+    for name in names:
+        raw = name.encode("utf-8")
+        parts.append(struct.pack("<Q", len(raw)) + raw)
+    with open(path, "wb") as handle:
+        handle.write(b"".join(parts))
+
+
+class _Reader:
+    def __init__(self, data: bytes, path: str):
+        self.data, self.offset, self.path = data, 0, path
+
+    def take(self, fmt: str):
+        size = struct.calcsize(fmt)
+        if self.offset + size > len(self.data):
+            raise MXNetError("%s: truncated NDArray file" % self.path)
+        values = struct.unpack_from(fmt, self.data, self.offset)
+        self.offset += size
+        return values
+
+    def array(self) -> np.ndarray:
+        (magic,) = self.take("<I")
+        if magic == NDARRAY_V2_MAGIC:
+            (stype,) = self.take("<i")
+            if stype != 0:
+                raise MXNetError("%s: sparse arrays are not supported" % self.path)
+            (ndim,) = self.take("<I")
+            shape = self.take("<%dq" % ndim) if ndim else ()
+        elif magic == NDARRAY_V1_MAGIC:
+            (ndim,) = self.take("<I")
+            shape = self.take("<%dq" % ndim) if ndim else ()
+        else:  # the oldest format: the magic word was the number of dimensions
+            ndim = magic
+            shape = self.take("<%dI" % ndim) if ndim else ()
+        if ndim == 0:
+            return np.zeros((), np.float32)
+        self.take("<ii")  # device type and id: everything loads on the CPU
+        (flag,) = self.take("<i")
+        if flag not in _TYPE_FLAGS:
+            raise MXNetError("%s: unknown dtype flag %d" % (self.path, flag))
+        dtype = np.dtype(_TYPE_FLAGS[flag])
+        count = int(np.prod(shape))
+        end = self.offset + count * dtype.itemsize
+        if end > len(self.data):
+            raise MXNetError("%s: truncated NDArray file" % self.path)
+        value = np.frombuffer(self.data, dtype, count, self.offset).reshape(shape).copy()
+        self.offset = end
+        return value
+
+
+def load_arrays(path: str) -> Union[Dict[str, np.ndarray], List[np.ndarray]]:
+    with open(path, "rb") as handle:
+        reader = _Reader(handle.read(), path)
+    magic, _, count = reader.take("<QQQ")
+    if magic != LIST_MAGIC:
+        raise MXNetError("%s: not an MXNet NDArray file (bad magic number)" % path)
+    values = [reader.array() for _ in range(count)]
+    (names_count,) = reader.take("<Q")
+    names = []
+    for _ in range(names_count):
+        (length,) = reader.take("<Q")
+        names.append(reader.data[reader.offset:reader.offset + length].decode("utf-8"))
+        reader.offset += length
+    return dict(zip(names, values)) if names else values

@@ -1,0 +1,460 @@
+"""Symbol: a deferred graph of operators, with MXNet 1.x's API, quirks and errors."""
+from __future__ import annotations
+
+import json
+import numbers
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from runtime import name as naming
+from runtime.base import MXNetError, NotImplementedForSymbol
+from runtime.invoke import present_inputs, split_arguments
+from runtime.registry import REGISTRY, OpDef
+
+MXNET_VERSION = 10901
+
+
+class Node:
+    """One operator application (or a variable, when `op` is None)."""
+
+    __slots__ = ("op", "name", "attrs", "inputs", "extra")
+
+    def __init__(self, op: Optional[OpDef], name: str, attrs: Dict, inputs: List[Tuple["Node", int]],
+                 extra: Optional[Dict[str, str]] = None):
+        self.op = op
+        self.name = name
+        self.attrs = attrs                 # parsed attributes
+        self.inputs = inputs
+        self.extra = extra or {}           # string attributes: __shape__, __dtype__, __init__, ...
+
+    @property
+    def is_variable(self) -> bool:
+        return self.op is None
+
+    def num_outputs(self) -> int:
+        return 1 if self.op is None else self.op.outputs(self.attrs)
+
+    def visible_outputs(self) -> int:
+        return 1 if self.op is None else self.op.visible(self.attrs)
+
+
+def topological(heads: List[Tuple[Node, int]]) -> List[Node]:
+    order: List[Node] = []
+    seen = set()
+    stack = [(node, False) for node, _ in reversed(heads)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for child, _ in reversed(node.inputs):
+            if id(child) not in seen:
+                stack.append((child, False))
+    return order
+
+
+def _aux_variables(order: List[Node]) -> set:
+    aux = set()
+    for node in order:
+        if node.op is not None and node.op.aux:
+            names = node.op.input_names(node.attrs)
+            for input_name, (child, _) in zip(names, node.inputs):
+                if input_name in node.op.aux and child.is_variable:
+                    aux.add(id(child))
+    return aux
+
+
+class Symbol:
+    __slots__ = ("_outputs",)
+
+    def __init__(self, outputs: List[Tuple[Node, int]]):
+        self._outputs = outputs
+
+    # ---- structure
+    @property
+    def name(self) -> Optional[str]:
+        return self._outputs[0][0].name if len(self._outputs) == 1 else None
+
+    def _order(self) -> List[Node]:
+        return topological(self._outputs)
+
+    def list_arguments(self) -> List[str]:
+        order = self._order()
+        aux = _aux_variables(order)
+        return [n.name for n in order if n.is_variable and id(n) not in aux]
+
+    def list_auxiliary_states(self) -> List[str]:
+        order = self._order()
+        aux = _aux_variables(order)
+        return [n.name for n in order if n.is_variable and id(n) in aux]
+
+    def list_inputs(self) -> List[str]:
+        return [n.name for n in self._order() if n.is_variable]
+
+    def list_outputs(self) -> List[str]:
+        names = []
+        for node, index in self._outputs:
+            if node.is_variable:
+                names.append(node.name)
+            elif node.num_outputs() == 1:
+                names.append(node.name + "_output")
+            else:
+                names.append("%s_output%d" % (node.name, index))
+        return names
+
+    def get_internals(self) -> "Symbol":
+        outputs = []
+        for node in self._order():
+            outputs.extend((node, i) for i in range(node.visible_outputs()))
+        return Symbol(outputs)
+
+    def get_children(self) -> Optional["Symbol"]:
+        node = self._outputs[0][0]
+        return Symbol(list(node.inputs)) if node.inputs else None
+
+    def attr(self, key: str) -> Optional[str]:
+        node = self._outputs[0][0]
+        if key in node.extra:
+            return node.extra[key]
+        value = node.attrs.get(key)
+        return None if value is None else str(value)
+
+    def list_attr(self) -> Dict[str, str]:
+        node = self._outputs[0][0]
+        out = {k: str(v) for k, v in node.attrs.items()}
+        out.update(node.extra)
+        return out
+
+    def _set_attr(self, **kwargs) -> None:
+        self._outputs[0][0].extra.update({k: str(v) for k, v in kwargs.items()})
+
+    # ---- MXNet's output-selection quirks
+    def __len__(self) -> int:
+        return len(self._outputs)
+
+    def __iter__(self):
+        return (Symbol([o]) for o in self._outputs)
+
+    def __getitem__(self, index):
+        if isinstance(index, str):
+            names = self.list_outputs()
+            if index not in names:
+                raise ValueError("There is no output named %s" % index)
+            return Symbol([self._outputs[names.index(index)]])
+        if isinstance(index, slice):
+            return Symbol(self._outputs[index])  # a slice selects outputs, not elements
+        if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+            if not -len(self._outputs) <= index < len(self._outputs):
+                raise IndexError("Symbol index out of range")
+            return Symbol([self._outputs[index]])
+        raise TypeError("Symbol only support integer index to fetch i-th output")
+
+    def __setitem__(self, key, value):
+        raise TypeError("'Symbol' object does not support item assignment")
+
+    def __bool__(self):
+        raise NotImplementedForSymbol(self.__bool__, "bool")
+
+    def asnumpy(self):
+        raise NotImplementedForSymbol(self.asnumpy, None)
+
+    def asscalar(self):
+        raise NotImplementedForSymbol(self.asscalar, None)
+
+    def wait_to_read(self):
+        raise NotImplementedForSymbol(self.wait_to_read, None)
+
+    def __repr__(self) -> str:
+        name = self.name
+        return "<Symbol %s>" % name if name else "<Symbol group [%s]>" % ", ".join(
+            n.name for n, _ in self._outputs)
+
+    # ---- arithmetic: a Symbol's operators never broadcast
+    def _binary(self, other, op_name, scalar_op):
+        if isinstance(other, Symbol):
+            return _call(op_name, self, other)
+        if isinstance(other, numbers.Number):
+            return _call(scalar_op, self, scalar=float(other))
+        raise TypeError("type %s not supported" % type(other).__name__)
+
+    def __add__(self, other):
+        return self._binary(other, "_Plus", "_PlusScalar")
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return self._binary(other, "_Minus", "_MinusScalar")
+
+    def __rsub__(self, other):
+        return self._binary(other, "_Minus", "_RMinusScalar") if not isinstance(other, Symbol) else _call(
+            "_Minus", other, self)
+
+    def __mul__(self, other):
+        return self._binary(other, "_Mul", "_MulScalar")
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return self._binary(other, "_Div", "_DivScalar")
+
+    def __rtruediv__(self, other):
+        return _call("_RDivScalar", self, scalar=float(other))
+
+    def __mod__(self, other):
+        return self._binary(other, "_Mod", "_ModScalar")
+
+    def __rmod__(self, other):
+        return _call("_RModScalar", self, scalar=float(other))
+
+    def __pow__(self, other):
+        return self._binary(other, "_Power", "_PowerScalar")
+
+    def __rpow__(self, other):
+        return _call("_RPowerScalar", self, scalar=float(other))
+
+    def __neg__(self):
+        return self.__mul__(-1.0)
+
+    def __abs__(self):
+        return _call("abs", self)
+
+    def __eq__(self, other):
+        return self._binary(other, "_Equal", "_EqualScalar")
+
+    def __ne__(self, other):
+        return self._binary(other, "_NotEqual", "_NotEqualScalar")
+
+    def __gt__(self, other):
+        return self._binary(other, "_Greater", "_GreaterScalar")
+
+    def __ge__(self, other):
+        return self._binary(other, "_GreaterEqual", "_GreaterEqualScalar")
+
+    def __lt__(self, other):
+        return self._binary(other, "_Lesser", "_LesserScalar")
+
+    def __le__(self, other):
+        return self._binary(other, "_LesserEqual", "_LesserEqualScalar")
+
+    __hash__ = object.__hash__
+
+    def __iadd__(self, other):
+        raise NotImplementedForSymbol(self.__iadd__, "+=", other, 1)
+
+    def __isub__(self, other):
+        raise NotImplementedForSymbol(self.__isub__, "-=", other, 1)
+
+    def __imul__(self, other):
+        raise NotImplementedForSymbol(self.__imul__, "*=", other, 1)
+
+    def __itruediv__(self, other):
+        raise NotImplementedForSymbol(self.__itruediv__, "/=", other, 1)
+
+    def __imod__(self, other):
+        raise NotImplementedForSymbol(self.__imod__, "%=", other, 1)
+
+    # ---- fluent methods: positional arguments bind to the operator's attributes in order
+    def reshape(self, *args, **kwargs):
+        return _call("reshape", self, *args, **kwargs)
+
+    def astype(self, dtype):
+        return _call("cast", self, dtype=dtype)
+
+    def __getattr__(self, name: str):
+        from runtime.ndarray import _FLUENT
+        if name in _FLUENT:
+            def method(*args, **kwargs):
+                return _call(_FLUENT[name], self, *args, **kwargs)
+            method.__name__ = name
+            return method
+        raise AttributeError("'Symbol' object has no attribute '%s'" % name)
+
+    # ---- shapes and types
+    def infer_shape(self, *args, **kwargs):
+        from runtime.executor import infer_shapes
+        return infer_shapes(self, self._known(args, kwargs), partial=False)
+
+    def infer_shape_partial(self, *args, **kwargs):
+        from runtime.executor import infer_shapes
+        return infer_shapes(self, self._known(args, kwargs), partial=True)
+
+    def _known(self, args, kwargs) -> Dict[str, Tuple]:
+        known = dict(zip(self.list_arguments(), args)) if args else {}
+        known.update(kwargs)
+        return {k: tuple(v) for k, v in known.items() if v is not None}
+
+    def infer_type(self, *args, **kwargs):
+        names = self.list_arguments()
+        given = dict(zip(names, args))
+        given.update(kwargs)
+        dtype = next((np.dtype(v).type for v in given.values() if v is not None), np.float32)
+        return ([np.dtype(given.get(n) or dtype).type for n in names],
+                [dtype for _ in self._outputs],
+                [np.float32 for _ in self.list_auxiliary_states()])
+
+    # ---- execution
+    def bind(self, ctx=None, args=None, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
+             shared_exec=None):
+        from runtime.executor import Executor
+        return Executor(self, ctx, args, aux_states)
+
+    def simple_bind(self, ctx=None, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
+                    shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+        from runtime.executor import Executor
+        from runtime.ndarray import zeros
+        arg_shapes, _, aux_shapes = self.infer_shape(**kwargs)
+        if arg_shapes is None:
+            raise MXNetError("simple_bind: cannot infer the shapes of every argument from %s" % sorted(kwargs))
+        args = {n: zeros(s, ctx) for n, s in zip(self.list_arguments(), arg_shapes)}
+        aux = {n: zeros(s, ctx) for n, s in zip(self.list_auxiliary_states(), aux_shapes)}
+        return Executor(self, ctx, args, aux)
+
+    def eval(self, ctx=None, **kwargs):
+        return self.bind(ctx, kwargs).forward()
+
+    def __call__(self, *args, **kwargs):
+        """Compose: replace this symbol's variables by the given symbols."""
+        name_map = dict(zip(self.list_arguments(), args))
+        name_map.update({k: v for k, v in kwargs.items() if isinstance(v, Symbol)})
+        return _substitute(self, {k: v._outputs[0] for k, v in name_map.items()})
+
+    # ---- serialization (MXNet's JSON graph format)
+    def tojson(self) -> str:
+        order = self._order()
+        index = {id(n): i for i, n in enumerate(order)}
+        nodes = []
+        for node in order:
+            entry = {"op": "null" if node.is_variable else node.op.name, "name": node.name}
+            attrs = {} if node.is_variable else {k: _attr_text(v) for k, v in node.attrs.items()
+                                                 if v is not None and not _is_default(node.op, k, v)}
+            attrs.update(node.extra)
+            if attrs:
+                entry["attrs"] = attrs
+            entry["inputs"] = [[index[id(child)], i, 0] for child, i in node.inputs]
+            nodes.append(entry)
+        row_ptr = [0]
+        for node in order:
+            row_ptr.append(row_ptr[-1] + node.num_outputs())
+        graph = {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(order) if n.is_variable],
+                 "node_row_ptr": row_ptr, "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
+                 "attrs": {"mxnet_version": ["int", MXNET_VERSION]}}
+        return json.dumps(graph, indent=2)
+
+    def save(self, fname: str) -> None:
+        with open(fname, "w") as handle:
+            handle.write(self.tojson())
+
+
+def _attr_text(value) -> str:
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, tuple):
+        return "(" + ", ".join("None" if v is None else str(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return str(value)
+
+
+def _is_default(op: OpDef, key: str, value) -> bool:
+    spec = op.attrs.get(key)
+    return spec is not None and not spec.required and spec.default == value and key != "num_args"
+
+
+def _substitute(symbol: Symbol, mapping: Dict[str, Tuple[Node, int]]) -> Symbol:
+    copies: Dict[int, Node] = {}
+
+    def copy(node: Node) -> Tuple[Node, int]:
+        if node.is_variable and node.name in mapping:
+            return mapping[node.name]
+        if id(node) not in copies:
+            copies[id(node)] = Node(node.op, node.name, node.attrs,
+                                    [_pair(copy(child), i) for child, i in node.inputs], dict(node.extra))
+        return copies[id(node)], 0
+
+    def _pair(result, index):
+        node, base = result
+        return (node, base if node.is_variable and node.name in mapping else index)
+
+    return Symbol([(copy(n)[0], i) for n, i in symbol._outputs])
+
+
+# ---- composition
+def compose(op: OpDef, public_name: str, args, kwargs) -> Symbol:
+    name = kwargs.pop("name", None)
+    attr = kwargs.pop("attr", None)
+    inputs, attrs = split_arguments(op, args, kwargs, lambda v: isinstance(v, Symbol))
+    parsed = op.parse_attrs(attrs)
+    hint = public_name.rsplit(".", 1)[-1].lower()
+    node_name = naming.current().get(name, hint)
+    edges = []
+    for input_name, value in present_inputs(op, inputs, parsed):
+        if value is None:
+            value = var("%s_%s" % (node_name, input_name))
+        if not isinstance(value, Symbol):
+            raise TypeError("%s: input %s must be a Symbol, got %s" % (public_name, input_name, type(value).__name__))
+        if len(value._outputs) != 1:
+            raise MXNetError("%s: input %s is a group of %d outputs; select one" % (public_name, input_name,
+                                                                                   len(value._outputs)))
+        edges.append(value._outputs[0])
+    node = Node(op, node_name, parsed, edges, {k: str(v) for k, v in (attr or {}).items()})
+    return Symbol([(node, i) for i in range(op.visible(parsed))])
+
+
+def _call(op_name: str, *args, **kwargs) -> Symbol:
+    return compose(REGISTRY[op_name], op_name, args, kwargs)
+
+
+def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None, stype=None,
+        **kwargs) -> Symbol:
+    if not isinstance(name, str):
+        raise TypeError("Expect a string for variable `name`")
+    extra = {k: str(v) for k, v in (attr or {}).items()}
+    if shape is not None:
+        extra["__shape__"] = str(tuple(shape))
+    if dtype is not None:
+        extra["__dtype__"] = str(np.dtype(dtype).name)
+    if init is not None:
+        extra["__init__"] = init if isinstance(init, str) else init.dumps()
+    if lr_mult is not None:
+        extra["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        extra["__wd_mult__"] = str(wd_mult)
+    return Symbol([(Node(None, name, {}, [], extra), 0)])
+
+
+Variable = var
+
+
+def Group(symbols: List[Symbol]) -> Symbol:
+    outputs = []
+    for s in symbols:
+        outputs.extend(s._outputs)
+    return Symbol(outputs)
+
+
+def load_json(text: str) -> Symbol:
+    graph = json.loads(text)
+    nodes: List[Node] = []
+    for entry in graph["nodes"]:
+        raw = dict(entry.get("attrs") or entry.get("attr") or entry.get("param") or {})
+        if entry["op"] == "null":
+            nodes.append(Node(None, entry["name"], {}, [], raw))
+            continue
+        if entry["op"] not in REGISTRY:
+            raise MXNetError("Cannot find operator %s" % entry["op"])
+        op = REGISTRY[entry["op"]]
+        extra = {k: v for k, v in raw.items() if k.startswith("__")}
+        parsed = op.parse_attrs({k: v for k, v in raw.items() if not k.startswith("__")})
+        inputs = [(nodes[i], out) for i, out, *_ in entry["inputs"]]
+        if op.variadic and parsed.get("num_args") is None:
+            parsed["num_args"] = len(inputs)
+        nodes.append(Node(op, entry["name"], parsed, inputs, extra))
+    return Symbol([(nodes[i], out) for i, out, *_ in graph["heads"]])
+
+
+def load(fname: str) -> Symbol:
+    with open(fname) as handle:
+        return load_json(handle.read())

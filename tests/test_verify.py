@@ -1,0 +1,150 @@
+"""`hyblint verify` runs real blocks on the runtime: eagerly, then hybridized, in subprocesses."""
+import argparse
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hyblint.verify import command
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN_BLOCKS = ROOT / "fixtures" / "golden" / "blocks.jsonl"
+
+
+def run_verify(capsys, *argv):
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    code = command.run(parser.parse_args([str(a) for a in argv] + ["--format", "json"]))
+    out = capsys.readouterr().out
+    return code, {(Path(r["path"]).name, r["block"]): r for r in json.loads(out)}
+
+
+def shape_arg(key, shapes):
+    return "--shapes=%s=%s" % (key, ",".join("(%s,)" % ",".join(map(str, s)) for s in shapes))
+
+
+@pytest.fixture(scope="module")
+def golden_dir(tmp_path_factory):
+    """Every public golden block as a module of its own, plus a factory for the one with arguments."""
+    folder = tmp_path_factory.mktemp("golden_blocks")
+    cases = [json.loads(line) for line in GOLDEN_BLOCKS.read_text().splitlines()]
+    for case in cases:
+        (folder / (case["id"] + ".py")).write_text(case["source"])
+    (folder / "residual_factory.py").write_text(
+        "from residual import Residual\n\ndef build():\n    return [('Residual(4)', Residual(4))]\n")
+    (folder / "silent.py").write_text(textwrap.dedent("""\
+        from mxnet.gluon import nn
+
+        class FirstRow(nn.HybridBlock):
+            def hybrid_forward(self, F, x):
+                y = F.relu(x)
+                return y[0]
+        """))
+    return folder, cases
+
+
+def golden_shape_args(cases):
+    args = []
+    for case in cases:
+        shapes = [c["shape"] for c in case["inputs"]]
+        name = case["build"].split("(")[0]
+        key = case["id"] + "." + name
+        args.append(shape_arg(key, shapes))
+    args.append(shape_arg("Residual(4)", [[2, 4, 6, 6]]))
+    args.append(shape_arg("silent.FirstRow", [[3, 4]]))
+    return args
+
+
+def test_golden_blocks_fail_exactly_where_mxnet_failed(golden_dir, capsys, monkeypatch):
+    folder, cases = golden_dir
+    monkeypatch.chdir(folder)
+    code, results = run_verify(capsys, folder, "--factory", "residual_factory:build", *golden_shape_args(cases))
+    assert code == 1
+    for case in cases:
+        block = case["build"].split("(")[0]
+        if block == "Residual":
+            result = results[("residual_factory:build", "Residual(4)")]
+        else:
+            result = results[(case["id"] + ".py", block if block != "get_net" else "get_net()")]
+        if "error" in case["hybridized"]:
+            assert result["status"] == "fails", case["id"]
+            assert result["detail"].startswith(case["hybridized"]["error"] + ":"), (case["id"], result)
+        else:
+            assert result["status"] == "agrees", (case["id"], result)
+    silent = results[("silent.py", "FirstRow")]
+    assert silent["status"] == "disagrees"
+    assert "shape (4,) eagerly, (3, 4) hybridized" in silent["detail"]
+    # the unconfigured Residual class is listed, not guessed
+    assert results[("residual.py", "Residual")]["status"] == "not-built"
+
+
+def test_failure_points_at_the_line_in_hybrid_forward(golden_dir, capsys):
+    folder, cases = golden_dir
+    code, results = run_verify(capsys, folder / "seed_indexing.py", "--shapes", "Net=3x4")
+    assert code == 1
+    result = results[("seed_indexing.py", "Net")]
+    assert result["status"] == "fails"
+    assert result["detail"] == "TypeError: Symbol only support integer index to fetch i-th output"
+    source_lines = (folder / "seed_indexing.py").read_text().splitlines()
+    assert source_lines[result["line"] - 1].strip() == "return x[0, 0]"
+
+
+def test_input_shapes_come_from_the_first_layer(tmp_path, capsys):
+    (tmp_path / "mlp.py").write_text(textwrap.dedent("""\
+        from mxnet.gluon import nn
+
+        def get_mlp():
+            net = nn.HybridSequential()
+            net.add(nn.Dense(8, in_units=5, activation='relu'), nn.Dense(2, in_units=8))
+            return net
+
+        class NoHint(nn.HybridBlock):
+            def hybrid_forward(self, F, x):
+                return F.relu(x)
+        """))
+    code, results = run_verify(capsys, tmp_path)
+    assert results[("mlp.py", "get_mlp()")]["status"] == "agrees"
+    unknown = results[("mlp.py", "NoHint")]
+    assert unknown["status"] == "no-inputs"
+    assert "--shapes NoHint=" in unknown["detail"]
+    assert code == 0
+
+
+def test_a_hanging_module_times_out_and_the_rest_go_on(tmp_path, capsys):
+    (tmp_path / "hangs.py").write_text("import mxnet\nimport time\ntime.sleep(60)\n")
+    (tmp_path / "dies.py").write_text("import mxnet\nimport os\nos._exit(3)\n")
+    (tmp_path / "fine.py").write_text(textwrap.dedent("""\
+        from mxnet.gluon import nn
+
+        class Double(nn.HybridBlock):
+            def hybrid_forward(self, F, x):
+                return x * 2
+        """))
+    code, results = run_verify(capsys, tmp_path, "--timeout", "20", "--shapes", "Double=2x3")
+    assert results[("hangs.py", "*")]["status"] == "timeout"
+    assert results[("dies.py", "*")]["status"] == "crashed"
+    assert results[("fine.py", "Double")]["status"] == "agrees"
+    assert code == 1
+
+
+@pytest.mark.parametrize("bad", ["Net", "Net=", "Net=2xq", "Net=(0,3)"])
+def test_bad_shapes_are_a_usage_error(tmp_path, capsys, bad):
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    code = command.run(parser.parse_args([str(tmp_path), "--shapes", bad]))
+    assert code == 2
+    assert "--shapes" in capsys.readouterr().err
+
+
+def test_text_report_lists_the_silent_divergence_first(golden_dir, capsys):
+    folder, _ = golden_dir
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    args = parser.parse_args([str(folder / "silent.py"), str(folder / "seed_dtype.py"),
+                              "--shapes", "Net=2x3", "--shapes", "FirstRow=3x4"])
+    assert command.run(args) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert "DISAGREES" in lines[1] and "FirstRow" in lines[1]
+    assert "FAILS when hybridized" in lines[2]
+    assert lines[-1].startswith("2 blocks:")
