@@ -231,7 +231,8 @@ class NDArray:
     # ---- legacy indexing (MXNet 1.x)
     def __getitem__(self, key):
         if isinstance(key, NDArray):
-            return _call("take", self, key, axis=0)
+            # MXNet 1.9.1 counts negative indices from the end here (x[nd.array([-1])] is the last row)
+            return _call("take", self, key, axis=0, mode="wrap")
         if isinstance(key, tuple) and any(isinstance(k, NDArray) for k in key):
             index = tuple(k._data.astype(np.int64) if isinstance(k, NDArray) else k for k in key)
             return _wrap(np.ascontiguousarray(self._data[index]), self._ctx)

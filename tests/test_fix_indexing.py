@@ -1,4 +1,5 @@
-"""The indexing rewrite reproduces MXNet 1.x legacy NDArray indexing (checked with NumPy)."""
+"""The indexing rewrite reproduces MXNet 1.x legacy NDArray indexing: NumPy's result, never 0-d
+(the rewritten code runs on the project's runtime, eagerly and as a bound symbol)."""
 import libcst as cst
 import numpy as np
 import pytest
@@ -6,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from hyblint.fixes._code import code
 from hyblint.fixes.indexing import rewrite_index
-from tests.fix_support import npf
+import runtime
 
 
 def rewrite(src: str, **kwargs):
@@ -120,9 +121,12 @@ def test_rewrite_matches_legacy_indexing(case):
         # only steps on axes counted from the end have no rewrite
         assert "..." in src
         return
-    got = eval(text, {"F": npf, "x": x})
+    got = eval(text, {"F": runtime.nd, "x": runtime.nd.array(x)}).asnumpy()
     assert got.shape == expected.shape, (src, text)
     np.testing.assert_array_equal(got, expected)
+    symbol = eval(text, {"F": runtime.sym, "x": runtime.sym.var("x")})
+    bound = symbol.bind(runtime.cpu(), {"x": runtime.nd.array(x)}).forward()[0].asnumpy()
+    np.testing.assert_array_equal(bound, expected)
 
 
 def test_only_ints_by_construction_become_positions():

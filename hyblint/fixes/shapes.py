@@ -45,11 +45,30 @@ def _product_of_dims(node, dims):
     return None
 
 
-def _items(shape: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+def _items(shape: cst.BaseExpression) -> Optional[list]:
+    """The items of a shape expression: tuple elements, concatenations (`+`), and slices of a
+    shape: `t.shape[:k]` gives k items `("dim", t, j)`, `t.shape[k:]` one `("rest", t, k)`."""
     if isinstance(shape, (cst.Tuple, cst.List)):
         if any(isinstance(e, cst.StarredElement) for e in shape.elements):
             return None
         return [e.value for e in shape.elements]
+    if isinstance(shape, cst.BinaryOperation) and isinstance(shape.operator, cst.Add):
+        left, right = _items(shape.left), _items(shape.right)
+        return None if left is None or right is None else left + right
+    tensor = shape_of(shape)
+    if tensor is not None:
+        return [("rest", tensor, 0)]
+    if (isinstance(shape, cst.Subscript) and len(shape.slice) == 1
+            and isinstance(shape.slice[0].slice, cst.Slice) and shape_of(shape.value) is not None):
+        part, tensor = shape.slice[0].slice, shape_of(shape.value)
+        lower = 0 if part.lower is None else int_value(part.lower)
+        upper = None if part.upper is None else int_value(part.upper)
+        if part.step is not None or lower is None or lower < 0:
+            return None
+        if upper is None:
+            return [("rest", tensor, lower)]
+        if lower == 0 and upper >= 0:
+            return [("dim", tensor, j) for j in range(upper)]
     return None
 
 
@@ -60,17 +79,40 @@ def reshape_codes(data: str, items: Sequence[cst.BaseExpression], *, is_int: IsI
     forward = _codes(data, items, is_int, dims, reverse=False)
     if forward is not None:
         return forward, False
+    if items and isinstance(items[-1], tuple) and items[-1][0] == "rest":
+        # `(-1,) + x.shape[2:]`: the -1 can only stand for the two dimensions before the rest
+        merged = _codes(data, items, is_int, dims, reverse=False, unknown_merges_two=True)
+        return (merged, False) if merged is not None else None
     backward = _codes(data, list(reversed(items)), is_int, dims, reverse=True)
     if backward is not None:
         return list(reversed(backward)), True
     return None
 
 
-def _codes(data, items, is_int, dims, reverse) -> Optional[list]:
+def _codes(data, items, is_int, dims, reverse, unknown_merges_two=False) -> Optional[list]:
     out, position = [], 0
-    for item in items:
-        dim = dim_of(item, dims)
-        merged = _product_of_dims(item, dims)
+    unknowns = 0
+    for index, item in enumerate(items):
+        if isinstance(item, tuple):
+            kind, tensor, k = item
+            if tensor != data or reverse:
+                return None
+            if kind == "rest":
+                if index != len(items) - 1 or k != position:
+                    return None
+                out.append("-2")
+                continue
+            dim, merged = (tensor, k), None
+        else:
+            dim = dim_of(item, dims)
+            merged = _product_of_dims(item, dims)
+        if int_value(item) == -1 and not isinstance(item, tuple) and unknown_merges_two:
+            unknowns += 1
+            if unknowns > 1:
+                return None
+            out.append("-3")
+            position += 2
+            continue
         if dim is not None:
             tensor, k = dim
             if tensor != data:
@@ -90,7 +132,7 @@ def _codes(data, items, is_int, dims, reverse) -> Optional[list]:
                 return None
             out.append("-3")
             position += 2
-        elif int_value(item) is not None:
+        elif not isinstance(item, tuple) and int_value(item) is not None:
             if int_value(item) in (0, -2, -3, -4) or int_value(item) < -4:
                 return None  # the original meant a literal 0 size or a code already
             out.append(str(int_value(item)))
@@ -122,7 +164,7 @@ def rewrite_reshape(data: cst.BaseExpression, shape: cst.BaseExpression, F: str,
     items = _items(shape)
     if items is None:
         return None
-    if not any(dim_of(i, dims) or _product_of_dims(i, dims) for i in items):
+    if not any(isinstance(i, tuple) or dim_of(i, dims) or _product_of_dims(i, dims) for i in items):
         return None  # nothing reads a shape: not this rewrite's business
     found = reshape_codes(data_text, items, is_int=is_int, dims=dims)
     if found is None:

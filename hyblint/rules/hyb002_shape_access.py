@@ -35,8 +35,8 @@ class ShapeAccess(Rule):
 
     ## Fix safety
     Safe: reshapes whose shape reads the reshaped tensor's own dimensions become special codes
-    (`0` copies a dimension, `-3` merges two, `reverse=True` for dimensions counted from the
-    end), also through `b, c, h, w = x.shape` when every use of those names is such a reshape
+    (`0` copies a dimension, `-3` merges two, `-2` copies the rest: `x.shape[:2] + (-1,)`,
+    `(-1,) + x.shape[2:]`; `reverse=True` for dimensions counted from the end), also through `b, c, h, w = x.shape` when every use of those names is such a reshape
     (the unpacking is then removed); `y.reshape(x.shape)` becomes `F.reshape_like(y, x)` and
     `F.broadcast_to(y, x.shape)` (or `y.broadcast_to(x.shape)`) becomes `F.broadcast_like(y, x)`.
     Unsafe: `F.zeros(x.shape)`, `F.ones(x.shape)`, `F.full(x.shape, v)` and
@@ -61,6 +61,10 @@ class ShapeAccess(Rule):
                 fixed=hybrid_block("return F.reshape(x, shape=(-1, 0), reverse=True)")),
         Invalid(hybrid_block("return F.reshape(x, (x.shape[0] * x.shape[1], -1))"), expected=2,
                 fixed=hybrid_block("return F.reshape(x, shape=(-3, -1))")),
+        Invalid(hybrid_block("return x.reshape((-1,) + x.shape[2:])"),
+                fixed=hybrid_block("return F.reshape(x, shape=(-3, -2))")),
+        Invalid(hybrid_block("return x.reshape(x.shape[:2] + (-1,))"),
+                fixed=hybrid_block("return F.reshape(x, shape=(0, 0, -1))")),
         Invalid(hybrid_block("y = F.relu(x)\nreturn y.reshape(x.shape)"),
                 fixed=hybrid_block("y = F.relu(x)\nreturn F.reshape_like(y, x)")),
         Invalid(hybrid_block("return F.broadcast_to(F.sum(x), x.shape)"),
