@@ -36,6 +36,8 @@ def _check_parser(sub) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("--quiet", "-q", action="store_true", help="print diagnostics only, no summary")
     p.add_argument("--config", default=None, help="a pyproject.toml to read [tool.hyblint] from")
+    p.add_argument("--force-exclude", action="store_true",
+                   help="apply exclude patterns to files given explicitly too (as pre-commit passes them)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,7 +131,7 @@ def _check(args) -> int:
         for path in missing:
             print("hyblint: error: %s: no such file or directory" % path, file=sys.stderr)
         return 2
-    paths = discover(args.paths, settings.exclude + settings.extend_exclude, root)
+    paths = discover(args.paths, settings.exclude + settings.extend_exclude, root, args.force_exclude)
     cache = None
     if not args.no_cache and not (args.fix or args.diff):
         from hyblint.cache import Cache

@@ -30,8 +30,9 @@ def _excluded(path: PurePath, patterns: Sequence[str], root: Path) -> bool:
     return False
 
 
-def discover(paths: Iterable[str], exclude: Sequence[str], root: Path) -> List[str]:
-    """Python files under `paths`. Files named explicitly are always included (like ruff)."""
+def discover(paths: Iterable[str], exclude: Sequence[str], root: Path, force_exclude: bool = False) -> List[str]:
+    """Python files under `paths`. Files named explicitly are included even when excluded, unless
+    `force_exclude` (like ruff's --force-exclude, for pre-commit, which names every file)."""
     patterns = tuple(exclude)  # the default names are matched by set lookup in _excluded
     found: List[str] = []
     seen = set()
@@ -49,7 +50,6 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: Path) -> List[s
                 for name in sorted(files):
                     if name.endswith(SUFFIXES) and not _excluded(here / name, patterns, root):
                         add(os.path.normpath(os.path.join(folder, name)))
-        else:
-            # a missing explicit path is reported by the reader with its own code
+        elif not (force_exclude and _excluded(Path(raw), patterns, root)):
             add(os.path.normpath(raw))
     return found

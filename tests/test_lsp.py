@@ -1,0 +1,137 @@
+"""The language server, driven end to end over stdio by a real LSP client (pytest-lsp)."""
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+ROOT = Path(__file__).resolve().parents[1]
+BROKEN = textwrap.dedent("""\
+    # é: a comment with a character outside ASCII before the code
+    from mxnet.gluon import nn
+
+
+    class Net(nn.HybridBlock):
+        def hybrid_forward(self, F, a, b):
+            a += b  # \u00e9\u00e9
+            return a
+    """)
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "hyblint", "lsp"],
+                                              server_env={**os.environ, "PYTHONPATH": str(ROOT)}))
+async def client(lsp_client: LanguageClient, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("workspace")
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=folder.as_uri(),
+        workspace_folders=[lsp.WorkspaceFolder(uri=folder.as_uri(), name="workspace")]))
+    lsp_client.folder = folder
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def open_document(client: LanguageClient, name: str, text: str) -> str:
+    path = client.folder / name
+    path.write_text(text)
+    uri = path.as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return uri
+
+
+async def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        [lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+
+def apply(text: str, edits) -> str:
+    lines = text.splitlines(keepends=True)
+
+    def offset(position):
+        line = lines[position.line] if position.line < len(lines) else ""
+        before = sum(len(l) for l in lines[:position.line])
+        units, chars = 0, 0
+        while units < position.character and chars < len(line):
+            units += len(line[chars].encode("utf-16-le")) // 2
+            chars += 1
+        return before + chars
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        text = text[:offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
+    return text
+
+
+@pytest.mark.asyncio
+async def test_open_publishes_diagnostics_with_code_link_and_utf16_range(client: LanguageClient):
+    uri = await open_document(client, "net.py", BROKEN)
+    [diagnostic] = client.diagnostics[uri]
+    assert diagnostic.code == "HYB006" and diagnostic.source == "hyblint"
+    assert diagnostic.severity == lsp.DiagnosticSeverity.Error
+    assert diagnostic.code_description.href.endswith("/inplace-operator/")
+    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (6, 8)
+    assert (diagnostic.range.end.line, diagnostic.range.end.character) == (6, 14)
+
+
+@pytest.mark.asyncio
+async def test_quick_fix_removes_the_diagnostic(client: LanguageClient):
+    uri = await open_document(client, "fixme.py", BROKEN)
+    [diagnostic] = client.diagnostics[uri]
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri), range=diagnostic.range,
+        context=lsp.CodeActionContext(diagnostics=[diagnostic])))
+    quick = [a for a in actions if a.kind == lsp.CodeActionKind.QuickFix and a.is_preferred]
+    assert len(quick) == 1 and quick[0].title.startswith("HYB006")
+    fixed = apply(BROKEN, quick[0].edit.changes[uri])
+    assert "a = a + b  # \u00e9\u00e9" in fixed
+    await change(client, uri, 2, fixed)
+    assert list(client.diagnostics[uri]) == []
+
+
+@pytest.mark.asyncio
+async def test_disable_for_this_line_and_fix_all(client: LanguageClient):
+    uri = await open_document(client, "other.py", BROKEN)
+    [diagnostic] = client.diagnostics[uri]
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri), range=diagnostic.range,
+        context=lsp.CodeActionContext(diagnostics=[diagnostic])))
+    disable = next(a for a in actions if a.title == "Disable HYB006 for this line")
+    suppressed = apply(BROKEN, disable.edit.changes[uri])
+    assert "a += b  # \u00e9\u00e9  # noqa: HYB006" in suppressed
+    fix_all = next(a for a in actions if a.kind == "source.fixAll.hyblint")
+    assert "a = a + b" in apply(BROKEN, fix_all.edit.changes[uri])
+    await change(client, uri, 2, suppressed)
+    assert list(client.diagnostics[uri]) == []
+
+
+@pytest.mark.asyncio
+async def test_half_typed_edit_keeps_last_good_diagnostics_and_server_answers(client: LanguageClient):
+    uri = await open_document(client, "typing.py", BROKEN)
+    await change(client, uri, 2, BROKEN.replace("return a", "return a +"))
+    codes = sorted(d.code for d in client.diagnostics[uri])
+    assert codes == ["HYB006", "HYB900"]
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier("file:///nowhere/missing.py"),
+        range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 1)), context=lsp.CodeActionContext(diagnostics=[])))
+    assert not actions
+    await change(client, uri, 3, BROKEN)  # still alive
+    assert [d.code for d in client.diagnostics[uri]] == ["HYB006"]
+
+
+@pytest.mark.asyncio
+async def test_large_file_still_gets_diagnostics(client: LanguageClient):
+    blocks = "".join(textwrap.dedent("""\
+        class Net%d(nn.HybridBlock):
+            def hybrid_forward(self, F, x):
+                y = F.relu(x)
+                return y[0] + x.shape[0]
+
+
+        """) % i for i in range(150))
+    uri = await open_document(client, "large.py", "from mxnet.gluon import nn\n\n\n" + blocks)
+    assert len(client.diagnostics[uri]) == 300
