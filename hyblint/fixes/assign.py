@@ -195,12 +195,30 @@ def rewrite_if_to_where(node: cst.If, F: str, *, is_tensor: Callable[[cst.BaseEx
     name = yes.targets[0].target.value
     if no.targets[0].target.value != name:
         return None
-    cond, a, b = node.test, yes.value, no.value
+    where = _where(node.test, yes.value, no.value, F, is_tensor, is_scalar)
+    if where is None:
+        return None
+    text = f"{name} = {code(where)}\n"
+    try:
+        line = cst.parse_statement(text)
+    except cst.ParserSyntaxError:
+        return None
+    return line if isinstance(line, cst.SimpleStatementLine) else None
+
+
+def rewrite_ifexp_to_where(node: cst.IfExp, F: str, *, is_tensor: Callable[[cst.BaseExpression], bool],
+                           is_scalar: IsScalar) -> Optional[cst.BaseExpression]:
+    """`a if c else b` (c a tensor, a and b pure) -> `F.where(F.broadcast_mul(c, F.ones_like(a)), a, b)`;
+    unsafe like the if/else form: both branches are evaluated."""
+    return _where(node.test, node.body, node.orelse, F, is_tensor, is_scalar)
+
+
+def _where(cond, a, b, F, is_tensor, is_scalar) -> Optional[cst.BaseExpression]:
     if isinstance(cond, (cst.BooleanOperation, cst.UnaryOperation)) or not is_tensor(cond):
         return None
     if not all(is_pure(n, F, is_tensor) for n in (cond, a, b)):
         return None
-    a_text, b_text = code(a).strip(), code(b).strip()
+    a_text, b_text = operand_free(a), operand_free(b)
     if is_tensor(a) and is_tensor(b):
         shape_of = a_text
     elif is_tensor(a) and is_scalar(b):
@@ -209,10 +227,11 @@ def rewrite_if_to_where(node: cst.If, F: str, *, is_tensor: Callable[[cst.BaseEx
         shape_of, a_text = b_text, f"{F}.ones_like({b_text}) * {operand(a)}"
     else:
         return None
-    mask = f"{F}.broadcast_mul({code(cond).strip()}, {F}.ones_like({shape_of}))"
-    text = f"{name} = {F}.where({mask}, {a_text}, {b_text})\n"
-    try:
-        line = cst.parse_statement(text)
-    except cst.ParserSyntaxError:
-        return None
-    return line if isinstance(line, cst.SimpleStatementLine) else None
+    mask = f"{F}.broadcast_mul({operand_free(cond)}, {F}.ones_like({shape_of}))"
+    from hyblint.fixes._code import expr
+    return expr(f"{F}.where({mask}, {a_text}, {b_text})")
+
+
+def operand_free(node: cst.BaseExpression) -> str:
+    """Source of `node` as a call argument (any expression but a bare tuple is fine there)."""
+    return code(node).strip()

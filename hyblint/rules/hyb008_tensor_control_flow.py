@@ -38,9 +38,9 @@ class TensorControlFlow(Rule):
     or `F.contrib.cond` when the branches are expensive.
 
     ## Fix safety
-    An `if`/`else` whose two branches each assign one name from a pure expression (`F.*` calls,
-    tensor methods, arithmetic; no child block calls) becomes
-    `y = F.where(F.broadcast_mul(cond, F.ones_like(a)), a, b)`, the condition broadcast to the
+    A conditional expression `a if cond else b`, and an `if`/`else` whose two branches each
+    assign one name, with pure expressions (`F.*` calls, tensor methods, arithmetic; no child
+    block calls) become `F.where(F.broadcast_mul(cond, F.ones_like(a)), a, b)`, the condition broadcast to the
     branches' shape. The fix is unsafe: both branches are then evaluated (a branch that would
     have raised or produced NaN/inf for this input now runs too), and branches of different
     shapes make `F.where` fail. Other control flow has no fix.
@@ -61,7 +61,8 @@ class TensorControlFlow(Rule):
         Invalid(hybrid_block("if x.sum() > 0:\n    y = self.dense(x)\nelse:\n    y = x\nreturn y")),
         Invalid(hybrid_block("while F.max(x) > 1:\n    x = x / 2\nreturn x")),
         Invalid(hybrid_block("assert F.min(x) >= 0\nreturn x")),
-        Invalid(hybrid_block("return x if F.sum(x) > 0 else -x")),
+        Invalid(hybrid_block("return x if F.sum(x) > 0 else -x"), unsafe=True,
+                fixed=hybrid_block("return F.where(F.broadcast_mul(F.sum(x) > 0, F.ones_like(x)), x, -x)")),
         Invalid(hybrid_block("return not x")),
         Invalid(hybrid_block("return x and F.relu(x)")),
     ]
@@ -90,7 +91,19 @@ class TensorControlFlow(Rule):
         self._decides(node.test, "assert")
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._decides(node.test, "... if ... else ...")
+        self._decides(node.test, "... if ... else ...", fix=self._ifexp_fix(node))
+
+    def _ifexp_fix(self, node: cst.IfExp):
+        from hyblint.fixes._code import indented_like, render
+        from hyblint.fixes.assign import rewrite_ifexp_to_where
+        from hyblint.fixes.assignment import _is_number
+        with indented_like(self.module, node):
+            new = rewrite_ifexp_to_where(node, self.F, is_tensor=self.is_tensor,
+                                         is_scalar=lambda e: _is_number(e, self))
+        if new is None:
+            return None
+        return CstFix(((node, render(new)),), "Compute both branches and select with %s.where" % self.F,
+                      Applicability.UNSAFE)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not) and self.kind(node.expression) is Kind.TENSOR:
