@@ -292,6 +292,7 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
     """Run an operator eagerly, MXNet style: inputs first, then attributes."""
     out = kwargs.pop("out", None)
     kwargs.pop("name", None)
+    _reject_symbols(op, args, kwargs)
     inputs, attrs = split_arguments(op, args, kwargs, lambda v: isinstance(v, NDArray))
     parsed = op.parse_attrs(attrs)
     arrays = []
@@ -314,6 +315,18 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
             target[:] = value
         return out
     return visible[0] if len(visible) == 1 else visible
+
+
+def _reject_symbols(op, args, kwargs) -> None:
+    """An eager operator given Symbols (`nd.relu(x)` inside a traced hybrid_forward) fails as in MXNet."""
+    from runtime.symbol import Symbol
+    for value in args:
+        if isinstance(value, Symbol):
+            what = "Positional arguments" if op.variadic else "Argument %s" % op.inputs[0]
+            raise AssertionError("%s must have NDArray type, but got %s" % (what, value))
+    for key, value in kwargs.items():
+        if isinstance(value, Symbol):
+            raise AssertionError("Argument %s must have NDArray type, but got %s" % (key, value))
 
 
 def _update_aux(op, parsed, inputs, results) -> None:

@@ -32,6 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a function of no arguments that returns a block, or (name, block) pairs")
     parser.add_argument("--fix", action="store_true", help="prove hyblint's fixes by running them")
     parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix, include unsafe fixes")
+    parser.add_argument("--extend-select", default="", metavar="CODES",
+                        help="with --fix, also apply the fixes of these rules (e.g. HYB012)")
     parser.add_argument("--write", action="store_true",
                         help="with --fix, write the fixed modules whose fixes were all proved")
     parser.add_argument("--format", choices=("text", "json"), default="text")
@@ -46,6 +48,13 @@ def parse_shapes(items: List[str]) -> Dict[str, List[List[int]]]:
         name, sep, value = item.partition("=")
         if not sep or not name.strip() or not value.strip():
             raise ValueError("--shapes %r: expected NAME=SHAPE, e.g. Net=2x16" % item)
+        if value.strip().startswith("[["):
+            # JSON: shapes, or {"shape": [...], "low": L, "high": H} for integer inputs such as indices
+            try:
+                shapes[name.strip()] = json.loads(value)
+            except ValueError:
+                raise ValueError("--shapes %r: cannot read the JSON list %r" % (item, value)) from None
+            continue
         try:
             if "(" in value or "[" in value:
                 parsed = ast.literal_eval("[" + value + "]")
@@ -97,7 +106,8 @@ def _python_files(paths: List[str]) -> List[Path]:
 def run(args: argparse.Namespace) -> int:
     try:
         config = _verify_config(args.paths)
-        shapes = {name: [list(s) for s in groups] for name, groups in config.get("shapes", {}).items()}
+        shapes = {name: [s if isinstance(s, dict) else list(s) for s in groups]
+                  for name, groups in config.get("shapes", {}).items()}
         shapes.update(parse_shapes(args.shapes))
         options = runner.VerifyOptions(
             shapes=shapes, factories=args.factory or config.get("factories", []),
@@ -118,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
         if "mxnet" not in source and "gluon" not in source:
             continue
-        fixed = _fixed_source(source, path, options) if options.fix else None
+        fixed = _fixed_source(source, path, options, args.extend_select) if options.fix else None
         module_results = runner.verify_module(path, source, fixed, options)
         results.extend(module_results)
         if args.write and fixed is not None and _all_proved(module_results):
@@ -138,9 +148,16 @@ def run(args: argparse.Namespace) -> int:
     return exit_code(results, options.fix)
 
 
-def _fixed_source(source: str, path: Path, options: runner.VerifyOptions) -> Optional[str]:
+def _fixed_source(source: str, path: Path, options: runner.VerifyOptions, extend_select: str) -> Optional[str]:
+    from dataclasses import replace
+
+    from hyblint.config import find_config, load_settings
     from hyblint.fixer import fix_source
-    result = fix_source(source, str(path), unsafe=options.unsafe_fixes)
+    settings = load_settings(find_config([str(path)]))
+    codes = tuple(c.strip().upper() for c in extend_select.split(",") if c.strip())
+    if codes:
+        settings = replace(settings, extend_select=settings.extend_select + codes)
+    result = fix_source(source, str(path), settings, unsafe=options.unsafe_fixes)
     return result.source if result.source != source else None
 
 

@@ -168,7 +168,7 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
                       % (", ".join(wanted[1]), len(shapes)))
         return result
     rng = np.random.RandomState(request["seed"])
-    inputs = [rng.uniform(-1, 1, size=shape).astype("float32") for shape in shapes]
+    inputs = [_random_input(rng, spec) for spec in shapes]
     try:
         _seed(request["seed"], mx)
         net.initialize()
@@ -222,6 +222,13 @@ def _prove_fix(result, name, build, fixed, fixed_error, params, inputs, eager, r
         result.update(fix_status=PROVED)
 
 
+def _random_input(rng, spec):
+    """Uniform in [-1, 1), or whole numbers in [low, high) for a spec such as an index input."""
+    if isinstance(spec, dict):
+        return rng.randint(spec["low"], spec["high"], size=tuple(spec["shape"])).astype("float32")
+    return rng.uniform(-1, 1, size=tuple(spec)).astype("float32")
+
+
 def _seed(seed: int, mx) -> None:
     import numpy as np
     np.random.seed(seed)
@@ -254,7 +261,7 @@ def _input_shapes(name, net, request: dict, mx):
     module = request.get("module") or ""
     for key in (module + "." + short, module + ":" + short, short, type(net).__name__):
         if key in configured:
-            return [tuple(s) for s in configured[key]]
+            return [s if isinstance(s, dict) else tuple(s) for s in configured[key]]
     first = _first_layer(net, mx)
     if first is None:
         return None
