@@ -74,6 +74,7 @@ class Executor:
         self.arg_dict = self._named(arg_names, args, "argument")
         self.aux_dict = self._named(aux_names, aux_states, "auxiliary state")
         self.outputs: List[NDArray] = []
+        self._plans: Dict[bool, tuple] = {}
         # shapes are checked once, now, so that a graph that cannot run fails at bind time as in MXNet
         infer_shapes(symbol, {n: a.shape for n, a in {**self.arg_dict, **self.aux_dict}.items()}, partial=True)
 
@@ -109,6 +110,32 @@ class Executor:
             if name not in self.arg_dict:
                 raise MXNetError("Unknown argument %s" % name)
             self.arg_dict[name]._data[...] = value._data if isinstance(value, NDArray) else value
+        if not (is_train and self._has_aux_ops):
+            return self._forward_compiled(is_train)
+        return self._forward_interpreted(is_train)
+
+    @property
+    def _has_aux_ops(self) -> bool:
+        return any(node.op is not None and node.op.aux for node in self._order)
+
+    def _forward_compiled(self, is_train: bool) -> List[NDArray]:
+        from runtime.graph import compile_plan, run_plan
+        plan = self._plans.get(is_train)
+        if plan is None:
+            steps, slots, count = compile_plan(self._order, self._symbol._outputs, is_train)
+            bound = {**self.arg_dict, **self.aux_dict}
+            variables = [(slots[(id(n), 0)], bound[n.name]) for n in self._order if n.is_variable]
+            heads = [slots[(id(n), i)] for n, i in self._symbol._outputs]
+            plan = self._plans[is_train] = (steps, variables, heads, count)
+        steps, variables, heads, count = plan
+        values = [None] * count
+        for slot, array in variables:
+            values[slot] = array._data
+        run_plan(steps, values, _node_error)
+        self.outputs = [NDArray(values[slot], self._ctx) for slot in heads]
+        return self.outputs
+
+    def _forward_interpreted(self, is_train: bool) -> List[NDArray]:
         values: Dict[int, List[np.ndarray]] = {}
         bound = {**self.arg_dict, **self.aux_dict}
         for node in self._order:

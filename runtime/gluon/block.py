@@ -317,12 +317,15 @@ class _CachedGraph:
         aux = {n: params[n].data() for n in self.symbol.list_auxiliary_states()}
         from runtime.executor import Executor
         self.executor = Executor(self.symbol, current_context(), bound, aux)
+        self.bound_arrays = {id(a._data) for a in list(bound.values()) + list(aux.values())}
 
     def __call__(self, args):
         from runtime import autograd
         feed = dict(zip(self.input_names, args))
         outputs = self.executor.forward(is_train=autograd.is_training(), **feed)
-        outputs = [NDArray(o._data.copy(), o.context) for o in outputs]
+        # an output that is an input or a parameter itself must not alias the bound array
+        bound = self.bound_arrays
+        outputs = [NDArray(o._data.copy(), o.context) if id(o._data) in bound else o for o in outputs]
         result, _ = _regroup(outputs, self.fmt)
         return result
 

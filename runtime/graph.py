@@ -1,0 +1,120 @@
+"""A bound graph compiled into a flat plan: each step calls its kernel with attributes already
+bound and reads and writes numbered slots, so a forward pass does no name or attribute lookups.
+Linear layers followed by an activation are fused into one step that applies the activation in
+place on the product's buffer, saving an allocation and a pass over memory."""
+from __future__ import annotations
+
+import functools
+from typing import Callable, Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from runtime.base import MXNetError
+from runtime.kernels import elementwise
+from runtime.symbol import Node
+
+_INPLACE_ACTIVATIONS = {
+    "relu": lambda out: np.maximum(out, 0, out=out),
+    "tanh": lambda out: np.tanh(out, out=out),
+    "sigmoid": lambda out: np.copyto(out, elementwise.sigmoid(out)),
+}
+
+
+class Step:
+    __slots__ = ("run", "inputs", "output", "count", "node")
+
+    def __init__(self, run: Callable, inputs: Tuple[int, ...], output: int, count: int, node: Node):
+        self.run, self.inputs, self.output, self.count, self.node = run, inputs, output, count, node
+
+
+def _kernel_call(node: Node, is_train: bool) -> Callable:
+    op = node.op
+    attrs = dict(node.attrs)
+    if op.wants_training:
+        attrs["is_train"] = is_train
+    kernel = functools.partial(op.kernel, **attrs)
+
+    def run(arrays):
+        result = kernel(*arrays)
+        return result if isinstance(result, (tuple, list)) else (result,)
+    return run
+
+
+def _fused_linear_activation(node: Node, activation: Node) -> Callable:
+    """FullyConnected then Activation, in one step; the activation overwrites the product."""
+    attrs = node.attrs
+    apply = _INPLACE_ACTIVATIONS[activation.attrs["act_type"]]
+    flatten, no_bias = attrs["flatten"], attrs["no_bias"]
+
+    def run(arrays):
+        data, weight = arrays[0], arrays[1]
+        x = data.reshape(data.shape[0], -1) if flatten else data
+        if x.shape[-1] != weight.shape[1]:
+            raise ValueError("Shape inconsistent: data has %d features, weight expects %d"
+                             % (x.shape[-1], weight.shape[1]))
+        out = x @ weight.T
+        if not no_bias:
+            out += arrays[2]
+        apply(out)
+        return (out,)
+    return run
+
+
+def compile_plan(order: Sequence[Node], heads, is_train: bool):
+    """(steps, slot of each (node, output), number of slots) for nodes in topological order."""
+    consumers: Dict[int, int] = {}
+    for node in order:
+        for child, _ in node.inputs:
+            consumers[id(child)] = consumers.get(id(child), 0) + 1
+    for node, _ in heads:
+        consumers[id(node)] = consumers.get(id(node), 0) + 1
+
+    slots: Dict[Tuple[int, int], int] = {}
+    steps: List[Step] = []
+    absorbed = set()
+    count = 0
+    for node in order:
+        if node.is_variable:
+            slots[(id(node), 0)] = count
+            count += 1
+            continue
+        if id(node) in absorbed:
+            continue
+        inputs = tuple(slots[(id(child), index)] for child, index in node.inputs)
+        fused = _fusable_activation(node, order, consumers)
+        if fused is not None:
+            absorbed.add(id(fused))
+            run = _fused_linear_activation(node, fused)
+            slots[(id(node), 0)] = slots[(id(fused), 0)] = count
+            steps.append(Step(run, inputs, count, 1, fused))
+            count += 1
+            continue
+        outputs = node.num_outputs()
+        for i in range(outputs):
+            slots[(id(node), i)] = count + i
+        steps.append(Step(_kernel_call(node, is_train), inputs, count, outputs, node))
+        count += outputs
+    return steps, slots, count
+
+
+def _fusable_activation(node: Node, order, consumers) -> "Node | None":
+    if node.op.name != "FullyConnected" or consumers.get(id(node), 0) != 1:
+        return None
+    for candidate in order:
+        if candidate.op is not None and candidate.op.name == "Activation" and candidate.inputs \
+                and candidate.inputs[0][0] is node and candidate.attrs["act_type"] in _INPLACE_ACTIVATIONS:
+            return candidate
+    return None
+
+
+def run_plan(steps: List[Step], values: list, node_error: Callable[[Node, Exception], MXNetError]) -> None:
+    for step in steps:
+        try:
+            results = step.run([values[i] for i in step.inputs])
+        except MXNetError as exc:
+            raise node_error(step.node, exc) from None
+        except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
+            raise node_error(step.node, MXNetError(str(exc))) from None
+        base = step.output
+        for i in range(step.count):
+            values[base + i] = results[i]
