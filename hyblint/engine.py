@@ -8,6 +8,7 @@ module is parsed instead.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Type
 
@@ -59,9 +60,15 @@ def selected_rules(settings: Settings) -> List[Type[Rule]]:
 class _Snippet:
     """One hybrid_forward cut out of a file: its text dedented, and where it came from."""
 
-    module: cst.Module
+    text: str
     row: int      # 1-based row of the snippet's first line in the file
     indent: str   # the indentation removed from every line
+
+
+# Results per method text: an edit elsewhere in a file (the language server re-checks on every
+# keystroke) re-analyzes only the methods that changed.
+_SNIPPET_CACHE: "OrderedDict[tuple, List[Diagnostic]]" = OrderedDict()
+_SNIPPET_CACHE_SIZE = 4096
 
 
 def check_source(source: str, filename: str, settings: Settings = Settings(), *,
@@ -78,24 +85,69 @@ def check_source(source: str, filename: str, settings: Settings = Settings(), *,
     snippets = _cut_snippets(source, classes, scope)
     if snippets is None:
         return _check_whole_module(source, filename, rules, imports, scope)
+    context = (tuple(sorted(imports.aliases.items())), tuple(r.code for r in rules))
+    lines = source.splitlines()
     diagnostics: List[Diagnostic] = []
     for snippet in snippets:
-        functions = [s for s in snippet.module.body
-                     if isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward"]
-        violations = run_rules(snippet.module, functions, rules, imports)
-        if violations:
-            diagnostics.extend(to_diagnostics(snippet.module, source, filename, violations,
-                                              snippet.row - 1, snippet.indent))
+        relative = _check_snippet(snippet.text, context, rules, imports)
+        if relative is None:
+            return _check_whole_module(source, filename, rules, imports, scope)
+        for d in relative:
+            placed = _place(d, filename, snippet.row - 1, snippet.indent)
+            if not _suppressed(lines, placed.location.row, placed.code):
+                diagnostics.append(placed)
     diagnostics.sort(key=Diagnostic.sort_key)
     return diagnostics
 
 
+def _check_snippet(text: str, context, rules, imports) -> Optional[List[Diagnostic]]:
+    """Diagnostics of one dedented method, positioned within it (None: it does not parse alone)."""
+    key = (text, context)
+    found = _SNIPPET_CACHE.get(key)
+    if found is not None:
+        _SNIPPET_CACHE.move_to_end(key)
+        return found
+    try:
+        module = cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    functions = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward"]
+    violations = run_rules(module, functions, rules, imports)
+    found = to_diagnostics(module, text, "", violations, 0, "", apply_noqa=False) if violations else []
+    _SNIPPET_CACHE[key] = found
+    if len(_SNIPPET_CACHE) > _SNIPPET_CACHE_SIZE:
+        _SNIPPET_CACHE.popitem(last=False)
+    return found
+
+
+def _place(d: Diagnostic, filename: str, row_offset: int, indent: str) -> Diagnostic:
+    """A method's diagnostic moved to where the method is in the file."""
+    shift = len(indent)
+
+    def move(location: Location) -> Location:
+        return Location(location.row + row_offset, location.column + shift)
+
+    fix = d.fix
+    if fix is not None:
+        edits = []
+        for e in fix.edits:
+            content = e.content
+            if indent and "\n" in content:
+                # the method was dedented: lines after the first get its indentation back
+                first, *rest = content.split("\n")
+                content = "\n".join([first] + [indent + line if line.strip() else line for line in rest])
+            if e.location.column == 1 and e.end_location.column == 1 and not e.content:
+                edits.append(Edit(content, Location(e.location.row + row_offset, 1),
+                                  Location(e.end_location.row + row_offset, 1)))  # a removed line
+            else:
+                edits.append(Edit(content, move(e.location), move(e.end_location)))
+        fix = Fix(fix.applicability, fix.message, tuple(edits))
+    return Diagnostic(d.code, d.message, filename, move(d.location), move(d.end_location), d.severity, fix, d.url)
+
+
 def _cut_snippets(source: str, classes, scope) -> Optional[List[_Snippet]]:
-    """The in-scope hybrid_forward methods, parsed on their own; None when one cannot be."""
+    """The in-scope hybrid_forward methods, cut out and dedented; None when one cannot be."""
     lines = source.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
     snippets = []
     for match in _DEF.finditer(source):
         indent = match.group("indent")
@@ -123,11 +175,7 @@ def _cut_snippets(source: str, classes, scope) -> Optional[List[_Snippet]]:
                 return None  # a continuation less indented than the method: parse it all
         while text and not text[-1].strip():
             text.pop()
-        try:
-            module = cst.parse_module("".join(text))
-        except (cst.ParserSyntaxError, RecursionError, ValueError):
-            return None
-        snippets.append(_Snippet(module, first + 1, indent))
+        snippets.append(_Snippet("".join(text), first + 1, indent))
     return snippets
 
 
@@ -212,7 +260,7 @@ def _hybrid_forwards(module: cst.Module, scope) -> Iterable[cst.FunctionDef]:
 
 
 def to_diagnostics(module: cst.Module, source: str, filename: str, violations: List[Violation],
-                   row_offset: int, indent: str) -> List[Diagnostic]:
+                   row_offset: int, indent: str, apply_noqa: bool = True) -> List[Diagnostic]:
     """Diagnostics with positions in the file, for violations found in `module` (a whole module,
     or a method cut out `row_offset` rows down and dedented by `indent`)."""
     positions = _positions(module)
@@ -231,11 +279,11 @@ def to_diagnostics(module: cst.Module, source: str, filename: str, violations: L
         if key in seen:
             continue
         seen.add(key)
-        if _suppressed(lines, start.row, violation.rule.code):
+        if apply_noqa and _suppressed(lines, start.row, violation.rule.code):
             continue
         fix = None
         if violation.fix is not None:
-            edits = tuple(_edit(module, positions, old, new, place, indent) for old, new in violation.fix.replacements)
+            edits = tuple(_edit(module, positions, old, new, place) for old, new in violation.fix.replacements)
             fix = Fix(violation.fix.applicability, violation.fix.message, edits)
         diagnostics.append(Diagnostic(violation.rule.code, violation.message, filename, start, end,
                                       violation.rule.severity, fix, violation.rule.url()))
@@ -257,7 +305,7 @@ def _positions(module: cst.Module):
         return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
 
 
-def _edit(module, positions, old, new, place, indent: str) -> Edit:
+def _edit(module, positions, old, new, place) -> Edit:
     span = positions[old]
     start, end = place(span.start), place(span.end)
     if new is REMOVE:
@@ -267,10 +315,6 @@ def _edit(module, positions, old, new, place, indent: str) -> Edit:
     content = new if isinstance(new, str) else render(new, block_indent(module, old), module)
     if isinstance(old, cst.SimpleStatementLine):
         content = content.rstrip("\n")
-    if indent and "\n" in content:
-        # the snippet was dedented: lines after the first get the method's indentation back
-        first, *rest = content.split("\n")
-        content = "\n".join([first] + [indent + line if line.strip() else line for line in rest])
     return Edit(content, start, end)
 
 

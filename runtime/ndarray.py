@@ -288,8 +288,42 @@ def _call(op_name: str, *args, **kwargs):
     return function_for(op_name)(*args, **kwargs)
 
 
+_PARSED_CACHE: Dict[tuple, tuple] = {}
+
+
+def _fast_path(op: OpDef, args, kwargs):
+    """(arrays, parsed attributes) when every positional argument is an input NDArray and every
+    keyword an attribute: the common call, answered from a cache of parsed attributes."""
+    if op.variadic or op.aux or "out" in kwargs or "name" in kwargs:
+        return None
+    for value in args:
+        if type(value) is not NDArray:
+            return None
+    try:
+        key = (op.name, len(args), tuple(sorted(kwargs.items())))
+        hit = _PARSED_CACHE.get(key)
+    except TypeError:  # an unhashable attribute value (a list): the general path
+        return None
+    if hit is None:
+        if any(k in op.inputs for k in kwargs):
+            return None
+        parsed = op.parse_attrs(kwargs)
+        if len(op.input_names(parsed)) != len(args):
+            return None
+        hit = _PARSED_CACHE[key] = (parsed, op.visible(parsed))
+    return hit
+
+
 def invoke(op: OpDef, args, kwargs, public_name: str):
     """Run an operator eagerly, MXNet style: inputs first, then attributes."""
+    fast = _fast_path(op, args, kwargs)
+    if fast is not None:
+        parsed, visible_count = fast
+        results = op.run([a._data for a in args], parsed, is_train=autograd.is_training())
+        ctx = args[0]._ctx if args else None
+        if visible_count == 1:
+            return NDArray(results[0], ctx)
+        return [NDArray(r, ctx) for r in results[:visible_count]]
     out = kwargs.pop("out", None)
     kwargs.pop("name", None)
     _reject_symbols(op, args, kwargs)

@@ -16,6 +16,11 @@ _TYPE_FLAGS = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8, 4: np.i
 _FLAG_OF = {np.dtype(v): k for k, v in _TYPE_FLAGS.items()}
 
 
+def type_flag(dtype) -> int:
+    """MXNet's number for a dtype (0 float32, 1 float64, 2 float16, 3 uint8, 4 int32, 5 int8, 6 int64)."""
+    return _FLAG_OF[np.dtype(dtype)]
+
+
 def _encode(array: np.ndarray) -> bytes:
     array = np.ascontiguousarray(array)
     if array.dtype not in _FLAG_OF:

@@ -415,7 +415,8 @@ def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     if shape is not None:
         extra["__shape__"] = str(tuple(shape))
     if dtype is not None:
-        extra["__dtype__"] = str(np.dtype(dtype).name)
+        from runtime.serialization import type_flag
+        extra["__dtype__"] = str(type_flag(dtype))  # MXNet writes its numeric type flag here
     if init is not None:
         extra["__init__"] = init if isinstance(init, str) else init.dumps()
     if lr_mult is not None:

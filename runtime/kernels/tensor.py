@@ -9,10 +9,11 @@ def _axes(ndim, axis, exclude=False):
     if axis is None:
         axes = tuple(range(ndim))
     else:
-        axes = tuple(a % ndim if ndim else a for a in ((axis,) if isinstance(axis, int) else axis))
-    for a in axes:
-        if not 0 <= a < max(ndim, 1):
-            raise ValueError("axis %s is out of bounds for a %d-d array" % (axis, ndim))
+        given = (axis,) if isinstance(axis, int) else tuple(axis)
+        for a in given:
+            if not -max(ndim, 1) <= a < max(ndim, 1):
+                raise ValueError("axis %s is out of bounds for a %d-d array" % (a, ndim))
+        axes = tuple(a % ndim if ndim else a for a in given)
     if exclude:
         axes = tuple(a for a in range(ndim) if a not in axes)
     return axes
