@@ -4,11 +4,6 @@ from __future__ import annotations
 import sys
 import types
 
-_NAMES = ("mxnet", "mxnet.ndarray", "mxnet.nd", "mxnet.symbol", "mxnet.sym", "mxnet.gluon", "mxnet.gluon.nn",
-          "mxnet.gluon.block", "mxnet.gluon.parameter", "mxnet.autograd", "mxnet.initializer", "mxnet.init",
-          "mxnet.base", "mxnet.context", "mxnet.random", "mxnet.name", "mxnet.symbol.symbol",
-          "mxnet.ndarray.ndarray", "mxnet.util", "mxnet.ndarray.contrib", "mxnet.symbol.contrib")
-
 
 class _Installed:
     """Undoes the installation when used as a context manager; a plain call leaves it in place."""
@@ -36,7 +31,7 @@ def _module(module_name: str, **attrs) -> types.ModuleType:
 def build():
     import runtime
     from runtime import autograd, base, context, gluon, initializer, name, random
-    from runtime.gluon import block, nn, parameter
+    from runtime.gluon import block, contrib, nn, parameter, utils
     from runtime.ndarray import NDArray
     from runtime.symbol import Symbol
 
@@ -58,13 +53,16 @@ def build():
     sym.symbol = _module("mxnet.symbol.symbol", Symbol=Symbol)
     gluon.Block, gluon.HybridBlock, gluon.SymbolBlock = block.Block, block.HybridBlock, block.SymbolBlock
     gluon.Parameter, gluon.ParameterDict = parameter.Parameter, parameter.ParameterDict
-    gluon.block, gluon.parameter = block, parameter
+    gluon.block, gluon.parameter, gluon.utils = block, parameter, utils
+    gluon_contrib = _module("mxnet.gluon.contrib", nn=contrib.nn)
+    gluon.contrib = gluon_contrib
     return {"mxnet": mx, "mxnet.ndarray": nd, "mxnet.nd": nd, "mxnet.symbol": sym, "mxnet.sym": sym,
             "mxnet.gluon": gluon, "mxnet.gluon.nn": nn, "mxnet.gluon.block": block,
             "mxnet.gluon.parameter": parameter, "mxnet.autograd": autograd, "mxnet.initializer": init,
             "mxnet.init": init, "mxnet.base": base, "mxnet.context": context, "mxnet.random": random,
             "mxnet.name": name, "mxnet.symbol.symbol": sym.symbol, "mxnet.ndarray.ndarray": nd.ndarray,
-            "mxnet.util": util, "mxnet.ndarray.contrib": nd.contrib, "mxnet.symbol.contrib": sym.contrib}
+            "mxnet.util": util, "mxnet.ndarray.contrib": nd.contrib, "mxnet.symbol.contrib": sym.contrib,
+            "mxnet.gluon.contrib": gluon_contrib, "mxnet.gluon.contrib.nn": contrib.nn, "mxnet.gluon.utils": utils}
 
 
 def install() -> _Installed:
