@@ -32,7 +32,8 @@ def golden_dir(tmp_path_factory):
     for case in cases:
         (folder / (case["id"] + ".py")).write_text(case["source"])
     (folder / "residual_factory.py").write_text(
-        "from residual import Residual\n\ndef build():\n    return [('Residual(4)', Residual(4))]\n")
+        "from residual import Residual\n\ndef build():\n    return [('Residual(4)', Residual(4))]\n\n"
+        "def with_shapes():\n    yield 'Residual(4) with shapes', Residual(4), [(2, 4, 6, 6)]\n")
     (folder / "silent.py").write_text(textwrap.dedent("""\
         from mxnet.gluon import nn
 
@@ -77,6 +78,14 @@ def test_golden_blocks_fail_exactly_where_mxnet_failed(golden_dir, capsys, monke
     assert "shape (4,) eagerly, (3, 4) hybridized" in silent["detail"]
     # the unconfigured Residual class is listed, not guessed
     assert results[("residual.py", "Residual")]["status"] == "not-built"
+
+
+def test_factory_may_give_the_input_shapes(golden_dir, capsys, monkeypatch):
+    folder, _ = golden_dir
+    monkeypatch.chdir(folder)
+    code, results = run_verify(capsys, "--factory", "residual_factory:with_shapes")
+    assert code == 0
+    assert results[("residual_factory:with_shapes", "Residual(4) with shapes")]["status"] == "agrees"
 
 
 def test_failure_points_at_the_line_in_hybrid_forward(golden_dir, capsys):

@@ -77,7 +77,8 @@ def _run_quietly(request: dict) -> dict:
 
 
 def _run_factory(request: dict, mx) -> dict:
-    """A `module:function` job: the function returns a block, a list of blocks or (name, block) pairs."""
+    """A `module:function` job: the function returns a block, or an iterable of blocks, (name, block)
+    pairs or (name, block, input shapes) triples."""
     module_name, _, func_name = request["factory"].partition(":")
     sys.path.insert(0, os.getcwd())
     try:
@@ -87,13 +88,21 @@ def _run_factory(request: dict, mx) -> dict:
     except BaseException as exc:
         return {"blocks": [], "error": _describe(exc)}
     if isinstance(made, mx.gluon.Block):
-        entries = [(func_name + "()", made)]
-    else:
-        items = made.items() if isinstance(made, dict) else made
-        entries = [e if isinstance(e, tuple) else (type(e).__name__, e) for e in items]
+        made = [(func_name + "()", made)]
     results = []
-    for name, block in entries:
-        results.append(_verify_one(str(name), lambda _module, block=block: block, None, None, None, request, mx))
+    shapes = dict(request["shapes"])
+    try:
+        for entry in (made.items() if isinstance(made, dict) else made):
+            # an entry is a block, (name, block), or (name, block, input shapes)
+            entry = entry if isinstance(entry, tuple) else (type(entry).__name__, entry)
+            name, block = str(entry[0]), entry[1]
+            if len(entry) > 2:
+                shapes[name] = [s if isinstance(s, dict) else list(s) for s in entry[2]]
+            results.append(_verify_one(name, lambda _module, block=block: block, None, None, None,
+                                       dict(request, shapes=shapes), mx))
+    except BaseException as exc:  # a generator factory may fail half-way
+        results.append({"name": func_name, "status": NOT_BUILT, "detail": "factory failed: " + _describe(exc),
+                        "line": None, "fix_status": None, "fix_detail": ""})
     return {"blocks": results, "error": None}
 
 
