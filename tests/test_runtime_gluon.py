@@ -75,3 +75,24 @@ def test_hybrid_block_rejects_plain_block_children():
     parent = nn.HybridSequential()
     with pytest.raises(ValueError, match="Children of HybridBlock must also be HybridBlock"):
         parent.add(nn.Sequential())
+
+
+def test_volumetric_convolution_matches_a_direct_sum():
+    from runtime.kernels.nn import _convolution_nd, convolution
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 4, 7, 8)).astype(np.float32)
+    w = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
+    planar = convolution(x, w, None, kernel=(3, 3), stride=(2, 1), dilate=(1, 2), pad=(1, 1), num_filter=6,
+                         num_group=2, no_bias=True)
+    generic = _convolution_nd(x, w, None, (3, 3), (2, 1), (1, 2), (1, 1), 6, 2, True)
+    np.testing.assert_allclose(generic, planar, rtol=1e-5, atol=1e-5)
+    volume = rng.standard_normal((1, 2, 3, 4, 4)).astype(np.float32)
+    kernel = rng.standard_normal((3, 2, 2, 2, 2)).astype(np.float32)
+    out = nd.Convolution(nd.array(volume), nd.array(kernel), kernel=(2, 2, 2), num_filter=3, no_bias=True)
+    direct = np.zeros((1, 3, 2, 3, 3), np.float32)
+    for f in range(3):
+        for d in range(2):
+            for h in range(3):
+                for v in range(3):
+                    direct[0, f, d, h, v] = (volume[0, :, d:d + 2, h:h + 2, v:v + 2] * kernel[f]).sum()
+    np.testing.assert_allclose(out.asnumpy(), direct, rtol=1e-5, atol=1e-5)

@@ -71,8 +71,33 @@ def _as_2d(data, kernel, stride, dilate, pad):
     return data, tuple(kernel), tuple(stride or (1, 1)), tuple(dilate or (1, 1)), tuple(pad or (0, 0)), False
 
 
+def _convolution_nd(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias):
+    """Any number of spatial axes (3-D volumes), through strided windows and one contraction per group."""
+    dims = len(kernel)
+    stride, dilate, pad = tuple(stride or (1,) * dims), tuple(dilate or (1,) * dims), tuple(pad or (0,) * dims)
+    x = np.pad(data, [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    spans = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilate))
+    windows = np.lib.stride_tricks.sliding_window_view(x, spans, axis=tuple(range(2, 2 + dims)))
+    windows = windows[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride)
+                      + tuple(slice(None, None, d) for d in dilate)]
+    c, f = data.shape[1] // num_group, num_filter // num_group
+    letters = "defghijk"[:dims]
+    taps = "pqrstuvw"[:dims]
+    outs = []
+    for g in range(num_group):
+        part = windows[:, g * c:(g + 1) * c]
+        outs.append(np.einsum("nc%s%s,oc%s->no%s" % (letters, taps, taps, letters), part,
+                              weight[g * f:(g + 1) * f], optimize=True))
+    out = np.concatenate(outs, axis=1).astype(data.dtype, copy=False)
+    if bias is not None and not no_bias:
+        out += bias.reshape((1, -1) + (1,) * dims)
+    return out
+
+
 def convolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), num_filter=0, num_group=1,
                 workspace=1024, no_bias=False, cudnn_tune=None, cudnn_off=False, layout=None):
+    if len(kernel) == 3:
+        return _convolution_nd(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias)
     x, (kh, kw), (sh, sw), (dh, dw), (ph, pw), one_d = _as_2d(data, kernel, stride, dilate, pad)
     w = weight[:, :, None, :] if one_d else weight
     n, c, h, wd = x.shape
