@@ -21,7 +21,7 @@ def tensor(draw, depth=0):
     if depth >= 2:
         return name
     inner = draw(tensor(depth=depth + 1))
-    choice = draw(st.integers(0, 8))
+    choice = draw(st.integers(0, 11))
     if choice == 0:
         items = draw(st.lists(st.sampled_from(INDEX_ITEMS), min_size=1, max_size=3))
         if draw(st.booleans()):
@@ -41,6 +41,12 @@ def tensor(draw, depth=0):
         return "F.zeros(%s.shape)" % name
     if choice == 7:
         return "(%s + %s)" % (inner, name)
+    if choice == 8:
+        return "(%s if F.sum(%s) > 0 else %s)" % (inner, name, name)
+    if choice == 9:
+        return "%s.reshape(%s.shape[:1] + (-1,))" % (name, name)
+    if choice == 10:
+        return "%s[F.argmax(%s, axis=1)]" % (name, inner)
     return "F.relu(%s)" % inner
 
 

@@ -34,20 +34,20 @@ class TensorIndexing(Rule):
     ```
 
     ## Fix safety
-    Safe. Integer, slice (bounds that are ints by construction: literals, `len(...)`, arithmetic on
-    ints, local names only ever bound to those or to `range(...)`; `self.*` attributes are taken
-    as the block's integer settings), any step on leading axes),
-    `None` and `...` indices become `F.slice_axis` / `F.slice` (with `step=`) / `F.reverse`, then
-    `F.expand_dims` for `None` and `F.squeeze` for the axes integers drop: MXNet's legacy NDArray
-    result, including shape `(1,)` where every axis is dropped (`x[0]` on a 1-D tensor,
-    `x[i, j]` on a 2-D one). "To the end" is `end=None`, never `i + 1` (which is 0 for -1; a
-    non-literal `i` gets `end=i + 1 or None`). A single index array becomes
-    `F.take(x, idx, mode='wrap')`, which counts negative indices from the end as NDArray
-    indexing does; one index array per leading axis (`x[rows, cols]`) becomes
-    `F.gather_nd(x, F.stack(rows, cols))` (index arrays of different shapes, which NDArray
-    broadcasts, make `F.stack` raise). One difference remains: bounds beyond an axis' length, which Python slicing
-    clips, make `F.slice_axis` raise instead (an error, never a different result). Steps on axes
-    counted from the end (`x[..., ::2]`) and index arrays mixed with other indices have no fix.
+    Safe. Integers, slices and `None`/`...` become `F.slice_axis` / `F.slice` (with `step=` on
+    leading axes) / `F.reverse`, then `F.expand_dims` for `None` and `F.squeeze` for the axes
+    that integers drop: MXNet's legacy NDArray result, including shape `(1,)` where every axis
+    is dropped (`x[0]` on a 1-D tensor, `x[i, j]` on a 2-D one). "To the end" is `end=None`,
+    never `i + 1` (which is 0 for -1; a non-literal `i` gets `end=i + 1 or None`).
+    Positions and bounds must be ints by construction: literals, `len(...)`, arithmetic on ints,
+    local names only ever bound to those or to `range(...)`; `self.*` attributes are taken as
+    the block's integer settings. A single index array becomes `F.take(x, idx, mode='wrap')`,
+    which counts negative indices from the end as NDArray indexing does; one index array per
+    leading axis (`x[rows, cols]`) becomes `F.gather_nd(x, F.stack(rows, cols))`.
+    Where the two still differ, the rewrite raises instead of returning something else: bounds
+    beyond an axis' length (Python slicing clips them, `F.slice_axis` raises) and index arrays of
+    different shapes (NDArray broadcasts them, `F.stack` raises). Steps on axes counted from the
+    end (`x[..., ::2]`) and index arrays mixed with other indices have no fix.
     """
     VALID = [
         hybrid_block("parts = F.split(x, num_outputs=3, axis=1)\nreturn parts[0] + parts[2]"),

@@ -32,20 +32,19 @@ class ItemAssignment(Rule):
     ```
 
     ## Fix safety
-    `x[:] = e` becomes `x = e` for a tensor `e` (`x = F.ones_like(x) * v` for a number `v`). An
-    assignment of a number to one position or a literal slice of the first axis becomes
-    `x = F.where(rows, F.ones_like(x) * v, x)`, where `rows` compares
-    `F.contrib.arange_like(x, axis=0)` (reversed for negative positions) with the bounds, so no
-    shape is read and no empty slice can occur.
-    On an axis other than the first (`x[:, i] = v`), the same `F.where` runs between two
-    `F.swapaxes`, since `F.where` selects along the first axis only.
-    Both are unsafe when `x` is an argument of `hybrid_forward` (the original wrote into the
-    caller's array, and the caller could observe that), or when another name, a container or an
-    attribute refers to the same array: the rewrite only rebinds the local name. `x[:] = e` is
-    also unsafe unless `e` is arithmetic with `x` itself as an operand: otherwise `e` may have
-    had a smaller shape that the assignment broadcast into x's. Otherwise the fixes are safe.
-    Tensor values assigned to part of `x` have no fix. MXNet 1.x's own `x[bool_mask] = v` on NDArray does not do what NumPy does: it is
-    flagged, never rewritten.
+    `x[:] = e` becomes `x = e` for a tensor `e` (`x = F.ones_like(x) * v` for a number `v`).
+    A number assigned to one position or literal slice of one axis (`x[0] = v`, `x[1:3] = v`,
+    `x[:, -1] = v`) becomes `x = F.where(rows, F.ones_like(x) * v, x)`, where `rows` compares
+    `F.contrib.arange_like(x, axis=k)` (reversed for negative positions) with the bounds, so no
+    shape is read and no empty slice can occur; for an axis other than the first, the `F.where`
+    runs between two `F.swapaxes`, since `F.where` selects along the first axis only.
+    These fixes are unsafe when `x` is an argument of `hybrid_forward` (the original wrote into
+    the caller's array, and the caller could observe that), or when another name, a container
+    or an attribute refers to the same array: the rewrite only rebinds the local name.
+    `x[:] = e` is also unsafe unless `e` is arithmetic with `x` itself as an operand: otherwise
+    `e` may have had a smaller shape that the assignment broadcast into x's. Otherwise the fixes
+    are safe. Tensor values assigned to part of `x` have no fix. MXNet 1.x's own
+    `x[bool_mask] = v` on NDArray does not do what NumPy does: it is flagged, never rewritten.
     """
     VALID = [
         hybrid_block("outs = []\nouts.append(x)\nouts[0] = F.relu(x)\nreturn outs[0]"),
