@@ -96,3 +96,25 @@ def test_volumetric_convolution_matches_a_direct_sum():
                 for v in range(3):
                     direct[0, f, d, h, v] = (volume[0, :, d:d + 2, h:h + 2, v:v + 2] * kernel[f]).sum()
     np.testing.assert_allclose(out.asnumpy(), direct, rtol=1e-5, atol=1e-5)
+
+
+def test_a_container_with_an_empty_prefix_shares_its_parents_naming():
+    from runtime.gluon import nn
+
+    class Net(nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.features = nn.HybridSequential(prefix="")
+                with self.features.name_scope():
+                    self.features.add(nn.Dense(4), nn.Dense(4))
+                self.output = nn.Dense(2)
+
+        def hybrid_forward(self, F, x):
+            return self.output(self.features(x))
+
+    net = Net(prefix="alex_")
+    assert [net.features[0].prefix, net.features[1].prefix, net.output.prefix] == \
+        ["alex_dense0_", "alex_dense1_", "alex_dense2_"]
+    net.initialize()
+    assert net(nd.ones((1, 3))).shape == (1, 2)

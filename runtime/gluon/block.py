@@ -90,6 +90,11 @@ class Block:
         self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
         self._name = self._prefix[:-1] if self._prefix.endswith("_") else self._prefix
         self._scope = _BlockScope(self)
+        enclosing = getattr(_scope, "value", None)
+        if prefix == "" and enclosing is not None:
+            # a block with an empty prefix names its children in its parent's sequence, as in MXNet:
+            # `features = HybridSequential(prefix='')` then `output = Dense()` gives dense0, dense1, dense2
+            self._scope._counter = enclosing._counter
         self._children: "OrderedDict[str, Block]" = OrderedDict()
         self._reg_params: Dict[str, Parameter] = {}
 
