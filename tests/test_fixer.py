@@ -212,3 +212,17 @@ def test_unsafe_fixes_are_left_alone_without_the_flag(body, args):
     assert safe.source == source and safe.applied == []
     assert any(d.fix is not None and d.fix.applicability == Applicability.UNSAFE for d in safe.remaining)
     assert fix_source(source, "m.py", unsafe=True).source != source
+
+
+def test_crlf_files_get_crlf_inside_rewritten_multiline_expressions():
+    source = CONTINUED.replace("\n", "\r\n")
+    result = fix_source(source, "m.py")
+    assert result.source == fix_source(CONTINUED, "m.py").source.replace("\n", "\r\n")
+    where = hybrid_block_crlf("if x.sum() > 0:\n    y = x\nelse:\n    y = -x\nreturn y")
+    fixed = fix_source(where, "m.py", unsafe=True).source
+    assert "\r\n" in fixed and "\n" not in fixed.replace("\r\n", "")
+
+
+def hybrid_block_crlf(body):
+    from hyblint.rules.base import hybrid_block
+    return hybrid_block(body).replace("\n", "\r\n")

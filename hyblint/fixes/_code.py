@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 from typing import Optional
 
 import libcst as cst
@@ -13,10 +14,14 @@ _EMPTY = cst.Module(body=[])
 # continues at the block's indentation plus some columns stores only the extra columns; rendered
 # on its own it would lose the block's part.
 _BLOCK_INDENT: contextvars.ContextVar[str] = contextvars.ContextVar("block_indent", default="")
+# The module being rewritten: its newline (\r\n or \n) and indentation unit.
+_MODULE: contextvars.ContextVar[cst.Module] = contextvars.ContextVar("module", default=_EMPTY)
 
 
-def render(node: cst.CSTNode, indent: str = "", module: cst.Module = _EMPTY) -> str:
-    """The source text of `node` as it reads inside a block indented by `indent`."""
+def render(node: cst.CSTNode, indent: str = "", module: Optional[cst.Module] = None) -> str:
+    """The source text of `node` as it reads inside a block indented by `indent`, with the
+    newlines of `module` (default: the module being rewritten)."""
+    module = module if module is not None else _MODULE.get()
     try:
         from libcst._nodes.internal import CodegenState
     except ImportError:  # a libcst without this internal: continuation lines may lose indentation
@@ -50,9 +55,11 @@ def block_indent(module: cst.Module, target: cst.CSTNode) -> str:
 def indented_like(module: cst.Module, node: cst.CSTNode):
     """Render with `code()` as `node` reads in `module`, for the duration of the block."""
     token = _BLOCK_INDENT.set(block_indent(module, node))
+    module_token = _MODULE.set(module)
     try:
         yield
     finally:
+        _MODULE.reset(module_token)
         _BLOCK_INDENT.reset(token)
 
 
@@ -96,3 +103,17 @@ def tuple_text(items) -> str:
     if len(items) == 1:
         return f"({items[0]},)"
     return "(" + ", ".join(items) + ")"
+
+
+def fix_or_none(adapter):
+    """A rule's fix builder that returns None instead of raising: an unexpected construct in
+    user code costs that diagnostic its fix, never the check of the file. (The snapshot and
+    rule-example tests catch a fix that goes missing.)"""
+    @functools.wraps(adapter)
+    def guarded(*args, **kwargs):
+        try:
+            return adapter(*args, **kwargs)
+        except (RecursionError, ValueError, TypeError, AttributeError, KeyError, IndexError,
+                cst.ParserSyntaxError):
+            return None
+    return guarded

@@ -6,7 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from hyblint.diagnostics import Applicability
-from hyblint.fixes._code import int_value, render
+from hyblint.fixes._code import fix_or_none, int_value, render
 from hyblint.fixes.assign import rewrite_item_assignment
 from hyblint.rules.base import CstFix
 
@@ -92,6 +92,7 @@ def _may_broadcast(node: cst.Assign, name: str, rule) -> bool:
                         for side in (value.left, value.right)))
 
 
+@fix_or_none
 def item_assignment_fix(node: cst.Assign, target: cst.Subscript, rule) -> Optional[CstFix]:
     from hyblint.fixes._code import indented_like
     with indented_like(rule.module, node):
@@ -105,4 +106,4 @@ def item_assignment_fix(node: cst.Assign, target: cst.Subscript, rule) -> Option
     if "where(" in rule.code_of(new):
         message = "Rebind `%s` with %s.where over the assigned rows" % (name, rule.F)
     # as text: it already reads as it will in its block (see fixes._code)
-    return CstFix(((node, render(new)),), message, Applicability.UNSAFE if unsafe else Applicability.SAFE)
+    return CstFix(((node, render(new, module=rule.module)),), message, Applicability.UNSAFE if unsafe else Applicability.SAFE)

@@ -23,7 +23,8 @@ from typing import Callable, List, Optional, Sequence
 
 import libcst as cst
 
-from hyblint.fixes._code import code, expr, int_value, is_none, is_self_attribute, render, tuple_text
+from hyblint.fixes._code import (code, expr, fix_or_none, int_value, is_none, is_self_attribute, render,
+                                 tuple_text)
 
 IsInt = Callable[[cst.BaseExpression], bool]
 
@@ -237,6 +238,7 @@ def rewrite_index(value: cst.BaseExpression, index: Sequence[cst.SubscriptElemen
     return expr(text)
 
 
+@fix_or_none
 def index_fix(node: cst.Subscript, rule):
     """HYB001's fix for `node` (a subscript of a tensor): ints by construction (fixes.ints) are
     positions, a value the analysis knows as a tensor is an index array."""
@@ -265,4 +267,4 @@ def index_fix(node: cst.Subscript, rule):
     else:
         message = f"Rewrite the index with {rule.F}.slice / {rule.F}.slice_axis"
     # as text: it already reads as it will in its block (see fixes._code)
-    return CstFix(((node, render(new)),), message, Applicability.SAFE)
+    return CstFix(((node, render(new, module=rule.module)),), message, Applicability.SAFE)

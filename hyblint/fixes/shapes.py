@@ -12,7 +12,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import libcst as cst
 
-from hyblint.fixes._code import code, expr, int_value, render, tuple_text
+from hyblint.fixes._code import code, expr, fix_or_none, int_value, render, tuple_text
 
 IsInt = Callable[[cst.BaseExpression], bool]
 
@@ -337,6 +337,7 @@ def _fix(replacements, message, unsafe=False):
 _DTYPE_CHANGING = ("zeros_like", "ones_like", "arange_like")
 
 
+@fix_or_none
 def shape_fix(node: cst.Attribute, rule):
     """A fix for the `.shape` read `node`: the idiom around it rewritten without shapes."""
     if node.attr.value != "shape":

@@ -2,6 +2,7 @@ import libcst as cst
 
 from hyblint.analysis.kinds import Kind
 from hyblint.diagnostics import Applicability
+from hyblint.fixes._code import fix_or_none
 from hyblint.rules.base import CstFix, Invalid, Rule, hybrid_block
 
 
@@ -70,6 +71,7 @@ class TensorControlFlow(Rule):
     def visit_If(self, node: cst.If) -> None:
         self._decides(node.test, "if", fix=self._where_fix(node))
 
+    @fix_or_none
     def _where_fix(self, node: cst.If):
         from hyblint.fixes.assign import rewrite_if_to_where
         from hyblint.fixes.assignment import _is_number
@@ -80,7 +82,7 @@ class TensorControlFlow(Rule):
         if new is None:
             return None
         # the If's span stops before its last newline
-        text = self.code_of(new).rstrip("\n")
+        text = self.code_of(new).rstrip("\r\n")
         return CstFix(((node, text),), "Compute both branches and select with %s.where" % self.F,
                       Applicability.UNSAFE)
 
@@ -93,6 +95,7 @@ class TensorControlFlow(Rule):
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._decides(node.test, "... if ... else ...", fix=self._ifexp_fix(node))
 
+    @fix_or_none
     def _ifexp_fix(self, node: cst.IfExp):
         from hyblint.fixes._code import indented_like, render
         from hyblint.fixes.assign import rewrite_ifexp_to_where
@@ -102,7 +105,7 @@ class TensorControlFlow(Rule):
                                          is_scalar=lambda e: _is_number(e, self))
         if new is None:
             return None
-        return CstFix(((node, render(new)),), "Compute both branches and select with %s.where" % self.F,
+        return CstFix(((node, render(new, module=self.module)),), "Compute both branches and select with %s.where" % self.F,
                       Applicability.UNSAFE)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
