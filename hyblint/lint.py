@@ -91,7 +91,9 @@ def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None)
     workers = min(os.cpu_count() or 1, 8)
     if len(heavy) >= PARALLEL_THRESHOLD and workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            results.extend(zip(heavy, pool.map(_check_one, heavy, chunksize=max(1, len(heavy) // (workers * 4)))))
+            # one file per task, largest first: the two processes finish together
+            heavy.sort(key=lambda job: -len(job[1]))
+            results.extend(zip(heavy, pool.map(_check_one, heavy, chunksize=1)))
     else:
         results.extend((job, _check_one(job)) for job in heavy)
     for job, diagnostics in results:

@@ -7,13 +7,13 @@ first iteration (`acc = 0; acc += F.sum(x)`) is seen as one in the second.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set
 
 import libcst as cst
 
 from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.module import ModuleFacts, dotted
-from hyblint.analysis.walk import descendants, walk
+from hyblint.analysis.walk import walk
 
 # F ops whose result is several outputs (integer indexing legal).
 # Control-flow ops return Python structures of outputs and states (lists inside tuples).
@@ -500,7 +500,7 @@ def _parameter_kind(param: cst.Param, evidence: Dict[str, str]) -> Kind:
     return Kind.TENSOR
 
 
-def _usage_evidence(function: cst.FunctionDef, names: Set[str], namespace: str) -> Dict[str, str]:
+def _usage_evidence(nodes: List[cst.CSTNode], names: Set[str], namespace: str) -> Dict[str, str]:
     """'sequence' or 'tensor' for parameters whose uses only fit one of the two."""
     evidence: Dict[str, str] = {}
     loop_names: Set[str] = set()
@@ -562,7 +562,7 @@ def _usage_evidence(function: cst.FunctionDef, names: Set[str], namespace: str) 
     handlers = {cst.For: collector.visit_For, cst.Call: collector.visit_Call,
                 cst.AssignTarget: collector.visit_AssignTarget, cst.Attribute: collector.visit_Attribute,
                 cst.BinaryOperation: collector.visit_BinaryOperation}
-    for node in _in_order(function.body):
+    for node in nodes:
         handler = handlers.get(type(node))
         if handler is not None:
             handler(node)
@@ -583,7 +583,8 @@ def analyze(function: cst.FunctionDef, module: ModuleFacts) -> Optional[Function
     namespace = params[1].name.value
     env: Dict[str, Kind] = {"self": Kind.PYTHON, namespace: Kind.PYTHON}
     tensors = params[2:] + list(function.params.kwonly_params)
-    evidence = _usage_evidence(function, {p.name.value for p in tensors}, namespace)
+    nodes = _in_order(function.body)  # one walk serves both scans below
+    evidence = _usage_evidence(nodes, {p.name.value for p in tensors}, namespace)
     for param in tensors:
         env[param.name.value] = _parameter_kind(param, evidence)
     star = function.params.star_arg
@@ -591,16 +592,16 @@ def analyze(function: cst.FunctionDef, module: ModuleFacts) -> Optional[Function
         env[star.name.value] = Kind.SEQUENCE
     if function.params.star_kwarg is not None:
         env[function.params.star_kwarg.name.value] = Kind.PYTHON  # a dict: its items are unknown
-    local_names = frozenset(env) | frozenset(_assigned_names(function.body))
+    local_names = frozenset(env) | frozenset(_assigned_names(nodes))
     walker = _Walker(module, namespace, local_names)
     walker.block(function.body.body, env)
     return FunctionFacts(namespace=namespace, params=local_names, kinds=walker.kinds,
                          imperative_only=walker.imperative_only)
 
 
-def _assigned_names(body) -> Set[str]:
+def _assigned_names(nodes: List[cst.CSTNode]) -> Set[str]:
     names: Set[str] = set()
-    for node in descendants(body):
+    for node in nodes:
         if isinstance(node, (cst.AssignTarget, cst.For)):
             _names_in(node.target, names)
         elif isinstance(node, cst.ImportAlias):
