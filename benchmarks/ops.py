@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import runtime  # noqa: E402
 from runtime import nd  # noqa: E402
 from runtime.kernels.nn import convolution  # noqa: E402
 

@@ -119,7 +119,7 @@ def _check(args) -> int:
     from hyblint.discovery import discover
     from hyblint.lint import lint_files
     from hyblint.report import FORMATS
-    from hyblint.report.text import statistics, summary
+    from hyblint.report.text import statistics
 
     try:
         settings, root = _settings(args)
@@ -169,7 +169,7 @@ def _check(args) -> int:
 
 
 def _apply_fixes(args, run, settings, root):
-    from hyblint.files import InputError, write_source
+    from hyblint.files import write_source
     from hyblint.fixer import fix_source, fixable
     from hyblint.lint import hierarchy_of, settings_for
 

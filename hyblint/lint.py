@@ -6,7 +6,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Sequence, Tuple
 
 from hyblint.analysis.hierarchy import hybrid_class_names, scan_class_bases
 from hyblint.diagnostics import Diagnostic, Location, Severity

@@ -18,7 +18,7 @@ filled in, out_shapes); without it, output shapes come from running the kernel o
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np

@@ -1,10 +1,11 @@
 """The deferred namespace (`runtime.sym`), generated from the same operator registry as `runtime.nd`."""
 from __future__ import annotations
 
-import numbers
 import types
 from typing import Callable, Dict
 
+from runtime import namespace
+from runtime.namespace import operator_functions
 from runtime.registry import REGISTRY
 from runtime.symbol import Group, Symbol, Variable, compose, load, load_json, var
 
@@ -53,13 +54,6 @@ def eye(N, M=0, k=0, dtype=None, name=None, **kwargs):
     return compose(REGISTRY["_eye"], "_eye", (), dict(N=N, M=M, k=k, dtype=dtype or "float32", name=name))
 
 
-def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
-    if isinstance(indices_or_sections, int):
-        return function_for("_split_v2")(ary, axis=axis, squeeze_axis=squeeze_axis, sections=indices_or_sections)
-    return function_for("_split_v2")(ary, indices=(0,) + tuple(indices_or_sections), axis=axis,
-                                     squeeze_axis=squeeze_axis)
-
-
 def _binary_function(op: str, scalar_op: str, reverse_scalar_op: str = None):
     def function(lhs, rhs):
         if isinstance(lhs, Symbol) and isinstance(rhs, Symbol):
@@ -72,34 +66,14 @@ def _binary_function(op: str, scalar_op: str, reverse_scalar_op: str = None):
     return function
 
 
-def namespaces():
-    top: Dict[str, Callable] = {}
-    subs: Dict[str, Dict[str, Callable]] = {"contrib": {}, "linalg": {}, "random": {}, "image": {}, "op": {}}
-    for name in REGISTRY:
-        if name.startswith(("_contrib_", "contrib.")):
-            subs["contrib"][name.split(".", 1)[1] if "." in name else name[len("_contrib_"):]] = function_for(name)
-        elif name.startswith(("_linalg_", "linalg.", "linalg_")):
-            subs["linalg"][name.split(".", 1)[1] if "." in name else name.split("_", 2)[-1]] = function_for(name)
-        if "." not in name:
-            top[name] = function_for(name)
+def build_module(name: str) -> types.ModuleType:
+    top, subs = operator_functions(function_for)
     top.update({
         "var": var, "Variable": Variable, "Group": Group, "Symbol": Symbol, "load": load, "load_json": load_json,
         "zeros": _creation("_zeros", "_zeros"), "ones": _creation("_ones", "_ones"), "full": full,
-        "arange": arange, "linspace": linspace, "eye": eye, "split_v2": split_v2,
+        "arange": arange, "linspace": linspace, "eye": eye,
         "maximum": _binary_function("_Maximum", "_MaximumScalar"),
         "minimum": _binary_function("_Minimum", "_MinimumScalar"),
         "power": _binary_function("_Power", "_PowerScalar", "_RPowerScalar"),
     })
-    subs["op"].update(top)
-    return top, subs
-
-
-def build_module(name: str) -> types.ModuleType:
-    module = types.ModuleType(name, "MXNet-compatible deferred operators (Symbol).")
-    top, subs = namespaces()
-    module.__dict__.update(top)
-    for sub, functions in subs.items():
-        child = types.ModuleType(name + "." + sub)
-        child.__dict__.update(functions)
-        setattr(module, sub, child)
-    return module
+    return namespace.build_module(name, "MXNet-compatible deferred operators (Symbol).", top, subs)

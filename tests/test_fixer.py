@@ -11,7 +11,6 @@ import pytest
 
 from hyblint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, Severity
 from hyblint.fixer import apply_edits, fix_source
-from hyblint.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 

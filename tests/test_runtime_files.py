@@ -4,7 +4,6 @@ from pathlib import Path
 
 import numpy as np
 
-import runtime
 from runtime import nd
 from runtime.gluon import SymbolBlock, nn
 

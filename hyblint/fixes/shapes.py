@@ -8,7 +8,7 @@ so `x.shape[k]` becomes `0` only where the input position is `k` at that point.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, Optional, Sequence
 
 import libcst as cst
 

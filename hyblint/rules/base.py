@@ -18,7 +18,7 @@ VALID one yields no diagnostic of the rule, and every INVALID one exactly the di
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 

@@ -9,7 +9,6 @@ import numpy as np
 
 from runtime import initializer as init_module
 from runtime.base import MXNetError
-from runtime.context import current_context
 from runtime.ndarray import NDArray
 
 

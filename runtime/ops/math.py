@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.kernels import elementwise as k
-from runtime.registry import Attr, bool_, choice, declare, dtype_, float_, optional
+from runtime.registry import Attr, bool_, choice, declare, dtype_, float_
 
 _UNARY = {
     "relu": k.relu, "sigmoid": k.sigmoid, "tanh": np.tanh, "exp": np.exp, "abs": np.abs, "square": np.square,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from runtime.kernels import nn as k
-from runtime.registry import Attr, axis_, bool_, choice, declare, dtype_, float_, int_, optional, shape_, str_
+from runtime.registry import Attr, bool_, choice, declare, dtype_, float_, int_, optional, shape_, str_
 
 
 def _fc_shapes(in_shapes, attrs):

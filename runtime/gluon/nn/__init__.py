@@ -1,4 +1,5 @@
 """Gluon's neural-network layers."""
+# ruff: noqa: F401  (the names this package re-exports)
 from runtime.gluon.block import Block, HybridBlock, SymbolBlock
 from runtime.gluon.nn.basic_layers import (ELU, GELU, SELU, Activation, BatchNorm, Concurrent, Dense, Dropout,
                                            Embedding, Flatten, GroupNorm, HybridConcurrent, HybridLambda,

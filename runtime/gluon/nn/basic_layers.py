@@ -121,13 +121,18 @@ class BatchNorm(HybridBlock):
         return F.BatchNorm(x, gamma, beta, running_mean, running_var, name="fwd", **self._kwargs)
 
 
+def _scale_and_shift(block, size, gamma_initializer, beta_initializer) -> None:
+    """The learned scale (gamma) and shift (beta) of a normalization layer."""
+    block.gamma = block.params.get("gamma", shape=(size,), init=gamma_initializer, allow_deferred_init=True)
+    block.beta = block.params.get("beta", shape=(size,), init=beta_initializer, allow_deferred_init=True)
+
+
 class LayerNorm(HybridBlock):
     def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", in_channels=0, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
         self._axis, self._epsilon = axis, epsilon
-        self.gamma = self.params.get("gamma", shape=(in_channels,), init=gamma_initializer, allow_deferred_init=True)
-        self.beta = self.params.get("beta", shape=(in_channels,), init=beta_initializer, allow_deferred_init=True)
+        _scale_and_shift(self, in_channels, gamma_initializer, beta_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
@@ -138,8 +143,7 @@ class InstanceNorm(HybridBlock):
                  gamma_initializer="ones", in_channels=0, **kwargs):
         super().__init__(**kwargs)
         self._epsilon = epsilon
-        self.gamma = self.params.get("gamma", shape=(in_channels,), init=gamma_initializer, allow_deferred_init=True)
-        self.beta = self.params.get("beta", shape=(in_channels,), init=beta_initializer, allow_deferred_init=True)
+        _scale_and_shift(self, in_channels, gamma_initializer, beta_initializer)
 
     def hybrid_forward(self, F, x, gamma, beta):
         return F.InstanceNorm(x, gamma, beta, name="fwd", eps=self._epsilon)
@@ -150,8 +154,8 @@ class GroupNorm(HybridBlock):
                  gamma_initializer="ones", in_channels=0, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
         self._num_groups, self._epsilon = num_groups, epsilon
-        self.gamma = self.params.get("gamma", shape=(in_channels,), init=gamma_initializer, allow_deferred_init=True)
-        self.beta = self.params.get("beta", shape=(in_channels,), init=beta_initializer, allow_deferred_init=True)
+        # MXNet 1.x scales and shifts per group, not per channel
+        _scale_and_shift(self, num_groups, gamma_initializer, beta_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups, eps=self._epsilon)

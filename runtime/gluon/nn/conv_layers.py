@@ -16,7 +16,6 @@ class _Conv(HybridBlock):
         super().__init__(prefix=prefix, params=params)
         with self.name_scope():
             self._channels, self._in_channels = channels, in_channels
-            dims = len(kernel_size)
             self._op_name = op_name
             self._kwargs = {"kernel": kernel_size, "stride": strides, "dilate": dilation, "pad": padding,
                             "num_filter": channels, "num_group": groups, "no_bias": not use_bias, "layout": layout}
