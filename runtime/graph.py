@@ -43,20 +43,13 @@ def _kernel_call(node: Node, is_train: bool) -> Callable:
 
 
 def _fused_linear_activation(node: Node, activation: Node) -> Callable:
-    """FullyConnected then Activation, in one step; the activation overwrites the product."""
-    attrs = node.attrs
+    """FullyConnected or Convolution then Activation, in one step: the activation overwrites the
+    product's fresh buffer instead of allocating another."""
     apply = _INPLACE_ACTIVATIONS[activation.attrs["act_type"]]
-    flatten, no_bias = attrs["flatten"], attrs["no_bias"]
+    kernel = functools.partial(node.op.kernel, **node.attrs)
 
     def run(arrays):
-        data, weight = arrays[0], arrays[1]
-        x = data.reshape(data.shape[0], -1) if flatten else data
-        if x.shape[-1] != weight.shape[1]:
-            raise ValueError("Shape inconsistent: data has %d features, weight expects %d"
-                             % (x.shape[-1], weight.shape[1]))
-        out = x @ weight.T
-        if not no_bias:
-            out += arrays[2]
+        out = kernel(*arrays)
         apply(out)
         return (out,)
     return run
@@ -116,7 +109,7 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool):
 
 
 def _fusable_activation(node: Node, order, consumers, in_groups) -> "Node | None":
-    if node.op.name != "FullyConnected" or consumers.get(id(node), 0) != 1:
+    if node.op.name not in ("FullyConnected", "Convolution") or consumers.get(id(node), 0) != 1:
         return None
     for candidate in order:
         if candidate.op is not None and candidate.op.name == "Activation" and candidate.inputs \
