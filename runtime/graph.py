@@ -55,8 +55,24 @@ def _fused_linear_activation(node: Node, activation: Node) -> Callable:
     return run
 
 
+def fold_constants(order: Sequence[Node]) -> Dict[int, tuple]:
+    """Outputs of the nodes that depend on no variable (`F.ones((3,)) * 2`), computed once."""
+    values: Dict[int, tuple] = {}
+    for node in order:
+        if node.is_variable or node.op.wants_training:
+            continue
+        if all(id(child) in values for child, _ in node.inputs):
+            arrays = [values[id(child)][index] for child, index in node.inputs]
+            values[id(node)] = tuple(node.op.run(arrays, node.attrs))
+    return values
+
+
 def compile_plan(order: Sequence[Node], heads, is_train: bool):
-    """(steps, slot of each (node, output), number of slots) for nodes in topological order."""
+    """(steps, slot of each (node, output), number of slots, constant slot values) for nodes in
+    topological order. Nodes read from a variable nowhere are evaluated here, once."""
+    constants = fold_constants(order)
+    order = [n for n in order if id(n) not in constants]
+    constant_slots: Dict[int, object] = {}
     consumers: Dict[int, int] = {}
     for node in order:
         for child, _ in node.inputs:
@@ -78,6 +94,11 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool):
             sinks[id(group[-1])] = group
             absorbed.update(id(member) for member in group[:-1])
     count = 0
+    for node_id, outputs in constants.items():
+        for index, value in enumerate(outputs):
+            slots[(node_id, index)] = count
+            constant_slots[count] = value
+            count += 1
     for node in order:
         if node.is_variable:
             slots[(id(node), 0)] = count
@@ -105,7 +126,7 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool):
             slots[(id(node), i)] = count + i
         steps.append(Step(_kernel_call(node, is_train), inputs, count, outputs, node))
         count += outputs
-    return steps, slots, count
+    return steps, slots, count, constant_slots
 
 
 def _fusable_activation(node: Node, order, consumers, in_groups) -> "Node | None":
