@@ -139,6 +139,12 @@ class NDArray:
 
     # ---- arithmetic: NDArray operators broadcast
     def _binary(self, other, broadcast_op, scalar_op, reverse=False):
+        if type(other) in (int, float):  # the commonest case first, without the general dispatch
+            kernel = _SCALAR_KERNELS.get(scalar_op)
+            if kernel is None:
+                from runtime.registry import REGISTRY
+                kernel = _SCALAR_KERNELS[scalar_op] = REGISTRY[scalar_op].kernel
+            return NDArray(kernel(self._data, float(other)), self._ctx)
         if isinstance(other, NDArray):
             return _call(broadcast_op, other, self) if reverse else _call(broadcast_op, self, other)
         if isinstance(other, numbers.Number):
@@ -285,6 +291,7 @@ def _wrap(data: np.ndarray, ctx=None) -> NDArray:
 
 
 _BY_NAME: Dict[str, Any] = {}
+_SCALAR_KERNELS: Dict[str, Any] = {}
 
 
 def _call(op_name: str, *args, **kwargs):

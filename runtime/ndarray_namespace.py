@@ -1,6 +1,7 @@
 """The eager namespace (`runtime.nd`), generated from the operator registry."""
 from __future__ import annotations
 
+import functools
 import types
 from typing import Callable, Dict
 
@@ -8,6 +9,7 @@ import numpy as np
 
 from runtime import namespace
 from runtime import random as _random
+from runtime.base import MXNetError
 from runtime.ndarray import HELPERS, NDArray, invoke
 from runtime.namespace import operator_functions
 from runtime.registry import REGISTRY
@@ -15,8 +17,29 @@ from runtime.registry import REGISTRY
 _FUNCTIONS: Dict[str, Callable] = {}
 
 
+def _default_kernel(op):
+    """The kernel with its default attributes bound, for a one-input, one-output operator whose
+    attributes all have defaults; None when calls must go through `invoke`."""
+    if op.variadic or op.aux or op.wants_training or op.no_inputs or len(op.inputs) != 1:
+        return None
+    if any(a.required for a in op.attrs.values()):
+        return None
+    defaults = op.parse_attrs({})
+    if op.visible(defaults) != 1 or op.outputs(defaults) != 1:
+        return None
+    return functools.partial(op.kernel, **defaults)
+
+
 def _make(op, public_name: str) -> Callable:
+    kernel = _default_kernel(op)
+
     def function(*args, **kwargs):
+        # `nd.relu(x)`: the commonest call, without the general argument handling
+        if kernel is not None and not kwargs and len(args) == 1 and type(args[0]) is NDArray:
+            try:
+                return NDArray(kernel(args[0]._data), args[0]._ctx)
+            except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
+                raise MXNetError("Error in operator %s: %s" % (op.name, exc)) from None
         return invoke(op, args, kwargs, public_name)
     function.__name__ = public_name.rsplit(".", 1)[-1]
     function.__doc__ = "MXNet operator %s (eager)." % op.name

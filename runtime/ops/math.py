@@ -122,7 +122,7 @@ def _camel(name: str) -> str:
 for _name, (_fn, _reverse) in _SCALAR.items():
     camel = _camel(_name)
     declare("_%s_scalar" % _name, attrs=[Attr("scalar", float_, required=True), Attr("is_int", bool_, True)],
-            kernel=(lambda fn, rev: lambda data, scalar, is_int=True: k.with_scalar(fn, rev)(data, scalar))(_fn, _reverse),
+            kernel=(lambda apply: lambda data, scalar, is_int=True: apply(data, scalar))(k.with_scalar(_fn, _reverse)),
             aliases=("_%sScalar" % camel,), infer=_same_shape)
 
 declare("add_n", inputs=("*data",), kernel=lambda *a, num_args=None: k.add_n(*a), aliases=("ElementWiseSum",),
