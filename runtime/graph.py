@@ -1,7 +1,8 @@
 """A bound graph compiled into a flat plan: each step calls its kernel with attributes already
 bound and reads and writes numbered slots, so a forward pass does no name or attribute lookups.
-Linear layers followed by an activation are fused into one step that applies the activation in
-place on the product's buffer, saving an allocation and a pass over memory."""
+Elementwise chains become one generated Numba kernel each (runtime/fusion.py); a linear layer
+followed by an activation becomes one step that applies the activation in place on the product's
+buffer, saving an allocation and a pass over memory."""
 from __future__ import annotations
 
 import functools
@@ -9,6 +10,7 @@ from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from runtime import fusion
 from runtime.base import MXNetError
 from runtime.kernels import elementwise
 from runtime.symbol import Node
@@ -72,6 +74,16 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool):
     slots: Dict[Tuple[int, int], int] = {}
     steps: List[Step] = []
     absorbed = set()
+    sinks: Dict[int, list] = {}
+    kernels = {}
+    if fusion.enabled():
+        for group in fusion.find_groups(order, consumers):
+            try:
+                kernels[id(group[-1])] = fusion.compile_group(group)
+            except Exception:  # no kernel (a compiler or cache problem): run these operators one by one
+                continue
+            sinks[id(group[-1])] = group
+            absorbed.update(id(member) for member in group[:-1])
     count = 0
     for node in order:
         if node.is_variable:
@@ -80,8 +92,14 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool):
             continue
         if id(node) in absorbed:
             continue
+        if id(node) in sinks:
+            leaves, run = kernels[id(node)]
+            slots[(id(node), 0)] = count
+            steps.append(Step(run, tuple(slots[leaf] for leaf in leaves), count, 1, node))
+            count += 1
+            continue
         inputs = tuple(slots[(id(child), index)] for child, index in node.inputs)
-        fused = _fusable_activation(node, order, consumers)
+        fused = _fusable_activation(node, order, consumers, absorbed | set(sinks))
         if fused is not None:
             absorbed.add(id(fused))
             run = _fused_linear_activation(node, fused)
@@ -97,12 +115,13 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool):
     return steps, slots, count
 
 
-def _fusable_activation(node: Node, order, consumers) -> "Node | None":
+def _fusable_activation(node: Node, order, consumers, in_groups) -> "Node | None":
     if node.op.name != "FullyConnected" or consumers.get(id(node), 0) != 1:
         return None
     for candidate in order:
         if candidate.op is not None and candidate.op.name == "Activation" and candidate.inputs \
-                and candidate.inputs[0][0] is node and candidate.attrs["act_type"] in _INPLACE_ACTIVATIONS:
+                and candidate.inputs[0][0] is node and candidate.attrs["act_type"] in _INPLACE_ACTIVATIONS \
+                and id(candidate) not in in_groups:
             return candidate
     return None
 

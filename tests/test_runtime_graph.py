@@ -1,0 +1,66 @@
+"""The compiled plan of a bound graph: fused elementwise kernels give the unfused results, and
+their machine code is cached on disk for the next process."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import runtime
+from runtime import fusion, nd, sym
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bind_and_run(graph, **inputs):
+    executor = graph.bind(runtime.cpu(), {k: nd.array(v) for k, v in inputs.items()})
+    return executor, executor.forward()[0].asnumpy()
+
+
+def chain():
+    a, b = sym.var("a"), sym.var("b")
+    return sym.tanh(sym.relu(a + b) * 2 - b / 3) + sym.sigmoid(a)
+
+
+@pytest.fixture
+def kernel_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    return tmp_path / "hyblint" / ("fused-kernels-%s" % fusion.FORMAT)
+
+
+def test_fused_chain_equals_the_operators_one_by_one(kernel_cache, monkeypatch):
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((3, 5)).astype(np.float32), rng.standard_normal((3, 5)).astype(np.float32)
+    executor, fused = bind_and_run(chain(), a=a, b=b)
+    assert len(executor._plans[False][0]) == 1  # eight operators, one generated kernel
+    assert len(list(kernel_cache.glob("fused_*.py"))) == 1
+    monkeypatch.setenv("HYBLINT_RUNTIME_FUSION", "0")
+    executor, plain = bind_and_run(chain(), a=a, b=b)
+    assert len(executor._plans[False][0]) == 8
+    expected = np.tanh(np.maximum(a + b, 0) * 2 - b / 3) + 1 / (1 + np.exp(-a))
+    np.testing.assert_allclose(fused, expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(plain, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_result_used_twice_is_not_fused_away():
+    a = sym.var("a")
+    shared = sym.relu(a)
+    graph = sym.Group([shared * 2, shared + 1])
+    executor = graph.bind(runtime.cpu(), {"a": nd.array([[-1.0, 2.0]])})
+    first, second = [o.asnumpy() for o in executor.forward()]
+    assert first.tolist() == [[0.0, 4.0]] and second.tolist() == [[1.0, 3.0]]
+
+
+def test_a_new_process_loads_the_kernel_from_disk(kernel_cache):
+    code = ("import runtime, numpy as np\nfrom runtime import nd, sym\n"
+            "a, b = sym.var('a'), sym.var('b')\n"
+            "g = sym.tanh(sym.relu(a + b) * 2 - b / 3) + sym.sigmoid(a)\n"
+            "print(g.bind(runtime.cpu(), {'a': nd.ones((2, 2)), 'b': nd.ones((2, 2))}).forward()[0].asnumpy()[0, 0])")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(kernel_cache.parent.parent))
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    cached = list(kernel_cache.glob("__pycache__/*.nbi"))
+    assert cached, "numba wrote no index of cached machine code"
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert first.stdout == second.stdout
