@@ -1,6 +1,7 @@
 """NDArray: an eager tensor with MXNet 1.x semantics over a NumPy array."""
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import Any, Dict, List
 
@@ -283,34 +284,38 @@ def _wrap(data: np.ndarray, ctx=None) -> NDArray:
     return NDArray(data, ctx)
 
 
+_BY_NAME: Dict[str, Any] = {}
+
+
 def _call(op_name: str, *args, **kwargs):
-    from runtime.ndarray_namespace import function_for
-    return function_for(op_name)(*args, **kwargs)
+    function = _BY_NAME.get(op_name)
+    if function is None:
+        from runtime.ndarray_namespace import function_for
+        function = _BY_NAME[op_name] = function_for(op_name)
+    return function(*args, **kwargs)
 
 
 _PARSED_CACHE: Dict[tuple, tuple] = {}
 
 
 def _fast_path(op: OpDef, args, kwargs):
-    """(arrays, parsed attributes) when every positional argument is an input NDArray and every
-    keyword an attribute: the common call, answered from a cache of parsed attributes."""
-    if op.variadic or op.aux or "out" in kwargs or "name" in kwargs:
-        return None
+    """(parsed attributes, visible outputs) when every positional argument is an input NDArray and
+    every keyword an attribute: the common call, answered from a cache of parsed attributes."""
     for value in args:
         if type(value) is not NDArray:
             return None
     try:
-        key = (op.name, len(args), tuple(sorted(kwargs.items())))
+        key = (op.name, len(args), tuple(sorted(kwargs.items())) if kwargs else ())
         hit = _PARSED_CACHE.get(key)
     except TypeError:  # an unhashable attribute value (a list): the general path
         return None
     if hit is None:
-        if any(k in op.inputs for k in kwargs):
+        if op.variadic or op.aux or "out" in kwargs or "name" in kwargs or any(k in op.inputs for k in kwargs):
             return None
         parsed = op.parse_attrs(kwargs)
         if len(op.input_names(parsed)) != len(args):
             return None
-        hit = _PARSED_CACHE[key] = (parsed, op.visible(parsed))
+        hit = _PARSED_CACHE[key] = (parsed, op.visible(parsed), functools.partial(op.kernel, **parsed))
     return hit
 
 
@@ -318,8 +323,17 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
     """Run an operator eagerly, MXNet style: inputs first, then attributes."""
     fast = _fast_path(op, args, kwargs)
     if fast is not None:
-        parsed, visible_count = fast
-        results = op.run([a._data for a in args], parsed, is_train=autograd.is_training())
+        parsed, visible_count, kernel = fast
+        if op.wants_training:
+            results = op.run([a._data for a in args], parsed, is_train=autograd.is_training())
+        else:
+            try:
+                result = kernel(*[a._data for a in args])
+            except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
+                raise MXNetError("Error in operator %s: %s" % (op.name, exc)) from None
+            if type(result) is np.ndarray:
+                return NDArray(result, args[0]._ctx if args else None)
+            results = list(result)
         ctx = args[0]._ctx if args else None
         if visible_count == 1:
             return NDArray(results[0], ctx)

@@ -10,7 +10,7 @@ def _same(x, y):
 
 
 def relu(x):
-    return np.maximum(x, 0).astype(x.dtype, copy=False)
+    return np.maximum(x, x.dtype.type(0))
 
 
 def sigmoid(x):

@@ -31,7 +31,9 @@ def _same_shape(in_shapes, attrs):
 
 
 for _name, _fn in _UNARY.items():
-    declare(_name, kernel=_keep_dtype(_fn), infer=_same_shape)
+    # NumPy's own ufuncs keep a float32 input float32: only the other functions need the cast
+    declare(_name, kernel=_fn if isinstance(_fn, np.ufunc) or _fn is k.relu else _keep_dtype(_fn),
+            infer=_same_shape)
 
 declare("identity", kernel=k.identity, aliases=("_copy",), infer=_same_shape)
 declare("stop_gradient", kernel=k.identity, aliases=("BlockGrad",), infer=_same_shape)
