@@ -48,7 +48,7 @@ def main() -> None:
     times = {name: [] for name in peers}
     with tempfile.TemporaryDirectory() as scratch:  # the commands run from here: no config found
         os.environ.setdefault("PYTHONPATH", str(ROOT))
-        for name, command in peers.items():
+        for command in peers.values():
             timed(command, scratch)  # warm the OS file cache and the interpreters
         for _ in range(args.rounds):
             for name, command in peers.items():

@@ -122,13 +122,16 @@ class Executor:
         from runtime.graph import compile_plan, run_plan
         plan = self._plans.get(is_train)
         if plan is None:
-            steps, slots, count = compile_plan(self._order, self._symbol._outputs, is_train)
+            steps, slots, count, constants = compile_plan(self._order, self._symbol._outputs, is_train)
             bound = {**self.arg_dict, **self.aux_dict}
             variables = [(slots[(id(n), 0)], bound[n.name]) for n in self._order if n.is_variable]
             heads = [slots[(id(n), i)] for n, i in self._symbol._outputs]
-            plan = self._plans[is_train] = (steps, variables, heads, count)
-        steps, variables, heads, count = plan
-        values = [None] * count
+            start = [None] * count
+            for slot, value in constants.items():
+                start[slot] = value
+            plan = self._plans[is_train] = (steps, variables, heads, start)
+        steps, variables, heads, start = plan
+        values = list(start)
         for slot, array in variables:
             values[slot] = array._data
         run_plan(steps, values, _node_error)

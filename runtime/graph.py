@@ -43,27 +43,36 @@ def _kernel_call(node: Node, is_train: bool) -> Callable:
 
 
 def _fused_linear_activation(node: Node, activation: Node) -> Callable:
-    """FullyConnected then Activation, in one step; the activation overwrites the product."""
-    attrs = node.attrs
+    """FullyConnected or Convolution then Activation, in one step: the activation overwrites the
+    product's fresh buffer instead of allocating another."""
     apply = _INPLACE_ACTIVATIONS[activation.attrs["act_type"]]
-    flatten, no_bias = attrs["flatten"], attrs["no_bias"]
+    kernel = functools.partial(node.op.kernel, **node.attrs)
 
     def run(arrays):
-        data, weight = arrays[0], arrays[1]
-        x = data.reshape(data.shape[0], -1) if flatten else data
-        if x.shape[-1] != weight.shape[1]:
-            raise ValueError("Shape inconsistent: data has %d features, weight expects %d"
-                             % (x.shape[-1], weight.shape[1]))
-        out = x @ weight.T
-        if not no_bias:
-            out += arrays[2]
+        out = kernel(*arrays)
         apply(out)
         return (out,)
     return run
 
 
+def fold_constants(order: Sequence[Node]) -> Dict[int, tuple]:
+    """Outputs of the nodes that depend on no variable (`F.ones((3,)) * 2`), computed once."""
+    values: Dict[int, tuple] = {}
+    for node in order:
+        if node.is_variable or node.op.wants_training:
+            continue
+        if all(id(child) in values for child, _ in node.inputs):
+            arrays = [values[id(child)][index] for child, index in node.inputs]
+            values[id(node)] = tuple(node.op.run(arrays, node.attrs))
+    return values
+
+
 def compile_plan(order: Sequence[Node], heads, is_train: bool):
-    """(steps, slot of each (node, output), number of slots) for nodes in topological order."""
+    """(steps, slot of each (node, output), number of slots, constant slot values) for nodes in
+    topological order. Nodes read from a variable nowhere are evaluated here, once."""
+    constants = fold_constants(order)
+    order = [n for n in order if id(n) not in constants]
+    constant_slots: Dict[int, object] = {}
     consumers: Dict[int, int] = {}
     for node in order:
         for child, _ in node.inputs:
@@ -85,6 +94,11 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool):
             sinks[id(group[-1])] = group
             absorbed.update(id(member) for member in group[:-1])
     count = 0
+    for node_id, outputs in constants.items():
+        for index, value in enumerate(outputs):
+            slots[(node_id, index)] = count
+            constant_slots[count] = value
+            count += 1
     for node in order:
         if node.is_variable:
             slots[(id(node), 0)] = count
@@ -112,11 +126,11 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool):
             slots[(id(node), i)] = count + i
         steps.append(Step(_kernel_call(node, is_train), inputs, count, outputs, node))
         count += outputs
-    return steps, slots, count
+    return steps, slots, count, constant_slots
 
 
 def _fusable_activation(node: Node, order, consumers, in_groups) -> "Node | None":
-    if node.op.name != "FullyConnected" or consumers.get(id(node), 0) != 1:
+    if node.op.name not in ("FullyConnected", "Convolution") or consumers.get(id(node), 0) != 1:
         return None
     for candidate in order:
         if candidate.op is not None and candidate.op.name == "Activation" and candidate.inputs \

@@ -74,8 +74,9 @@ def test_op_matches_mxnet(case, mode):
     recorded = case[mode]
     call = nd_call if mode == "nd" else sym_call
     if isinstance(recorded, dict) and "error" in recorded:
-        with pytest.raises(Exception):
+        with pytest.raises(Exception) as raised:  # noqa: B017 - the type is checked by name below
             call(case)
+        assert type(raised.value).__name__ == recorded["error"]
         return
     check(call(case), recorded, case["op"])
 

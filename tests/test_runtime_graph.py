@@ -64,3 +64,13 @@ def test_a_new_process_loads_the_kernel_from_disk(kernel_cache):
     assert cached, "numba wrote no index of cached machine code"
     second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert first.stdout == second.stdout
+
+
+def test_constant_subgraphs_are_computed_once_at_bind_time():
+    x = sym.var("x")
+    graph = x + sym.ones((2,)) * 3
+    executor = graph.bind(runtime.cpu(), {"x": nd.array([1.0, 2.0])})
+    assert executor.forward()[0].asnumpy().tolist() == [4.0, 5.0]
+    steps = executor._plans[False][0]
+    assert [step.node.op.name for step in steps] == ["elemwise_add"]  # ones * 3 was folded
+    assert executor.forward(x=nd.array([0.0, -3.0]))[0].asnumpy().tolist() == [3.0, 0.0]
