@@ -49,10 +49,15 @@ def _codes(table, key, path) -> Tuple[str, ...]:
     return tuple(v.strip().upper() for v in value)
 
 
+def load_table(path: Path) -> Dict[str, Any]:
+    """The raw `[tool.hyblint]` table of a pyproject.toml."""
+    return _load(path).get("tool", {}).get("hyblint", {})
+
+
 def load_settings(path: Optional[Path]) -> Settings:
     if path is None:
         return Settings()
-    table = _load(path).get("tool", {}).get("hyblint", {})
+    table = load_table(path)
     if not isinstance(table, dict):
         raise ConfigError("%s: [tool.hyblint] must be a table" % path)
     unknown = sorted(set(table) - KNOWN_KEYS)

@@ -59,3 +59,17 @@ def test_fix_snapshot_is_proved_by_running_it(capsys, path):
     else:
         assert result["fix"] == "proved", result
         assert code == 0
+
+
+def test_write_saves_a_module_only_when_its_fixes_are_proved(capsys, tmp_path):
+    proved = tmp_path / "proved.py"
+    proved.write_text((ROOT / "fixtures" / "fix" / "hyb006_inplace.py").read_text())
+    disproved = tmp_path / "clipped.py"
+    disproved.write_text((ROOT / "fixtures" / "fix" / "hyb014_wrap.py").read_text())
+    shapes_proved, _ = header(proved)
+    shapes_disproved, _ = header(disproved)
+    before = disproved.read_text()
+    verify(capsys, proved, "--fix", "--write", "--shapes", "Net=" + json.dumps(shapes_proved))
+    verify(capsys, disproved, "--fix", "--write", "--shapes", "Net=" + json.dumps(shapes_disproved))
+    assert proved.read_text() == (ROOT / "fixtures" / "fix" / "hyb006_inplace.fixed.py").read_text()
+    assert disproved.read_text() == before

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from hyblint.config import ConfigError
 from hyblint.verify import runner, worker
 
 HELP = """Import the modules on hyblint's MXNet-compatible runtime and run every HybridBlock that
@@ -70,23 +71,10 @@ def parse_shapes(items: List[str]) -> Dict[str, List[List[int]]]:
 
 
 def _verify_config(paths: List[str]) -> dict:
-    """The `[tool.hyblint.verify]` table of the nearest pyproject.toml."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-    start = Path(paths[0] if paths else ".").resolve()
-    if start.is_file():
-        start = start.parent
-    for folder in [start] + list(start.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            with open(candidate, "rb") as f:
-                data = tomllib.load(f)
-            table = data.get("tool", {}).get("hyblint", {})
-            if table:
-                return table.get("verify", {})
-    return {}
+    """The `[tool.hyblint.verify]` table of the configuration `hyblint check` would use."""
+    from hyblint.config import find_config, load_table
+    config = find_config(paths or ["."])
+    return load_table(config).get("verify", {}) if config else {}
 
 
 def _python_files(paths: List[str]) -> List[Path]:
@@ -115,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
             timeout=args.timeout or float(config.get("timeout", 120)))
         paths = args.paths or ([] if options.factories else ["."])
         files = _python_files(paths)
-    except (ValueError, FileNotFoundError, OSError) as exc:
+    except (ValueError, FileNotFoundError, OSError, ConfigError) as exc:
         print("hyblint verify: error: %s" % exc, file=sys.stderr)
         return 2
 
