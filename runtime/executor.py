@@ -65,8 +65,9 @@ def infer_shapes(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
 class Executor:
     """A symbol bound to its arguments. `forward()` runs the plan and fills `outputs`."""
 
-    def __init__(self, symbol: Symbol, ctx, args, aux_states=None):
+    def __init__(self, symbol: Symbol, ctx, args, aux_states=None, static_alloc: bool = False):
         self._symbol = symbol
+        self._static_alloc = static_alloc  # buffers reused from one forward to the next
         self._ctx = ctx
         self._order = topological(symbol._outputs)
         arg_names = symbol.list_arguments()
@@ -122,7 +123,8 @@ class Executor:
         from runtime.graph import compile_plan, run_plan
         plan = self._plans.get(is_train)
         if plan is None:
-            steps, slots, count, constants = compile_plan(self._order, self._symbol._outputs, is_train)
+            steps, slots, count, constants = compile_plan(self._order, self._symbol._outputs, is_train,
+                                                          reuse=self._static_alloc)
             bound = {**self.arg_dict, **self.aux_dict}
             variables = [(slots[(id(n), 0)], bound[n.name]) for n in self._order if n.is_variable]
             heads = [slots[(id(n), i)] for n, i in self._symbol._outputs]

@@ -101,8 +101,9 @@ def _cache_dir() -> Path:
     return Path(base) / "hyblint" / ("fused-kernels-%s" % FORMAT)
 
 
-def compile_group(group: List[Node]):
-    """(leaves as (node id, output index), a function of the leaf arrays returning the result)."""
+def compile_group(group: List[Node], reuse: bool = False):
+    """(leaves as (node id, output index), a function of the leaf arrays returning the result).
+    With `reuse`, the result buffer is allocated once and overwritten by every later call."""
     members = {id(n) for n in group}
     leaves: List[tuple] = []
     for node in group:
@@ -132,9 +133,15 @@ def compile_group(group: List[Node]):
         kernel(probe, *[probe] * len(leaves))
         _LOADED[digest] = kernel
 
+    buffers = {}
+
     def run(arrays):
         first = arrays[0]
-        out = np.empty(first.shape, dtype=first.dtype)
+        out = buffers.get((first.shape, first.dtype)) if reuse else None
+        if out is None:
+            out = np.empty(first.shape, dtype=first.dtype)
+            if reuse:
+                buffers[(first.shape, first.dtype)] = out
         kernel(out.reshape(-1), *[np.ascontiguousarray(a).reshape(-1) for a in arrays])
         return (out,)
     return leaves, run

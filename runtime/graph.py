@@ -67,9 +67,10 @@ def fold_constants(order: Sequence[Node]) -> Dict[int, tuple]:
     return values
 
 
-def compile_plan(order: Sequence[Node], heads, is_train: bool):
+def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = False):
     """(steps, slot of each (node, output), number of slots, constant slot values) for nodes in
-    topological order. Nodes read from a variable nowhere are evaluated here, once."""
+    topological order. Nodes read from a variable nowhere are evaluated here, once. With `reuse`
+    (hybridize(static_alloc=True)), fused kernels keep their result buffers from call to call."""
     constants = fold_constants(order)
     order = [n for n in order if id(n) not in constants]
     constant_slots: Dict[int, object] = {}
@@ -88,7 +89,7 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool):
     if fusion.enabled():
         for group in fusion.find_groups(order, consumers):
             try:
-                kernels[id(group[-1])] = fusion.compile_group(group)
+                kernels[id(group[-1])] = fusion.compile_group(group, reuse)
             except Exception:  # no kernel (a compiler or cache problem): run these operators one by one
                 continue
             sinks[id(group[-1])] = group

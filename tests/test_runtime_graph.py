@@ -74,3 +74,22 @@ def test_constant_subgraphs_are_computed_once_at_bind_time():
     steps = executor._plans[False][0]
     assert [step.node.op.name for step in steps] == ["elemwise_add"]  # ones * 3 was folded
     assert executor.forward(x=nd.array([0.0, -3.0]))[0].asnumpy().tolist() == [3.0, 0.0]
+
+
+def test_static_alloc_reuses_buffers_and_returns_independent_results():
+    from runtime.gluon import nn
+
+    class Block(nn.HybridBlock):
+        def hybrid_forward(self, F, a, b):
+            return F.tanh(F.relu(a + b) * 2)
+
+    block = Block()
+    block.hybridize(static_alloc=True)
+    first = block(nd.array([[1.0, -1.0]]), nd.array([[0.5, 0.5]]))
+    second = block(nd.array([[2.0, 3.0]]), nd.array([[0.0, -4.0]]))
+    np.testing.assert_allclose(first.asnumpy(), np.tanh(np.maximum([[1.5, -0.5]], 0) * 2), rtol=1e-6)
+    np.testing.assert_allclose(second.asnumpy(), np.tanh(np.maximum([[2.0, -1.0]], 0) * 2), rtol=1e-6)
+    [graph] = block._cached.values()
+    step = graph.executor._plans[False][0][0]
+    assert step.run([np.ones((1, 2), np.float32), np.ones((1, 2), np.float32)])[0] is \
+        step.run([np.zeros((1, 2), np.float32), np.zeros((1, 2), np.float32)])[0]  # one buffer, reused

@@ -321,16 +321,18 @@ class _CachedGraph:
             bound[name] = NDArray(np.array(value._data), value.context)
         aux = {n: params[n].data() for n in self.symbol.list_auxiliary_states()}
         from runtime.executor import Executor
-        self.executor = Executor(self.symbol, current_context(), bound, aux)
+        self.static_alloc = bool(block._flags.get("static_alloc"))
+        self.executor = Executor(self.symbol, current_context(), bound, aux, static_alloc=self.static_alloc)
         self.bound_arrays = {id(a._data) for a in list(bound.values()) + list(aux.values())}
 
     def __call__(self, args):
         from runtime import autograd
         feed = dict(zip(self.input_names, args))
         outputs = self.executor.forward(is_train=autograd.is_training(), **feed)
-        # an output that is an input or a parameter itself must not alias the bound array
+        # an output that is an input, a parameter or (static_alloc) a reused buffer must be copied
         bound = self.bound_arrays
-        outputs = [NDArray(o._data.copy(), o.context) if id(o._data) in bound else o for o in outputs]
+        outputs = [NDArray(o._data.copy(), o.context) if self.static_alloc or id(o._data) in bound else o
+                   for o in outputs]
         result, _ = _regroup(outputs, self.fmt)
         return result
 
