@@ -225,3 +225,13 @@ def test_crlf_files_get_crlf_inside_rewritten_multiline_expressions():
 def hybrid_block_crlf(body):
     from hyblint.rules.base import hybrid_block
     return hybrid_block(body).replace("\n", "\r\n")
+
+
+def test_cli_fix_keeps_a_declared_encoding(tmp_path):
+    path = tmp_path / "m.py"
+    text = "# -*- coding: latin-1 -*-\n# d\u00e9j\u00e0 vu\n" + MODULE
+    path.write_bytes(text.encode("latin-1"))
+    done = run_cli("--fix", "m.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    expected = "# -*- coding: latin-1 -*-\n# d\u00e9j\u00e0 vu\n" + FIXED
+    assert path.read_bytes() == expected.encode("latin-1")
