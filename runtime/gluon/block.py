@@ -366,8 +366,9 @@ class SymbolBlock(HybridBlock):
         return block
 
     def _trace(self, count: int):
-        return list(self._inputs), self._outputs, list(range(len(self._outputs)))[0] if len(self._outputs) == 1 \
-            else [0] * len(self._outputs)
+        # the "format" of the outputs, as _regroup reads it: 0 for one array, a list for several
+        fmt = 0 if len(self._outputs) == 1 else [0] * len(self._outputs)
+        return list(self._inputs), self._outputs, fmt
 
     def forward(self, x, *args):
         if isinstance(x, Symbol):
