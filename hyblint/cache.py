@@ -42,6 +42,7 @@ class Cache:
         self.file = folder / ("diagnostics-%s.json" % fingerprint)
         self.entries: Dict[str, list] = {}
         self.dirty = False
+        self._extra, self._extra_key = None, b""
         try:
             with open(self.file, encoding="utf-8") as handle:
                 loaded = json.load(handle)
@@ -50,12 +51,17 @@ class Cache:
         except (OSError, ValueError):
             self.entries = {}  # a missing or corrupt cache is an empty one
 
-    @staticmethod
-    def _key(path: str, text: str, extra: FrozenSet[str], settings: Settings) -> str:
+    def _key(self, path: str, text: str, extra: FrozenSet[str], settings: Settings) -> str:
         digest = hashlib.sha1(path.encode("utf-8", "surrogatepass") + repr(settings.ignore).encode())
         digest.update(b"\0" + text.encode("utf-8", "surrogatepass") + b"\0")
-        digest.update(",".join(sorted(extra)).encode())
+        digest.update(self._classes_key(extra))
         return digest.hexdigest()
+
+    def _classes_key(self, extra: FrozenSet[str]) -> bytes:
+        """The same class set comes with every file of a run: sort it once."""
+        if self._extra is not extra:
+            self._extra, self._extra_key = extra, ",".join(sorted(extra)).encode()
+        return self._extra_key
 
     def get(self, path: str, text: str, extra: FrozenSet[str], settings: Settings) -> Optional[List[Diagnostic]]:
         found = self.entries.get(self._key(path, text, extra, settings))
