@@ -6,8 +6,9 @@ Positions follow ruff's JSON output: rows and columns are 1-based, columns count
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 
 class Severity(str, enum.Enum):
@@ -70,3 +71,13 @@ INPUT_ERROR_CODES = {
     "HYB904": "symlink-loop",       # a symbolic link that resolves to itself
     "HYB905": "file-vanished",      # listed, then gone before it could be read
 }
+
+
+_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+
+
+def physical_lines(source: str, keepends: bool = False) -> List[str]:
+    """Lines as Python and libcst count them: only \\n, \\r\\n and \\r end one
+    (str.splitlines also breaks on form feeds and U+2028, which may sit in comments and strings)."""
+    lines = [line for line in _LINE_END.split(source) if line]
+    return lines if keepends else [line.rstrip("\r\n") for line in lines]

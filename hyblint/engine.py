@@ -18,7 +18,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from hyblint.analysis.function import analyze
 from hyblint.analysis.module import ModuleFacts, collect_imports, in_scope_classes, scan_classes
 from hyblint.analysis.walk import walk
-from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Severity
+from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Severity, physical_lines
 from hyblint.fixes._code import block_indent, render
 from hyblint.rules import ALL_RULES
 from hyblint.rules.base import REMOVE, Rule, Violation
@@ -86,7 +86,7 @@ def check_source(source: str, filename: str, settings: Settings = Settings(), *,
     if snippets is None:
         return _check_whole_module(source, filename, rules, imports, scope)
     context = (tuple(sorted(imports.aliases.items())), tuple(r.code for r in rules))
-    lines = source.splitlines()
+    lines = physical_lines(source)
     diagnostics: List[Diagnostic] = []
     for snippet in snippets:
         relative = _check_snippet(snippet.text, context, rules, imports)
@@ -147,14 +147,14 @@ def _place(d: Diagnostic, filename: str, row_offset: int, indent: str) -> Diagno
 
 def _cut_snippets(source: str, classes, scope) -> Optional[List[_Snippet]]:
     """The in-scope hybrid_forward methods, cut out and dedented; None when one cannot be."""
-    lines = source.splitlines(keepends=True)
+    lines = physical_lines(source, keepends=True)
     snippets = []
     for match in _DEF.finditer(source):
         indent = match.group("indent")
         owner = _owner_class(classes, match.start(), len(indent.expandtabs()))
         if owner is None or owner not in scope:
             continue
-        first = source.count("\n", 0, match.start())  # 0-based line of the def
+        first = len(physical_lines(source[:match.start()], keepends=True))  # 0-based line of the def
         while first > 0 and lines[first - 1].strip().startswith("@"):
             first -= 1                                   # decorators belong to the method
         text = []
@@ -264,7 +264,7 @@ def to_diagnostics(module: cst.Module, source: str, filename: str, violations: L
     """Diagnostics with positions in the file, for violations found in `module` (a whole module,
     or a method cut out `row_offset` rows down and dedented by `indent`)."""
     positions = _positions(module)
-    lines = source.splitlines()
+    lines = physical_lines(source)
     shift = len(indent)
 
     def place(position) -> Location:

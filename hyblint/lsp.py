@@ -17,13 +17,18 @@ from pygls.lsp.server import LanguageServer
 
 from hyblint import __version__
 from hyblint.config import ConfigError, find_config, load_settings
-from hyblint.diagnostics import Applicability, Diagnostic, Location
+from hyblint.diagnostics import Applicability, Diagnostic, Location, physical_lines
 from hyblint.engine import NOQA, SYNTAX_ERROR, check_source
 from hyblint.settings import Settings
 
 DEBOUNCE_SECONDS = 0.05
 FIX_ALL_KIND = "source.fixAll.hyblint"
 log = logging.getLogger("hyblint.lsp")
+
+
+def lsp_lines(text: str) -> List[str]:
+    """Lines as LSP counts them: only \\n, \\r\\n and \\r end one."""
+    return physical_lines(text) or [""]
 
 
 def _utf16(text: str) -> int:
@@ -67,14 +72,18 @@ class HyblintServer(LanguageServer):
             log.warning("cannot read %s: %s", uri, exc)
             return
         path = document.path or uri
-        found = check_source(source, path, self.settings_for(document.path))
+        try:
+            found = check_source(source, path, self.settings_for(document.path))
+        except Exception:  # a bug in a rule must not silence the editor: keep what was shown
+            log.exception("checking %s failed", uri)
+            return
         errors = [d for d in found if d.code == SYNTAX_ERROR]
         if errors:
             found = self.last_good.get(uri, []) + errors  # a half-typed edit keeps the last good results
         else:
             self.last_good[uri] = found
         self.current[uri] = found
-        lines = source.splitlines() or [""]
+        lines = lsp_lines(source)
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=uri, version=document.version, diagnostics=[self.to_lsp(d, lines) for d in found]))
 
@@ -137,7 +146,7 @@ def code_actions(ls: HyblintServer, params: lsp.CodeActionParams) -> List[lsp.Co
     uri = params.text_document.uri
     try:
         document = ls.workspace.get_text_document(uri)
-        lines = document.source.splitlines() or [""]
+        lines = lsp_lines(document.source)
     except Exception:
         return []
     wanted = params.context.only
@@ -156,7 +165,9 @@ def code_actions(ls: HyblintServer, params: lsp.CodeActionParams) -> List[lsp.Co
                     title="%s: %s%s" % (d.code, d.fix.message, " (unsafe)" if unsafe else ""),
                     kind=lsp.CodeActionKind.QuickFix, diagnostics=[shown], is_preferred=not unsafe,
                     edit=lsp.WorkspaceEdit(changes={uri: edits})))
-            actions.append(_disable_action(uri, lines, d, shown))
+            disable = _disable_action(uri, lines, d, shown)
+            if disable is not None:
+                actions.append(disable)
     if not wanted or any(str(k).startswith("source.fixAll") or k == lsp.CodeActionKind.Source for k in wanted):
         fixed = _fix_all(ls, uri, document)
         if fixed is not None:
@@ -164,14 +175,14 @@ def code_actions(ls: HyblintServer, params: lsp.CodeActionParams) -> List[lsp.Co
     return actions
 
 
-def _disable_action(uri: str, lines: List[str], d: Diagnostic, shown: lsp.Diagnostic) -> lsp.CodeAction:
+def _disable_action(uri: str, lines: List[str], d: Diagnostic, shown: lsp.Diagnostic) -> Optional[lsp.CodeAction]:
     row = d.location.row - 1
     text = lines[row] if row < len(lines) else ""
     match = NOQA.search(text)
     if match is None:
         new_text, start = text.rstrip() + "  # noqa: %s" % d.code, 0
     elif match.group("codes") is None:
-        new_text, start = text, 0  # already suppressed for every code
+        return None  # a bare noqa comment already suppresses every code
     else:
         codes = [c.strip() for c in match.group("codes").split(",")]
         if d.code not in codes:
@@ -189,7 +200,7 @@ def _fix_all(ls: HyblintServer, uri: str, document) -> Optional[lsp.CodeAction]:
     result = fix_source(source, document.path or uri, ls.settings_for(document.path))
     if not result.changed:
         return None
-    lines = source.splitlines() or [""]
+    lines = lsp_lines(source)
     whole = lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines), 0))
     return lsp.CodeAction(title="hyblint: fix all safe fixes", kind=FIX_ALL_KIND,
                           edit=lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(whole, result.source)]}))

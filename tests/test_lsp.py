@@ -135,3 +135,24 @@ async def test_large_file_still_gets_diagnostics(client: LanguageClient):
         """) % i for i in range(150))
     uri = await open_document(client, "large.py", "from mxnet.gluon import nn\n\n\n" + blocks)
     assert len(client.diagnostics[uri]) == 300
+
+
+@pytest.mark.asyncio
+async def test_positions_after_a_form_feed_and_a_line_separator(client: LanguageClient):
+    text = BROKEN.replace("# é: a comment", "# \f and \u2028 in a comment")
+    uri = await open_document(client, "separators.py", text)
+    [diagnostic] = client.diagnostics[uri]
+    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (6, 8)
+
+
+def test_bare_noqa_line_offers_no_disable_action():
+    from hyblint.diagnostics import Location, Severity
+    from hyblint.diagnostics import Diagnostic as HybDiagnostic
+    from hyblint.lsp import _disable_action, lsp_lines
+    lines = lsp_lines("x = 1\ny += 2  # noqa\n")
+    d = HybDiagnostic("HYB006", "m", "f.py", Location(2, 1), Location(2, 7), Severity.ERROR)
+    assert _disable_action("file:///f.py", lines, d, None) is None
+    extended = _disable_action("file:///f.py", lsp_lines("y += 2  # noqa: HYB001\n"),
+                               HybDiagnostic("HYB006", "m", "f.py", Location(1, 1), Location(1, 7), Severity.ERROR),
+                               None)
+    assert extended.edit.changes["file:///f.py"][0].new_text == "y += 2  # noqa: HYB001, HYB006"

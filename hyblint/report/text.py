@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Dict, List
 
-from hyblint.diagnostics import Diagnostic
+from hyblint.diagnostics import Diagnostic, physical_lines
 
 
 def _line(d: Diagnostic) -> str:
@@ -37,7 +37,7 @@ def full(diagnostics: List[Diagnostic], sources: Dict) -> str:
         out.append(_line(d))
         source = sources.get(d.filename)
         if source is not None and not d.code.startswith("HYB9"):
-            lines = source.text.splitlines()
+            lines = physical_lines(source.text)
             if 0 < d.location.row <= len(lines):
                 text = lines[d.location.row - 1]
                 width = (d.end_location.column if d.end_location.row == d.location.row else len(text) + 1) \
