@@ -7,6 +7,8 @@ module is parsed instead.
 """
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -148,13 +150,14 @@ def _place(d: Diagnostic, filename: str, row_offset: int, indent: str) -> Diagno
 def _cut_snippets(source: str, classes, scope) -> Optional[List[_Snippet]]:
     """The in-scope hybrid_forward methods, cut out and dedented; None when one cannot be."""
     lines = physical_lines(source, keepends=True)
+    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
     snippets = []
     for match in _DEF.finditer(source):
         indent = match.group("indent")
         owner = _owner_class(classes, match.start(), len(indent.expandtabs()))
         if owner is None or owner not in scope:
             continue
-        first = len(physical_lines(source[:match.start()], keepends=True))  # 0-based line of the def
+        first = bisect.bisect_right(starts, match.start()) - 1  # 0-based line of the def
         while first > 0 and lines[first - 1].strip().startswith("@"):
             first -= 1                                   # decorators belong to the method
         text = []
