@@ -48,6 +48,10 @@ def main() -> None:
     times = {name: [] for name in peers}
     with tempfile.TemporaryDirectory() as scratch:  # the commands run from here: no config found
         os.environ.setdefault("PYTHONPATH", str(ROOT))
+        # An installed hyblint runs from bytecode (pip compiles it); so do the timed runs, whatever
+        # PYTHONDONTWRITEBYTECODE says here. The warm-up run writes the bytecode, outside the tree.
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "pycache")
         for command in peers.values():
             timed(command, scratch)  # warm the OS file cache and the interpreters
         for _ in range(args.rounds):

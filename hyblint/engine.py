@@ -88,7 +88,7 @@ def check_source(source: str, filename: str, settings: Settings = Settings(), *,
     if snippets is None:
         return _check_whole_module(source, filename, rules, imports, scope)
     context = (tuple(sorted(imports.aliases.items())), tuple(r.code for r in rules))
-    lines = physical_lines(source)
+    lines: List[str] = []
     diagnostics: List[Diagnostic] = []
     for snippet in snippets:
         relative = _check_snippet(snippet.text, context, rules, imports)
@@ -96,6 +96,7 @@ def check_source(source: str, filename: str, settings: Settings = Settings(), *,
             return _check_whole_module(source, filename, rules, imports, scope)
         for d in relative:
             placed = _place(d, filename, snippet.row - 1, snippet.indent)
+            lines = lines or physical_lines(source)  # for noqa comments, once there is something to report
             if not _suppressed(lines, placed.location.row, placed.code):
                 diagnostics.append(placed)
     diagnostics.sort(key=Diagnostic.sort_key)

@@ -1,7 +1,10 @@
 """Check a set of files: read, scan the class hierarchy across them, check (cached, in parallel)."""
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import gc
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -15,6 +18,9 @@ from hyblint.settings import Settings
 
 # Below this many files to parse, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 24
+# With this many files listed, worker processes are started before the files are read, so that
+# they import the checker (libcst alone takes ~0.2 s) while this process reads and scans.
+EARLY_POOL_THRESHOLD = 200
 
 
 @dataclass
@@ -55,6 +61,31 @@ def _check_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> List[Diagnosti
     return check_source(text, path, settings, extra_hybrid_classes=extra)
 
 
+def _start_worker() -> None:
+    # Checking builds many short-lived trees without reference cycles; the cycle collector would
+    # only scan them again and again. A worker lives for one run.
+    gc.disable()
+    import hyblint.engine  # noqa: F401  (imported once per worker, while the parent reads files)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    methods = multiprocessing.get_all_start_methods()
+    # fork: a worker starts with what this process has imported, in milliseconds
+    context = multiprocessing.get_context("fork") if "fork" in methods else None
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker)
+
+
 def settings_for(path: str, settings: Settings, root: Path) -> Settings:
     """The settings of one file: per-file-ignores (globs relative to the config) join `ignore`."""
     if not settings.per_file_ignores:
@@ -72,6 +103,21 @@ def settings_for(path: str, settings: Settings, root: Path) -> Settings:
 
 
 def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None) -> LintRun:
+    workers = min(os.cpu_count() or 1, 8)
+    pool = None
+    cold = cache is None or len(cache.entries) < len(paths) // 2
+    if cold and len(paths) >= EARLY_POOL_THRESHOLD and workers > 1:
+        pool = _pool(workers)
+        pool.submit(int)  # starts the workers now
+    try:
+        with _collector_paused():
+            return _lint_files(paths, settings, root, cache, pool, workers)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+
+def _lint_files(paths, settings, root, cache, pool, workers) -> LintRun:
     sources, errors = read_all(paths)
     extra = hierarchy_of(sources, settings)
     run = LintRun(sources=sources, files_checked=len(paths))
@@ -84,16 +130,15 @@ def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None)
             run.diagnostics.extend(cached)
         else:
             pending.append((path, source.text, own, extra))
-    # Files that hold no hybrid_forward are cheap; only the others are worth other processes.
+    # A file that holds no hybrid_forward has nothing in scope: it is not even parsed.
     heavy = [job for job in pending if "hybrid_forward" in job[1]]
-    light = [job for job in pending if "hybrid_forward" not in job[1]]
-    results: List[Tuple[tuple, List[Diagnostic]]] = [(job, _check_one(job)) for job in light]
-    workers = min(os.cpu_count() or 1, 8)
+    results: List[Tuple[tuple, List[Diagnostic]]] = [(job, []) for job in pending if "hybrid_forward" not in job[1]]
     if len(heavy) >= PARALLEL_THRESHOLD and workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            # one file per task, largest first: the two processes finish together
-            heavy.sort(key=lambda job: -len(job[1]))
-            results.extend(zip(heavy, pool.map(_check_one, heavy, chunksize=1)))
+        if pool is None:
+            pool = _pool(workers)
+        # one file per task, largest first: the processes finish together
+        heavy.sort(key=lambda job: -len(job[1]))
+        results.extend(zip(heavy, pool.map(_check_one, heavy, chunksize=1)))
     else:
         results.extend((job, _check_one(job)) for job in heavy)
     for job, diagnostics in results:

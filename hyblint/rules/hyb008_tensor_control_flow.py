@@ -69,7 +69,7 @@ class TensorControlFlow(Rule):
     ]
 
     def visit_If(self, node: cst.If) -> None:
-        self._decides(node.test, "if", fix=self._where_fix(node))
+        self._decides(node.test, "if", lambda: self._where_fix(node))
 
     @fix_or_none
     def _where_fix(self, node: cst.If):
@@ -93,7 +93,7 @@ class TensorControlFlow(Rule):
         self._decides(node.test, "assert")
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._decides(node.test, "... if ... else ...", fix=self._ifexp_fix(node))
+        self._decides(node.test, "... if ... else ...", lambda: self._ifexp_fix(node))
 
     @fix_or_none
     def _ifexp_fix(self, node: cst.IfExp):
@@ -117,9 +117,10 @@ class TensorControlFlow(Rule):
         if self.kind(node.left) is Kind.TENSOR:
             self.report(node, self.message.format(what=word))
 
-    def _decides(self, test: cst.BaseExpression, what: str, fix=None) -> None:
+    def _decides(self, test: cst.BaseExpression, what: str, build_fix=None) -> None:
         # `not x` and `x and y` are reported where the conversion happens, once.
         if isinstance(test, (cst.UnaryOperation, cst.BooleanOperation)):
             return
         if self.kind(test) is Kind.TENSOR:
-            self.report(test, self.message.format(what=what), fix=fix)
+            # a fix is built only for a test that is reported: most tests are Python values
+            self.report(test, self.message.format(what=what), fix=build_fix() if build_fix else None)
