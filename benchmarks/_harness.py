@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -78,16 +79,24 @@ def main(name: str, build_body: str, input_shape, batches=(1, 64)):
     parser = argparse.ArgumentParser(description="Time %s: runtime eager vs hybridized (vs real MXNet)." % name)
     parser.add_argument("--mxnet", metavar="PYTHON", help="an interpreter with mxnet==1.9.1 installed")
     parser.add_argument("--repeat", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3, help="processes per figure, interleaved; medians shown")
     args = parser.parse_args()
     source = script(build_body, input_shape)
-    print("%s, %d forwards per figure, microseconds per forward" % (name, args.repeat))
+    print("%s, %d forwards per figure, median of %d interleaved processes, microseconds per forward"
+          % (name, args.repeat, args.rounds))
     for batch in batches:
-        ours = run(sys.executable, source, batch, args.repeat, ["eager", "hybridized"], runtime=True)
+        ours_runs, theirs_runs = [], []
+        for _ in range(args.rounds):
+            ours_runs.append(run(sys.executable, source, batch, args.repeat, ["eager", "hybridized"], runtime=True))
+            if args.mxnet:
+                theirs_runs.append(run(args.mxnet, source, batch, args.repeat,
+                                       ["eager", "hybridized", "static_alloc"], False))
+        ours = {m: statistics.median(r[m] for r in ours_runs) for m in ("eager", "hybridized")}
         line = "batch %3d  runtime eager %9.1f  runtime hybridized %9.1f  (eager/hybridized %.2fx)" % (
             batch, ours["eager"], ours["hybridized"], ours["eager"] / ours["hybridized"])
         print(line)
         if args.mxnet:
-            theirs = run(args.mxnet, source, batch, args.repeat, ["eager", "hybridized", "static_alloc"], False)
+            theirs = {m: statistics.median(r[m] for r in theirs_runs) for m in ("eager", "hybridized", "static_alloc")}
             print("           mxnet eager %11.1f  mxnet hybridized %11.1f  mxnet static_alloc %9.1f" % (
                 theirs["eager"], theirs["hybridized"], theirs["static_alloc"]))
             print("           runtime hybridized / mxnet static_alloc: %.2fx   / mxnet hybridized: %.2fx" % (

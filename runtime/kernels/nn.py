@@ -3,18 +3,20 @@ Numba loop. Every function takes NumPy arrays and plain Python attributes."""
 from __future__ import annotations
 
 import math
+import threading
 
 import numba
 import numpy as np
 
 from runtime.kernels.tensor import softmax
+from runtime.threads import wide_product
 
 
 def fully_connected(data, weight, bias=None, num_hidden=0, no_bias=False, flatten=True):
     x = data.reshape(data.shape[0], -1) if flatten else data
     if x.shape[-1] != weight.shape[1]:
         raise ValueError("Shape inconsistent: data has %d features, weight expects %d" % (x.shape[-1], weight.shape[1]))
-    out = x @ weight.T
+    out = wide_product(x, weight.T) if x.ndim == 2 else x @ weight.T
     if bias is not None and not no_bias:
         out += bias
     return out
@@ -22,23 +24,50 @@ def fully_connected(data, weight, bias=None, num_hidden=0, no_bias=False, flatte
 
 # ---- convolution
 @numba.njit(cache=True, nogil=True)
-def _im2col(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
+def _im2col(x, cols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
+    """Fills rows 0 .. c*kh*kw - 1 of `cols` (n, >= c*kh*kw, oh*ow) entirely: they may hold a
+    previous call's values."""
     n, c, h, w = x.shape
-    cols = np.zeros((n, c * kh * kw, oh * ow), dtype=x.dtype)
+    zero = cols.dtype.type(0)
     for b in range(n):
         for ch in range(c):
             for i in range(kh):
                 for j in range(kw):
-                    row = (ch * kh + i) * kw + j
+                    dst = cols[b, (ch * kh + i) * kw + j]
                     for y in range(oh):
                         iy = y * sh - ph + i * dh
+                        base = y * ow
                         if iy < 0 or iy >= h:
+                            for xx in range(ow):
+                                dst[base + xx] = zero
                             continue
+                        src = x[b, ch, iy]
                         for xx in range(ow):
                             ix = xx * sw - pw + j * dw
-                            if 0 <= ix < w:
-                                cols[b, row, y * ow + xx] = x[b, ch, iy, ix]
-    return cols
+                            dst[base + xx] = src[ix] if 0 <= ix < w else zero
+
+
+_WORKSPACE = threading.local()
+_WORKSPACE_BYTES = 64 << 20  # kept per thread at most; larger scratch arrays are allocated per call
+
+
+def _workspace(shape, dtype) -> np.ndarray:
+    """A scratch array kept from one call to the next (per thread), as MXNet keeps a workspace:
+    allocating megabytes of fresh memory on each call costs page faults, often more than filling it."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape)) * dtype.itemsize
+    if size > _WORKSPACE_BYTES:
+        return np.empty(shape, dtype)
+    cached = getattr(_WORKSPACE, "arrays", None)
+    if cached is None:
+        cached = _WORKSPACE.arrays = {}
+    key = (shape, dtype)
+    found = cached.get(key)
+    if found is None:
+        if sum(a.nbytes for a in cached.values()) + size > _WORKSPACE_BYTES:
+            cached.clear()
+        found = cached[key] = np.empty(shape, dtype)
+    return found
 
 
 @numba.njit(cache=True, nogil=True)
@@ -105,15 +134,28 @@ def convolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=()
         raise ValueError("Shape inconsistent: data has %d channels, weight expects %d" % (c, w.shape[1] * num_group))
     oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
     ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
-    cols = _im2col(np.ascontiguousarray(x), kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
+    with_bias = bias is not None and not no_bias
+    taps = c * kh * kw
+    # With one group, the bias rides in the product: a row of ones under the columns and the bias
+    # as one more weight column save a pass over the output.
+    folded = with_bias and num_group == 1
+    cols = _workspace((n, taps + folded, oh * ow), x.dtype)
+    _im2col(np.ascontiguousarray(x), cols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
     cg, fg = c // num_group, num_filter // num_group
     out = np.empty((n, num_filter, oh * ow), dtype=x.dtype)
-    for g in range(num_group):
-        wg = w[g * fg:(g + 1) * fg].reshape(fg, -1)
-        block = cols[:, g * cg * kh * kw:(g + 1) * cg * kh * kw]
-        out[:, g * fg:(g + 1) * fg] = np.matmul(wg, block)
-    if bias is not None and not no_bias:
-        out += bias.reshape(1, -1, 1)
+    if num_group == 1:
+        w2d = w.reshape(num_filter, taps)
+        if folded:
+            cols[:, taps] = 1
+            w2d = np.concatenate([w2d, bias.reshape(num_filter, 1).astype(w2d.dtype, copy=False)], axis=1)
+        np.matmul(w2d, cols, out=out)
+    else:
+        for g in range(num_group):
+            wg = w[g * fg:(g + 1) * fg].reshape(fg, -1)
+            block = cols[:, g * cg * kh * kw:(g + 1) * cg * kh * kw]
+            out[:, g * fg:(g + 1) * fg] = np.matmul(wg, block)
+        if with_bias:
+            out += bias.reshape(1, -1, 1)
     out = out.reshape(n, num_filter, oh, ow)
     return out[:, :, 0, :] if one_d else out
 
@@ -178,6 +220,60 @@ def _pool2d(x, kh, kw, sh, sw, ph, pw, oh, ow, is_max, count_include_pad, is_sum
     return out
 
 
+@numba.njit(cache=True, nogil=True)
+def _pool2d_inside(x, rows, cols, sh, sw, oh, ow, is_max, divisor):
+    """Pooling when every window lies inside `x`. The window's size comes as the lengths of the
+    tuples `rows` and `cols`, which are part of their types: each size gets its own compiled
+    kernel with fixed inner loops, several times faster than loops with bounds known only at run time."""
+    n, c, h, w = x.shape
+    out = np.empty((n, c, oh, ow), dtype=x.dtype)
+    lowest = x.dtype.type(-np.inf)
+    for b in range(n):
+        for ch in range(c):
+            plane = x[b, ch]
+            dst = out[b, ch]
+            for y in range(oh):
+                o = dst[y]
+                top = y * sh
+                for xx in range(ow):
+                    left = xx * sw
+                    if is_max:
+                        best = lowest
+                        for i in range(len(rows)):
+                            for j in range(len(cols)):
+                                v = plane[top + i, left + j]
+                                if v > best:
+                                    best = v
+                        o[xx] = best
+                    else:
+                        total = 0.0
+                        for i in range(len(rows)):
+                            for j in range(len(cols)):
+                                total += plane[top + i, left + j]
+                        o[xx] = total / divisor
+    return out
+
+
+def _pool2d_fast(x, kh, kw, sh, sw, ph, pw, oh, ow, pool_type, include):
+    """The common cases on the specialized kernel, or None. With padding, max pooling pads with
+    -inf (never the maximum, like a window clipped to the input) and average pooling that counts
+    the padding pads with zeros."""
+    if x.dtype not in (np.float32, np.float64) or kh * kw > 64:
+        return None
+    if (oh - 1) * sh + kh > x.shape[2] + 2 * ph or (ow - 1) * sw + kw > x.shape[3] + 2 * pw:
+        return None  # "full" convention: windows at the far edge are clipped
+    if ph or pw:
+        if pool_type == "max":
+            fill = -np.inf
+        elif include:
+            fill = 0
+        else:
+            return None
+        x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=fill)
+    divisor = 1.0 if pool_type == "sum" else float(kh * kw)
+    return _pool2d_inside(np.ascontiguousarray(x), (0,) * kh, (0,) * kw, sh, sw, oh, ow, pool_type == "max", divisor)
+
+
 def pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False, pooling_convention="valid",
             stride=(), pad=(), p_value=None, count_include_pad=None, layout=None):
     one_d = data.ndim == 3
@@ -200,8 +296,12 @@ def pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False
         oh = (h + 2 * ph - kh) // sh + 1
         ow = (w + 2 * pw - kw) // sw + 1
     include = True if count_include_pad is None else count_include_pad
-    out = _pool2d(np.ascontiguousarray(x), kh, kw, sh, sw, ph, pw, oh, ow, pool_type == "max", include,
-                  pool_type == "sum")
+    out = None
+    if pool_type in ("max", "avg", "sum"):
+        out = _pool2d_fast(x, kh, kw, sh, sw, ph, pw, oh, ow, pool_type, include)
+    if out is None:
+        out = _pool2d(np.ascontiguousarray(x), kh, kw, sh, sw, ph, pw, oh, ow, pool_type == "max", include,
+                      pool_type == "sum")
     return out[:, :, 0, :] if one_d else out
 
 

@@ -1,0 +1,82 @@
+"""The fast paths of the convolution, pooling and matrix-product kernels give what the plain
+versions give: pooling against its general loop, convolution against a NumPy contraction over
+strided windows, large products against np.matmul with BLAS set back to one thread afterwards."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info
+
+from runtime import nd, threads
+from runtime.kernels import nn as kernels
+
+RNG = np.random.default_rng(7)
+
+
+def pooled_by_general_loop(x, kernel, stride, pad, convention, pool_type, include):
+    (kh, kw), (sh, sw), (ph, pw) = kernel, stride, pad
+    h, w = x.shape[2:]
+    if convention == "full":
+        oh, ow = math.ceil((h + 2 * ph - kh) / sh) + 1, math.ceil((w + 2 * pw - kw) / sw) + 1
+    else:
+        oh, ow = (h + 2 * ph - kh) // sh + 1, (w + 2 * pw - kw) // sw + 1
+    return kernels._pool2d(np.ascontiguousarray(x), kh, kw, sh, sw, ph, pw, oh, ow, pool_type == "max", include,
+                           pool_type == "sum")
+
+
+POOLINGS = [case for case in itertools.product(
+    [(2, 2), (3, 3), (1, 3)], [(1, 1), (2, 2), (3, 1)], [(0, 0), (1, 1)], ["valid", "full"],
+    ["max", "avg", "sum"], [True, False], [np.float32, np.float64])
+    if case[2][0] < case[0][0] and case[2][1] < case[0][1]]
+
+
+@pytest.mark.parametrize("kernel,stride,pad,convention,pool_type,include,dtype", POOLINGS)
+def test_pooling_equals_the_general_loop(kernel, stride, pad, convention, pool_type, include, dtype):
+    x = RNG.standard_normal((2, 3, 9, 8)).astype(dtype)
+    x[0, 0, 1, 1] = np.nan  # a NaN is never a window's maximum, as in the general loop
+    got = kernels.pooling(x, kernel=kernel, pool_type=pool_type, stride=stride, pad=pad,
+                          pooling_convention=convention, count_include_pad=include)
+    expected = pooled_by_general_loop(x, kernel, stride, pad, convention, pool_type, include)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+
+
+def test_max_pooling_of_a_lenet_feature_map():
+    x = RNG.standard_normal((4, 6, 24, 24)).astype(np.float32)
+    got = nd.Pooling(nd.array(x), kernel=(2, 2), stride=(2, 2), pool_type="max").asnumpy()
+    np.testing.assert_array_equal(got, x.reshape(4, 6, 12, 2, 12, 2).max(axis=(3, 5)))
+
+
+CONVOLUTIONS = list(itertools.product([(1, 1), (3, 3), (2, 3)], [1, 2], [1, 2], [0, 1], [1, 2], [True, False]))
+
+
+@pytest.mark.parametrize("kernel,stride,dilate,pad,groups,with_bias", CONVOLUTIONS)
+def test_convolution_equals_a_contraction_over_windows(kernel, stride, dilate, pad, groups, with_bias):
+    x = RNG.standard_normal((3, 4, 9, 8)).astype(np.float32)
+    weight = RNG.standard_normal((6, 4 // groups) + kernel).astype(np.float32)
+    bias = RNG.standard_normal(6).astype(np.float32) if with_bias else None
+    attrs = dict(kernel=kernel, stride=(stride, stride), dilate=(dilate, dilate), pad=(pad, pad), num_filter=6,
+                 num_group=groups, no_bias=not with_bias)
+    expected = kernels._convolution_nd(x, weight, bias, kernel, attrs["stride"], attrs["dilate"], attrs["pad"], 6,
+                                       groups, not with_bias)
+    for _ in range(2):  # the second call reuses the first one's scratch columns
+        got = kernels.convolution(x, weight, bias, **attrs)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_scratch_columns_of_another_call_do_not_leak_into_a_result():
+    weight = RNG.standard_normal((2, 1, 3, 3)).astype(np.float32)
+    padded = dict(kernel=(3, 3), pad=(1, 1), num_filter=2, no_bias=True)
+    big = RNG.standard_normal((1, 1, 6, 6)).astype(np.float32) * 100
+    zeros = np.zeros((1, 1, 6, 6), np.float32)
+    kernels.convolution(big, weight, **padded)
+    assert not kernels.convolution(zeros, weight, **padded).any()
+
+
+@pytest.mark.parametrize("rows", [1, 64])
+def test_a_wide_product_equals_matmul_and_leaves_blas_on_one_thread(rows):
+    a = RNG.standard_normal((rows, 512)).astype(np.float32)
+    b = RNG.standard_normal((512, 256)).astype(np.float32)
+    np.testing.assert_allclose(threads.wide_product(a, b), a @ b, rtol=1e-4, atol=1e-3)
+    assert all(pool["num_threads"] == 1 for pool in threadpool_info() if pool["user_api"] == "blas")
