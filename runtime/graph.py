@@ -45,6 +45,13 @@ def _kernel_call(node: Node, is_train: bool) -> Callable:
 def _fused_linear_activation(node: Node, activation: Node) -> Callable:
     """FullyConnected or Convolution then Activation, in one step: the activation overwrites the
     product's fresh buffer instead of allocating another."""
+    if node.op.name == "Convolution" and activation.attrs["act_type"] == "relu":
+        # the convolution kernel applies it per image, while the image is in cache
+        kernel = functools.partial(node.op.kernel, relu=True, **node.attrs)
+
+        def run_relu(arrays):
+            return (kernel(*arrays),)
+        return run_relu
     apply = _INPLACE_ACTIVATIONS[activation.attrs["act_type"]]
     kernel = functools.partial(node.op.kernel, **node.attrs)
 

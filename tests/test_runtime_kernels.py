@@ -65,13 +65,21 @@ def test_convolution_equals_a_contraction_over_windows(kernel, stride, dilate, p
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
 
 
-def test_scratch_columns_of_another_call_do_not_leak_into_a_result():
+def test_one_image_columns_do_not_leak_into_the_next_image():
     weight = RNG.standard_normal((2, 1, 3, 3)).astype(np.float32)
     padded = dict(kernel=(3, 3), pad=(1, 1), num_filter=2, no_bias=True)
-    big = RNG.standard_normal((1, 1, 6, 6)).astype(np.float32) * 100
-    zeros = np.zeros((1, 1, 6, 6), np.float32)
-    kernels.convolution(big, weight, **padded)
-    assert not kernels.convolution(zeros, weight, **padded).any()
+    batch = np.zeros((2, 1, 6, 6), np.float32)
+    batch[0] = RNG.standard_normal((1, 6, 6)) * 100  # the columns of image 0 are reused for image 1
+    assert not kernels.convolution(batch, weight, **padded)[1].any()
+
+
+def test_convolution_of_integers_keeps_their_type():
+    x = np.arange(2 * 2 * 5 * 5, dtype=np.int32).reshape(2, 2, 5, 5)
+    weight = np.ones((3, 2, 2, 2), np.int32)
+    got = kernels.convolution(x, weight, kernel=(2, 2), num_filter=3, no_bias=True)
+    windows = x[:, :, :-1, :-1] + x[:, :, 1:, :-1] + x[:, :, :-1, 1:] + x[:, :, 1:, 1:]
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, np.repeat(windows.sum(axis=1, keepdims=True), 3, axis=1))
 
 
 @pytest.mark.parametrize("rows", [1, 64])
@@ -80,3 +88,25 @@ def test_a_wide_product_equals_matmul_and_leaves_blas_on_one_thread(rows):
     b = RNG.standard_normal((512, 256)).astype(np.float32)
     np.testing.assert_allclose(threads.wide_product(a, b), a @ b, rtol=1e-4, atol=1e-3)
     assert all(pool["num_threads"] == 1 for pool in threadpool_info() if pool["user_api"] == "blas")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_convolution_with_relu_equals_relu_of_convolution(dtype):
+    x = (RNG.standard_normal((3, 2, 7, 7)) * 10).astype(dtype)
+    weight = (RNG.standard_normal((4, 2, 3, 3)) * 10).astype(dtype)
+    if dtype == np.float32:
+        x[0, 0, 3, 3] = np.nan  # NaN stays NaN, as np.maximum leaves it
+    attrs = dict(kernel=(3, 3), pad=(1, 1), num_filter=4, no_bias=True)
+    expected = np.maximum(kernels.convolution(x, weight, **attrs), 0)
+    np.testing.assert_array_equal(kernels.convolution(x, weight, relu=True, **attrs), expected)
+
+
+def test_a_hybridized_convolution_with_relu_equals_the_eager_one():
+    from runtime.gluon import nn
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(5, kernel_size=3, padding=1, activation="relu"), nn.Conv2D(3, kernel_size=1))
+    net.initialize()
+    x = nd.array(RNG.standard_normal((2, 3, 8, 8)).astype(np.float32))
+    eager = net(x).asnumpy()
+    net.hybridize()
+    np.testing.assert_allclose(net(x).asnumpy(), eager, rtol=1e-5, atol=1e-5)

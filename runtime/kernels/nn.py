@@ -1,9 +1,8 @@
-"""Neural-network kernels. Convolution is im2col (a Numba loop) + one BLAS product; pooling is a
-Numba loop. Every function takes NumPy arrays and plain Python attributes."""
+"""Neural-network kernels. Convolution is im2col + a BLAS product per image (one Numba loop);
+pooling is a Numba loop. Every function takes NumPy arrays and plain Python attributes."""
 from __future__ import annotations
 
 import math
-import threading
 
 import numba
 import numpy as np
@@ -24,16 +23,29 @@ def fully_connected(data, weight, bias=None, num_hidden=0, no_bias=False, flatte
 
 # ---- convolution
 @numba.njit(cache=True, nogil=True)
-def _im2col(x, cols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
-    """Fills rows 0 .. c*kh*kw - 1 of `cols` (n, >= c*kh*kw, oh*ow) entirely: they may hold a
-    previous call's values."""
+def _conv2d_per_image(x, w2d, bias, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, groups, relu, out):
+    """Convolution image by image: one image's columns (c*kh*kw, oh*ow) fit in cache, where the
+    whole batch's would go through memory; each group's product is a BLAS call into `out`
+    (n, num_filter, oh*ow). `bias` holds one value per filter, or nothing. With `relu`, negative
+    results become 0 while the image is still in cache (NaN stays NaN, as with np.maximum)."""
     n, c, h, w = x.shape
-    zero = cols.dtype.type(0)
+    cg = c // groups
+    fg = w2d.shape[0] // groups
+    taps = cg * kh * kw
+    cols = np.empty((c * kh * kw, oh * ow), dtype=x.dtype)
+    zero = x.dtype.type(0)
+    # Row copies index the input with values the compiler can prove non-negative, so that they
+    # vectorize: a plain offset when columns are neither strided, dilated nor padded, unsigned
+    # integers otherwise (a signed index costs a wraparound test per element).
+    plain = sw == 1 and dw == 1 and pw == 0
     for b in range(n):
         for ch in range(c):
             for i in range(kh):
                 for j in range(kw):
-                    dst = cols[b, (ch * kh + i) * kw + j]
+                    dst = cols[(ch * kh + i) * kw + j]
+                    shift = j * dw - pw
+                    first = min(max(0, (sw - 1 - shift) // sw), ow)  # columns inside the input
+                    stop = min(max(first, (w - 1 - shift) // sw + 1), ow)
                     for y in range(oh):
                         iy = y * sh - ph + i * dh
                         base = y * ow
@@ -42,32 +54,36 @@ def _im2col(x, cols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
                                 dst[base + xx] = zero
                             continue
                         src = x[b, ch, iy]
-                        for xx in range(ow):
-                            ix = xx * sw - pw + j * dw
-                            dst[base + xx] = src[ix] if 0 <= ix < w else zero
-
-
-_WORKSPACE = threading.local()
-_WORKSPACE_BYTES = 64 << 20  # kept per thread at most; larger scratch arrays are allocated per call
-
-
-def _workspace(shape, dtype) -> np.ndarray:
-    """A scratch array kept from one call to the next (per thread), as MXNet keeps a workspace:
-    allocating megabytes of fresh memory on each call costs page faults, often more than filling it."""
-    dtype = np.dtype(dtype)
-    size = int(np.prod(shape)) * dtype.itemsize
-    if size > _WORKSPACE_BYTES:
-        return np.empty(shape, dtype)
-    cached = getattr(_WORKSPACE, "arrays", None)
-    if cached is None:
-        cached = _WORKSPACE.arrays = {}
-    key = (shape, dtype)
-    found = cached.get(key)
-    if found is None:
-        if sum(a.nbytes for a in cached.values()) + size > _WORKSPACE_BYTES:
-            cached.clear()
-        found = cached[key] = np.empty(shape, dtype)
-    return found
+                        if plain:
+                            for xx in range(ow):
+                                dst[base + xx] = src[xx + j]
+                            continue
+                        for xx in range(first):
+                            dst[base + xx] = zero
+                        start = np.uint64(first * sw + shift)
+                        step = np.uint64(sw)
+                        at = np.uint64(base + first)
+                        for k in range(np.uint64(stop - first)):
+                            dst[at + k] = src[start + k * step]
+                        for xx in range(stop, ow):
+                            dst[base + xx] = zero
+        image = out[b]
+        if groups == 1:
+            np.dot(w2d, cols, image)
+        else:
+            for g in range(groups):
+                np.dot(w2d[g * fg:(g + 1) * fg], cols[g * taps:(g + 1) * taps], image[g * fg:(g + 1) * fg])
+        for f in range(bias.shape[0]):
+            row = image[f]
+            value = bias[f]
+            for k in range(row.shape[0]):
+                row[k] += value
+        if relu:
+            for f in range(image.shape[0]):
+                row = image[f]
+                for k in range(row.shape[0]):
+                    if row[k] < zero:
+                        row[k] = zero
 
 
 @numba.njit(cache=True, nogil=True)
@@ -124,40 +140,27 @@ def _convolution_nd(data, weight, bias, kernel, stride, dilate, pad, num_filter,
 
 
 def convolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), num_filter=0, num_group=1,
-                workspace=1024, no_bias=False, cudnn_tune=None, cudnn_off=False, layout=None):
-    if len(kernel) == 3:
-        return _convolution_nd(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias)
-    x, (kh, kw), (sh, sw), (dh, dw), (ph, pw), one_d = _as_2d(data, kernel, stride, dilate, pad)
-    w = weight[:, :, None, :] if one_d else weight
-    n, c, h, wd = x.shape
-    if c != w.shape[1] * num_group:
-        raise ValueError("Shape inconsistent: data has %d channels, weight expects %d" % (c, w.shape[1] * num_group))
-    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
-    ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
-    with_bias = bias is not None and not no_bias
-    taps = c * kh * kw
-    # With one group, the bias rides in the product: a row of ones under the columns and the bias
-    # as one more weight column save a pass over the output.
-    folded = with_bias and num_group == 1
-    cols = _workspace((n, taps + folded, oh * ow), x.dtype)
-    _im2col(np.ascontiguousarray(x), cols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
-    cg, fg = c // num_group, num_filter // num_group
-    out = np.empty((n, num_filter, oh * ow), dtype=x.dtype)
-    if num_group == 1:
-        w2d = w.reshape(num_filter, taps)
-        if folded:
-            cols[:, taps] = 1
-            w2d = np.concatenate([w2d, bias.reshape(num_filter, 1).astype(w2d.dtype, copy=False)], axis=1)
-        np.matmul(w2d, cols, out=out)
-    else:
-        for g in range(num_group):
-            wg = w[g * fg:(g + 1) * fg].reshape(fg, -1)
-            block = cols[:, g * cg * kh * kw:(g + 1) * cg * kh * kw]
-            out[:, g * fg:(g + 1) * fg] = np.matmul(wg, block)
-        if with_bias:
-            out += bias.reshape(1, -1, 1)
-    out = out.reshape(n, num_filter, oh, ow)
-    return out[:, :, 0, :] if one_d else out
+                workspace=1024, no_bias=False, cudnn_tune=None, cudnn_off=False, layout=None, relu=False):
+    """MXNet's Convolution. `relu` (not an MXNet attribute) also applies a ReLU, for compiled
+    graphs that fuse the two: on the per-image path, while each image is still in cache."""
+    if len(kernel) != 3:
+        x, (kh, kw), (sh, sw), (dh, dw), (ph, pw), one_d = _as_2d(data, kernel, stride, dilate, pad)
+        w = weight[:, :, None, :] if one_d else weight
+        n, c, h, wd = x.shape
+        if c != w.shape[1] * num_group:
+            raise ValueError("Shape inconsistent: data has %d channels, weight expects %d"
+                             % (c, w.shape[1] * num_group))
+        if x.dtype in (np.float32, np.float64) and w.dtype == x.dtype:  # types BLAS takes
+            oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+            ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+            out = np.empty((n, num_filter, oh * ow), dtype=x.dtype)
+            biases = bias.astype(x.dtype, copy=False) if bias is not None and not no_bias else np.empty(0, x.dtype)
+            _conv2d_per_image(np.ascontiguousarray(x), np.ascontiguousarray(w.reshape(num_filter, -1)), biases,
+                              kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, num_group, relu, out)
+            out = out.reshape(n, num_filter, oh, ow)
+            return out[:, :, 0, :] if one_d else out
+    out = _convolution_nd(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias)
+    return np.maximum(out, 0, out=out) if relu else out
 
 
 def deconvolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), adj=(), target_shape=(),
