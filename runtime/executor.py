@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from runtime.base import MXNetError
+from runtime.graph import compile_plan, run_plan
 from runtime.ndarray import NDArray
 from runtime.symbol import Node, Symbol, _aux_variables, topological
 
@@ -119,8 +120,7 @@ class Executor:
     def _has_aux_ops(self) -> bool:
         return any(node.op is not None and node.op.aux for node in self._order)
 
-    def _forward_compiled(self, is_train: bool) -> List[NDArray]:
-        from runtime.graph import compile_plan, run_plan
+    def _plan(self, is_train: bool) -> tuple:
         plan = self._plans.get(is_train)
         if plan is None:
             steps, slots, count, constants = compile_plan(self._order, self._symbol._outputs, is_train,
@@ -131,14 +131,31 @@ class Executor:
             start = [None] * count
             for slot, value in constants.items():
                 start[slot] = value
-            plan = self._plans[is_train] = (steps, variables, heads, start)
-        steps, variables, heads, start = plan
+            slot_of = {n.name: slots[(id(n), 0)] for n in self._order if n.is_variable}
+            plan = self._plans[is_train] = (steps, variables, heads, start, slot_of)
+        return plan
+
+    def _forward_compiled(self, is_train: bool) -> List[NDArray]:
+        steps, variables, heads, start, _ = self._plan(is_train)
         values = list(start)
         for slot, array in variables:
             values[slot] = array._data
         run_plan(steps, values, _node_error)
         self.outputs = [NDArray(values[slot], self._ctx) for slot in heads]
         return self.outputs
+
+    def run_with(self, names: List[str], arrays: List[np.ndarray], is_train: bool) -> List[np.ndarray]:
+        """The outputs (NumPy arrays) for these values of the named arguments, which are read in
+        place rather than copied into the bound arrays: the path of a hybridized block's calls.
+        No kernel writes into its inputs, so the caller's arrays are left as they are."""
+        steps, variables, heads, start, slot_of = self._plan(is_train)
+        values = list(start)
+        for slot, array in variables:
+            values[slot] = array._data
+        for name, array in zip(names, arrays):
+            values[slot_of[name]] = array
+        run_plan(steps, values, _node_error)
+        return [values[slot] for slot in heads]
 
     def _forward_interpreted(self, is_train: bool) -> List[NDArray]:
         values: Dict[int, List[np.ndarray]] = {}

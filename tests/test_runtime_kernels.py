@@ -110,3 +110,25 @@ def test_a_hybridized_convolution_with_relu_equals_the_eager_one():
     eager = net(x).asnumpy()
     net.hybridize()
     np.testing.assert_allclose(net(x).asnumpy(), eager, rtol=1e-5, atol=1e-5)
+
+
+def test_a_hybridized_output_never_shares_memory_with_the_input_or_a_parameter():
+    from runtime.gluon import HybridBlock, nn
+
+    class Views(HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x, F.reshape(x, (-1,)), F.Flatten(x)
+
+    block = Views()
+    block.hybridize()
+    x = nd.array(np.ones((2, 3), np.float32))
+    for out in block(x):
+        out[:] = 5
+    np.testing.assert_array_equal(x.asnumpy(), np.ones((2, 3)))
+
+    dense = nn.Dense(3, in_units=3, use_bias=False)
+    dense.initialize()
+    dense.hybridize()
+    first = dense(x)
+    dense(nd.array(np.zeros((2, 3), np.float32)))  # a second call does not overwrite the first result
+    np.testing.assert_allclose(first.asnumpy(), x.asnumpy() @ dense.weight.data().asnumpy().T, rtol=1e-6)

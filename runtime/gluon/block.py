@@ -14,6 +14,7 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+from runtime import autograd
 from runtime import name as naming
 from runtime.base import MXNetError
 from runtime.context import current_context
@@ -302,6 +303,13 @@ class HybridBlock(Block):
         save_arrays("%s-%04d.params" % (path, epoch), arrays)
 
 
+def _memory_of(array: np.ndarray) -> np.ndarray:
+    """The array that owns the memory of `array` (itself, or the one it is a view of)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
 class _CachedGraph:
     """One traced graph, bound to its parameters: runs without entering hybrid_forward again."""
 
@@ -322,18 +330,28 @@ class _CachedGraph:
         aux = {n: params[n].data() for n in self.symbol.list_auxiliary_states()}
         from runtime.executor import Executor
         self.static_alloc = bool(block._flags.get("static_alloc"))
-        self.executor = Executor(self.symbol, current_context(), bound, aux, static_alloc=self.static_alloc)
-        self.bound_arrays = {id(a._data) for a in list(bound.values()) + list(aux.values())}
+        self.context = current_context()
+        self.executor = Executor(self.symbol, self.context, bound, aux, static_alloc=self.static_alloc)
+        self.bound_arrays = {id(_memory_of(a._data)) for a in list(bound.values()) + list(aux.values())}
 
     def __call__(self, args):
-        from runtime import autograd
-        feed = dict(zip(self.input_names, args))
-        outputs = self.executor.forward(is_train=autograd.is_training(), **feed)
+        arrays = [a._data for a in args]
+        outputs = self.executor.run_with(self.input_names, arrays, autograd.is_training())
         # an output that is an input, a parameter or (static_alloc) a reused buffer must be copied
-        bound = self.bound_arrays
-        outputs = [NDArray(o._data.copy(), o.context) if self.static_alloc or id(o._data) in bound else o
-                   for o in outputs]
-        result, _ = _regroup(outputs, self.fmt)
+        context = self.context
+        if self.static_alloc:
+            wrapped = [NDArray(o.copy(), context) for o in outputs]
+        else:
+            own = self.bound_arrays
+            inputs = [_memory_of(a) for a in arrays]
+            wrapped = []
+            for o in outputs:
+                memory = _memory_of(o)  # an output may be a view (reshape, slice) of an input
+                shared = id(memory) in own or any(memory is i for i in inputs)
+                wrapped.append(NDArray(o.copy() if shared else o, context))
+        if self.fmt == 0:
+            return wrapped[0]
+        result, _ = _regroup(wrapped, self.fmt)
         return result
 
 
