@@ -77,6 +77,7 @@ class Executor:
         self.aux_dict = self._named(aux_names, aux_states, "auxiliary state")
         self.outputs: List[NDArray] = []
         self._plans: Dict[bool, tuple] = {}
+        self._has_aux_ops = any(node.op is not None and node.op.aux for node in self._order)
         # shapes are checked once, now, so that a graph that cannot run fails at bind time as in MXNet
         infer_shapes(symbol, {n: a.shape for n, a in {**self.arg_dict, **self.aux_dict}.items()}, partial=True)
 
@@ -112,13 +113,8 @@ class Executor:
             if name not in self.arg_dict:
                 raise MXNetError("Unknown argument %s" % name)
             self.arg_dict[name]._data[...] = value._data if isinstance(value, NDArray) else value
-        if not (is_train and self._has_aux_ops):
-            return self._forward_compiled(is_train)
-        return self._forward_interpreted(is_train)
-
-    @property
-    def _has_aux_ops(self) -> bool:
-        return any(node.op is not None and node.op.aux for node in self._order)
+        self.outputs = [NDArray(value, self._ctx) for value in self.run_with([], [], is_train)]
+        return self.outputs
 
     def _plan(self, is_train: bool) -> tuple:
         plan = self._plans.get(is_train)
@@ -135,19 +131,15 @@ class Executor:
             plan = self._plans[is_train] = (steps, variables, heads, start, slot_of)
         return plan
 
-    def _forward_compiled(self, is_train: bool) -> List[NDArray]:
-        steps, variables, heads, start, _ = self._plan(is_train)
-        values = list(start)
-        for slot, array in variables:
-            values[slot] = array._data
-        run_plan(steps, values, _node_error)
-        self.outputs = [NDArray(values[slot], self._ctx) for slot in heads]
-        return self.outputs
-
     def run_with(self, names: List[str], arrays: List[np.ndarray], is_train: bool) -> List[np.ndarray]:
         """The outputs (NumPy arrays) for these values of the named arguments, which are read in
         place rather than copied into the bound arrays: the path of a hybridized block's calls.
         No kernel writes into its inputs, so the caller's arrays are left as they are."""
+        if is_train and self._has_aux_ops:
+            # training updates auxiliary states (BatchNorm's running statistics): node by node
+            for name, array in zip(names, arrays):
+                self.arg_dict[name]._data[...] = array
+            return [output._data for output in self._forward_interpreted(is_train)]
         steps, variables, heads, start, slot_of = self._plan(is_train)
         values = list(start)
         for slot, array in variables:

@@ -41,12 +41,12 @@ def _set(count: int) -> None:
         controller.set_num_threads(count)
 
 
-def wide_product(a: np.ndarray, b: np.ndarray, out=None) -> np.ndarray:
+def wide_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """`a @ b`, on several BLAS threads when it is large enough to gain from them."""
     if _most > 1 and a.ndim == 2 and b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[1] >= WIDE_PRODUCT:
         _set(_most)
         try:
-            return np.matmul(a, b, out=out)
+            return np.matmul(a, b)
         finally:
             _set(1)
-    return np.matmul(a, b, out=out)
+    return np.matmul(a, b)

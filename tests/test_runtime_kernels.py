@@ -132,3 +132,25 @@ def test_a_hybridized_output_never_shares_memory_with_the_input_or_a_parameter()
     first = dense(x)
     dense(nd.array(np.zeros((2, 3), np.float32)))  # a second call does not overwrite the first result
     np.testing.assert_allclose(first.asnumpy(), x.asnumpy() @ dense.weight.data().asnumpy().T, rtol=1e-6)
+
+
+def test_a_hybridized_batchnorm_in_training_updates_its_running_statistics_as_eagerly():
+    from runtime import autograd
+    from runtime.gluon import nn
+
+    def running_mean(hybridized):
+        net = nn.BatchNorm(in_channels=3)
+        net.initialize()
+        if hybridized:
+            net.hybridize()
+        x = nd.array(RNG.standard_normal((4, 3, 2, 2)).astype(np.float32) + 5)
+        with autograd.record():
+            net(x)
+        return net.running_mean.data().asnumpy()
+
+    state = RNG.bit_generator.state
+    eager = running_mean(False)
+    RNG.bit_generator.state = state
+    hybridized = running_mean(True)
+    assert eager.any()
+    np.testing.assert_allclose(hybridized, eager, rtol=1e-5)

@@ -349,8 +349,6 @@ class _CachedGraph:
                 memory = _memory_of(o)  # an output may be a view (reshape, slice) of an input
                 shared = id(memory) in own or any(memory is i for i in inputs)
                 wrapped.append(NDArray(o.copy() if shared else o, context))
-        if self.fmt == 0:
-            return wrapped[0]
         result, _ = _regroup(wrapped, self.fmt)
         return result
 

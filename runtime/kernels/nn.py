@@ -15,7 +15,7 @@ def fully_connected(data, weight, bias=None, num_hidden=0, no_bias=False, flatte
     x = data.reshape(data.shape[0], -1) if flatten else data
     if x.shape[-1] != weight.shape[1]:
         raise ValueError("Shape inconsistent: data has %d features, weight expects %d" % (x.shape[-1], weight.shape[1]))
-    out = wide_product(x, weight.T) if x.ndim == 2 else x @ weight.T
+    out = wide_product(x, weight.T)
     if bias is not None and not no_bias:
         out += bias
     return out
