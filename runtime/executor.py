@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from runtime.base import MXNetError
-from runtime.graph import compile_plan, run_plan
+from runtime.graph import compile_plan, straight_line
 from runtime.ndarray import NDArray
 from runtime.symbol import Node, Symbol, _aux_variables, topological
 
@@ -76,7 +76,7 @@ class Executor:
         self.arg_dict = self._named(arg_names, args, "argument")
         self.aux_dict = self._named(aux_names, aux_states, "auxiliary state")
         self.outputs: List[NDArray] = []
-        self._plans: Dict[bool, tuple] = {}
+        self._plans: Dict[Tuple[bool, Tuple[str, ...]], tuple] = {}
         self._has_aux_ops = any(node.op is not None and node.op.aux for node in self._order)
         # shapes are checked once, now, so that a graph that cannot run fails at bind time as in MXNet
         infer_shapes(symbol, {n: a.shape for n, a in {**self.arg_dict, **self.aux_dict}.items()}, partial=True)
@@ -113,25 +113,26 @@ class Executor:
             if name not in self.arg_dict:
                 raise MXNetError("Unknown argument %s" % name)
             self.arg_dict[name]._data[...] = value._data if isinstance(value, NDArray) else value
-        self.outputs = [NDArray(value, self._ctx) for value in self.run_with([], [], is_train)]
+        self.outputs = [NDArray(value, self._ctx) for value in self.run_with((), [], is_train)]
         return self.outputs
 
-    def _plan(self, is_train: bool) -> tuple:
-        plan = self._plans.get(is_train)
+    def _plan(self, is_train: bool, names: Tuple[str, ...]) -> tuple:
+        """(the compiled forward function, the bound arrays it takes after the named inputs, its steps)."""
+        plan = self._plans.get((is_train, names))
         if plan is None:
-            steps, slots, count, constants = compile_plan(self._order, self._symbol._outputs, is_train,
-                                                          reuse=self._static_alloc)
+            steps, slots, _, constants = compile_plan(self._order, self._symbol._outputs, is_train,
+                                                      reuse=self._static_alloc)
             bound = {**self.arg_dict, **self.aux_dict}
-            variables = [(slots[(id(n), 0)], bound[n.name]) for n in self._order if n.is_variable]
-            heads = [slots[(id(n), i)] for n, i in self._symbol._outputs]
-            start = [None] * count
-            for slot, value in constants.items():
-                start[slot] = value
-            slot_of = {n.name: slots[(id(n), 0)] for n in self._order if n.is_variable}
-            plan = self._plans[is_train] = (steps, variables, heads, start, slot_of)
+            variables = [n for n in self._order if n.is_variable]
+            slot_of = {n.name: slots[(id(n), 0)] for n in variables}
+            rest = [n for n in variables if n.name not in names]
+            # an input the graph does not read (hybrid_forward ignored it) takes a parameter too
+            forward = straight_line(steps, [slot_of.get(name) for name in names] + [slot_of[n.name] for n in rest],
+                                    [slots[(id(n), i)] for n, i in self._symbol._outputs], constants, _node_error)
+            plan = self._plans[(is_train, names)] = (forward, [bound[n.name] for n in rest], steps)
         return plan
 
-    def run_with(self, names: List[str], arrays: List[np.ndarray], is_train: bool) -> List[np.ndarray]:
+    def run_with(self, names: Tuple[str, ...], arrays: List[np.ndarray], is_train: bool) -> List[np.ndarray]:
         """The outputs (NumPy arrays) for these values of the named arguments, which are read in
         place rather than copied into the bound arrays: the path of a hybridized block's calls.
         No kernel writes into its inputs, so the caller's arrays are left as they are."""
@@ -140,14 +141,8 @@ class Executor:
             for name, array in zip(names, arrays):
                 self.arg_dict[name]._data[...] = array
             return [output._data for output in self._forward_interpreted(is_train)]
-        steps, variables, heads, start, slot_of = self._plan(is_train)
-        values = list(start)
-        for slot, array in variables:
-            values[slot] = array._data
-        for name, array in zip(names, arrays):
-            values[slot_of[name]] = array
-        run_plan(steps, values, _node_error)
-        return [values[slot] for slot in heads]
+        forward, bound, _ = self._plan(is_train, names)
+        return forward(*arrays, *[array._data for array in bound])
 
     def _forward_interpreted(self, is_train: bool) -> List[NDArray]:
         values: Dict[int, List[np.ndarray]] = {}

@@ -102,7 +102,8 @@ def _cache_dir() -> Path:
 
 
 def compile_group(group: List[Node], reuse: bool = False):
-    """(leaves as (node id, output index), a function of the leaf arrays returning the result).
+    """(leaves as (node id, output index), a function of the leaf arrays (positional) returning the
+    result.
     With `reuse`, the result buffer is allocated once and overwritten by every later call."""
     members = {id(n) for n in group}
     leaves: List[tuple] = []
@@ -135,7 +136,7 @@ def compile_group(group: List[Node], reuse: bool = False):
 
     buffers = {}
 
-    def run(arrays):
+    def run(*arrays):
         first = arrays[0]
         out = buffers.get((first.shape, first.dtype)) if reuse else None
         if out is None:
@@ -143,5 +144,5 @@ def compile_group(group: List[Node], reuse: bool = False):
             if reuse:
                 buffers[(first.shape, first.dtype)] = out
         kernel(out.reshape(-1), *[np.ascontiguousarray(a).reshape(-1) for a in arrays])
-        return (out,)
+        return out
     return leaves, run

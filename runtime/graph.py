@@ -5,8 +5,7 @@ followed by an activation becomes one step that applies the activation in place 
 buffer, saving an allocation and a pass over memory."""
 from __future__ import annotations
 
-import functools
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -23,43 +22,38 @@ _INPLACE_ACTIVATIONS = {
 
 
 class Step:
-    __slots__ = ("run", "inputs", "output", "count", "node")
+    """One node (or a fused group) of a plan: `function(*arrays, **attrs)` over the values of the
+    `inputs` slots, returning an array, or a sequence whose first `count` items fill the slots
+    from `output` on."""
+    __slots__ = ("function", "attrs", "inputs", "output", "count", "node")
 
-    def __init__(self, run: Callable, inputs: Tuple[int, ...], output: int, count: int, node: Node):
-        self.run, self.inputs, self.output, self.count, self.node = run, inputs, output, count, node
+    def __init__(self, function: Callable, attrs: Dict, inputs: Tuple[int, ...], output: int, count: int,
+                 node: Node):
+        self.function, self.attrs, self.inputs = function, attrs, inputs
+        self.output, self.count, self.node = output, count, node
 
 
-def _kernel_call(node: Node, is_train: bool) -> Callable:
-    op = node.op
+def _kernel_attrs(node: Node, is_train: bool) -> Dict:
     attrs = dict(node.attrs)
-    if op.wants_training:
+    if node.op.wants_training:
         attrs["is_train"] = is_train
-    kernel = functools.partial(op.kernel, **attrs)
-
-    def run(arrays):
-        result = kernel(*arrays)
-        return result if isinstance(result, (tuple, list)) else (result,)
-    return run
+    return attrs
 
 
-def _fused_linear_activation(node: Node, activation: Node) -> Callable:
+def _fused_linear_activation(node: Node, activation: Node) -> Tuple[Callable, Dict]:
     """FullyConnected or Convolution then Activation, in one step: the activation overwrites the
     product's fresh buffer instead of allocating another."""
-    if node.op.name == "Convolution" and activation.attrs["act_type"] == "relu":
-        # the convolution kernel applies it per image, while the image is in cache
-        kernel = functools.partial(node.op.kernel, relu=True, **node.attrs)
-
-        def run_relu(arrays):
-            return (kernel(*arrays),)
-        return run_relu
+    if activation.attrs["act_type"] == "relu":
+        # the kernels apply it while results are in registers or cache
+        return node.op.kernel, dict(node.attrs, relu=True)
     apply = _INPLACE_ACTIVATIONS[activation.attrs["act_type"]]
-    kernel = functools.partial(node.op.kernel, **node.attrs)
+    kernel = node.op.kernel
 
-    def run(arrays):
-        out = kernel(*arrays)
+    def linear_then_activation(*arrays, **attrs):
+        out = kernel(*arrays, **attrs)
         apply(out)
-        return (out,)
-    return run
+        return out
+    return linear_then_activation, dict(node.attrs)
 
 
 def fold_constants(order: Sequence[Node]) -> Dict[int, tuple]:
@@ -117,22 +111,22 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = Fal
         if id(node) in sinks:
             leaves, run = kernels[id(node)]
             slots[(id(node), 0)] = count
-            steps.append(Step(run, tuple(slots[leaf] for leaf in leaves), count, 1, node))
+            steps.append(Step(run, {}, tuple(slots[leaf] for leaf in leaves), count, 1, node))
             count += 1
             continue
         inputs = tuple(slots[(id(child), index)] for child, index in node.inputs)
         fused = _fusable_activation(node, order, consumers, absorbed | set(sinks))
         if fused is not None:
             absorbed.add(id(fused))
-            run = _fused_linear_activation(node, fused)
+            function, attrs = _fused_linear_activation(node, fused)
             slots[(id(node), 0)] = slots[(id(fused), 0)] = count
-            steps.append(Step(run, inputs, count, 1, fused))
+            steps.append(Step(function, attrs, inputs, count, 1, fused))
             count += 1
             continue
         outputs = node.num_outputs()
         for i in range(outputs):
             slots[(id(node), i)] = count + i
-        steps.append(Step(_kernel_call(node, is_train), inputs, count, outputs, node))
+        steps.append(Step(node.op.kernel, _kernel_attrs(node, is_train), inputs, count, outputs, node))
         count += outputs
     return steps, slots, count, constant_slots
 
@@ -148,14 +142,46 @@ def _fusable_activation(node: Node, order, consumers, in_groups) -> "Node | None
     return None
 
 
-def run_plan(steps: List[Step], values: list, node_error: Callable[[Node, Exception], MXNetError]) -> None:
-    for step in steps:
-        try:
-            results = step.run([values[i] for i in step.inputs])
-        except MXNetError as exc:
-            raise node_error(step.node, exc) from None
-        except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
-            raise node_error(step.node, MXNetError(str(exc))) from None
-        base = step.output
-        for i in range(step.count):
-            values[base + i] = results[i]
+def straight_line(steps: List[Step], parameters: Sequence[Optional[int]], heads: Sequence[int], constants: Dict[int, object],
+                  node_error: Callable[[Node, Exception], MXNetError]) -> Callable:
+    """The plan as one generated Python function of the values of `parameters` (slots; None for an
+    argument it ignores), returning the values of `heads`: slots become local variables and each step one line, so a forward pass
+    pays no loop, list or slot-table costs, only the kernels' calls."""
+    names = {"MXNetError": MXNetError, "node_error": node_error, "SEQUENCES": (tuple, list), "nodes": [step.node for step in steps]}
+    local = {}
+    for slot, value in constants.items():
+        local[slot] = "c%d" % slot
+        names[local[slot]] = value
+    arguments = ["v%d" % slot if slot is not None else "unused%d" % i for i, slot in enumerate(parameters)]
+    local.update((slot, "v%d" % slot) for slot in parameters if slot is not None)
+    body = []
+    for index, step in enumerate(steps):
+        names["k%d" % index] = step.function
+        arguments_of_step = [local[slot] for slot in step.inputs]
+        for key, value in step.attrs.items():
+            # attributes are passed by keyword from constants bound to the function's globals:
+            # a keyword call costs less than functools.partial's merging of dictionaries
+            names["a%d_%s" % (index, key)] = value
+            arguments_of_step.append("%s=a%d_%s" % (key, index, key))
+        call = "k%d(%s)" % (index, ", ".join(arguments_of_step))
+        outputs = ["v%d" % (step.output + i) for i in range(step.count)]
+        body.append("at = %d" % index)
+        if step.count == 1:
+            body.append("%s = %s" % (outputs[0], call))
+            body.append("if %s.__class__ in SEQUENCES: %s = %s[0]" % (outputs[0], outputs[0], outputs[0]))
+        else:
+            body.append("r = %s" % call)
+            body.extend("%s = r[%d]" % (name, i) for i, name in enumerate(outputs))
+        for i, name in enumerate(outputs):
+            local[step.output + i] = name
+    lines = ["def forward(%s):" % ", ".join(arguments)]
+    if body:
+        # `at` names the running step, so that an error is reported on its node as MXNet does
+        lines += ["    try:"] + ["        " + line for line in body] + [
+            "    except MXNetError as exc:",
+            "        raise node_error(nodes[at], exc) from None",
+            "    except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:",
+            "        raise node_error(nodes[at], MXNetError(str(exc))) from None"]
+    lines.append("    return [%s]" % ", ".join(local[slot] for slot in heads))
+    exec(compile("\n".join(lines), "<compiled graph>", "exec"), names)
+    return names["forward"]

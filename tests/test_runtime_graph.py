@@ -34,11 +34,11 @@ def test_fused_chain_equals_the_operators_one_by_one(kernel_cache, monkeypatch):
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((3, 5)).astype(np.float32), rng.standard_normal((3, 5)).astype(np.float32)
     executor, fused = bind_and_run(chain(), a=a, b=b)
-    assert len(executor._plans[False][0]) == 1  # eight operators, one generated kernel
+    assert len(executor._plans[(False, ())][2]) == 1  # eight operators, one generated kernel
     assert len(list(kernel_cache.glob("fused_*.py"))) == 1
     monkeypatch.setenv("HYBLINT_RUNTIME_FUSION", "0")
     executor, plain = bind_and_run(chain(), a=a, b=b)
-    assert len(executor._plans[False][0]) == 8
+    assert len(executor._plans[(False, ())][2]) == 8
     expected = np.tanh(np.maximum(a + b, 0) * 2 - b / 3) + 1 / (1 + np.exp(-a))
     np.testing.assert_allclose(fused, expected, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(plain, expected, rtol=1e-5, atol=1e-6)
@@ -71,7 +71,7 @@ def test_constant_subgraphs_are_computed_once_at_bind_time():
     graph = x + sym.ones((2,)) * 3
     executor = graph.bind(runtime.cpu(), {"x": nd.array([1.0, 2.0])})
     assert executor.forward()[0].asnumpy().tolist() == [4.0, 5.0]
-    steps = executor._plans[False][0]
+    steps = executor._plans[(False, ())][2]
     assert [step.node.op.name for step in steps] == ["elemwise_add"]  # ones * 3 was folded
     assert executor.forward(x=nd.array([0.0, -3.0]))[0].asnumpy().tolist() == [3.0, 0.0]
 
@@ -90,6 +90,36 @@ def test_static_alloc_reuses_buffers_and_returns_independent_results():
     np.testing.assert_allclose(first.asnumpy(), np.tanh(np.maximum([[1.5, -0.5]], 0) * 2), rtol=1e-6)
     np.testing.assert_allclose(second.asnumpy(), np.tanh(np.maximum([[2.0, -1.0]], 0) * 2), rtol=1e-6)
     [graph] = block._cached.values()
-    step = graph.executor._plans[False][0][0]
-    assert step.run([np.ones((1, 2), np.float32), np.ones((1, 2), np.float32)])[0] is \
-        step.run([np.zeros((1, 2), np.float32), np.zeros((1, 2), np.float32)])[0]  # one buffer, reused
+    step = graph.executor._plans[(False, graph.input_names)][2][0]
+    assert step.function(np.ones((1, 2), np.float32), np.ones((1, 2), np.float32)) is \
+        step.function(np.zeros((1, 2), np.float32), np.zeros((1, 2), np.float32))  # one buffer, reused
+
+
+def test_a_hybridized_block_may_ignore_an_input():
+    from runtime.gluon import nn
+
+    class FirstOnly(nn.HybridBlock):
+        def hybrid_forward(self, F, a, b):
+            return F.relu(a) * 2
+
+    block = FirstOnly()
+    block.hybridize()
+    for _ in range(2):  # the trace, then the compiled graph
+        got = block(nd.array([[-1.0, 3.0]]), nd.array([[7.0]]))
+        assert got.asnumpy().tolist() == [[0.0, 6.0]]
+
+
+def test_an_error_while_a_compiled_graph_runs_names_the_operator():
+    from runtime.base import MXNetError
+    from runtime.gluon import nn
+
+    class Take(nn.HybridBlock):
+        def hybrid_forward(self, F, data, index):
+            return F.take(data, index, mode="raise") + 1
+
+    block = Take()
+    block.hybridize()
+    data = nd.array([[1.0, 2.0], [3.0, 4.0]])
+    assert block(data, nd.array([1.0])).asnumpy().tolist() == [[4.0, 5.0]]
+    with pytest.raises(MXNetError, match=r"^Error in operator take\d+_take\d+: index out of range"):
+        block(data, nd.array([7.0]))  # same signature: the compiled graph runs, and take fails in it

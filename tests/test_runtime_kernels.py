@@ -65,12 +65,25 @@ def test_convolution_equals_a_contraction_over_windows(kernel, stride, dilate, p
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
 
 
-def test_one_image_columns_do_not_leak_into_the_next_image():
+def test_one_image_columns_do_not_leak_into_the_next_image(monkeypatch):
+    monkeypatch.setattr(kernels, "COLUMN_BYTES", 1)  # chunks of one image: the columns are reused
     weight = RNG.standard_normal((2, 1, 3, 3)).astype(np.float32)
     padded = dict(kernel=(3, 3), pad=(1, 1), num_filter=2, no_bias=True)
     batch = np.zeros((2, 1, 6, 6), np.float32)
-    batch[0] = RNG.standard_normal((1, 6, 6)) * 100  # the columns of image 0 are reused for image 1
+    batch[0] = RNG.standard_normal((1, 6, 6)) * 100
     assert not kernels.convolution(batch, weight, **padded)[1].any()
+
+
+@pytest.mark.parametrize("groups,relu", [(1, False), (2, True)])
+def test_convolution_in_chunks_of_images_equals_one_chunk(monkeypatch, groups, relu):
+    x = RNG.standard_normal((5, 4, 9, 8)).astype(np.float32)
+    weight = RNG.standard_normal((6, 4 // groups, 3, 3)).astype(np.float32)
+    bias = RNG.standard_normal(6).astype(np.float32)
+    attrs = dict(kernel=(3, 3), stride=(2, 1), pad=(1, 1), num_filter=6, num_group=groups, relu=relu)
+    whole = kernels.convolution(x, weight, bias, **attrs)
+    positions = 5 * 8  # output 5 x 8 per image
+    monkeypatch.setattr(kernels, "COLUMN_BYTES", 2 * 4 * 9 * positions * 4)  # two images a chunk: 2, 2, 1
+    np.testing.assert_allclose(kernels.convolution(x, weight, bias, **attrs), whole, rtol=1e-5, atol=1e-5)
 
 
 def test_convolution_of_integers_keeps_their_type():
@@ -154,3 +167,27 @@ def test_a_hybridized_batchnorm_in_training_updates_its_running_statistics_as_ea
     hybridized = running_mean(True)
     assert eager.any()
     np.testing.assert_allclose(hybridized, eager, rtol=1e-5)
+
+
+@pytest.mark.parametrize("rows,outputs,dtype,with_bias,relu", itertools.product(
+    [1, 3, 4, 5, 64], [2, 16, 40], [np.float32, np.float64], [True, False], [True, False]))
+def test_a_fully_connected_layer_equals_the_blas_product(rows, outputs, dtype, with_bias, relu):
+    # few rows or few outputs take the row-by-row loop; the others BLAS: both agree with matmul
+    x = RNG.standard_normal((rows, 2, 30)).astype(dtype)
+    x[0, 0, 0] = np.nan  # NaN stays NaN through the ReLU, as np.maximum leaves it
+    weight = RNG.standard_normal((outputs, 60)).astype(dtype)
+    bias = RNG.standard_normal(outputs).astype(dtype)
+    expected = x.reshape(rows, 60) @ weight.T + (bias if with_bias else 0)
+    if relu:
+        expected = np.maximum(expected, 0)
+    got = kernels.fully_connected(x, weight, bias, num_hidden=outputs, no_bias=not with_bias, relu=relu)
+    assert got.dtype == dtype and got.shape == (rows, outputs)
+    np.testing.assert_allclose(got, expected, rtol=1e-4 if dtype == np.float32 else 1e-10, atol=1e-4)
+    assert np.isnan(got[0]).all()
+
+
+def test_a_fully_connected_layer_reads_a_strided_input():
+    x = RNG.standard_normal((30, 3)).astype(np.float32).T  # (3, 30), not contiguous
+    weight = RNG.standard_normal((8, 30)).astype(np.float32)
+    got = kernels.fully_connected(x, weight, None, num_hidden=8, no_bias=True)
+    np.testing.assert_allclose(got, x @ weight.T, rtol=1e-5, atol=1e-5)

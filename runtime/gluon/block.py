@@ -280,7 +280,11 @@ class HybridBlock(Block):
             param._finish_deferred_init()
 
     def _call_cached(self, *args):
-        key = tuple((a.shape, a.dtype) for a in args)
+        if len(args) == 1:  # the common case, without a generator's cost on every call
+            data = args[0]._data
+            key = ((data.shape, data.dtype),)
+        else:
+            key = tuple((a._data.shape, a._data.dtype) for a in args)
         graph = self._cached.get(key)
         if graph is None:
             graph = self._cached[key] = _CachedGraph(self, args)
@@ -315,7 +319,7 @@ class _CachedGraph:
 
     def __init__(self, block: HybridBlock, args):
         inputs, self.symbol, self.fmt = block._trace(len(args))
-        self.input_names = [i.name for i in inputs]
+        self.input_names = tuple(i.name for i in inputs)
         params = {p.name: p for p in block.collect_params().values()}
         if any(p._data is None for p in params.values()):
             block._infer_param_shapes(*args)
@@ -343,12 +347,13 @@ class _CachedGraph:
             wrapped = [NDArray(o.copy(), context) for o in outputs]
         else:
             own = self.bound_arrays
-            inputs = [_memory_of(a) for a in arrays]
             wrapped = []
             for o in outputs:
-                memory = _memory_of(o)  # an output may be a view (reshape, slice) of an input
-                shared = id(memory) in own or any(memory is i for i in inputs)
+                memory = o if o.base is None else _memory_of(o)  # a view (reshape, slice) of an input?
+                shared = id(memory) in own or any(memory is _memory_of(i) for i in arrays)
                 wrapped.append(NDArray(o.copy() if shared else o, context))
+        if self.fmt == 0:  # one output
+            return wrapped[0]
         result, _ = _regroup(wrapped, self.fmt)
         return result
 
