@@ -5,15 +5,21 @@ from __future__ import annotations
 import contextlib
 import threading
 
-_state = threading.local()
+class _State(threading.local):
+    # class attributes are every thread's defaults: reading them costs less than getattr's default
+    training = False
+    recording = False
+
+
+_state = _State()
 
 
 def is_training() -> bool:
-    return getattr(_state, "training", False)
+    return _state.training
 
 
 def is_recording() -> bool:
-    return getattr(_state, "recording", False)
+    return _state.recording
 
 
 def set_training(train_mode: bool) -> bool:

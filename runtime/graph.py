@@ -12,6 +12,7 @@ import numpy as np
 from runtime import fusion
 from runtime.base import MXNetError
 from runtime.kernels import elementwise
+from runtime.kernels import nn as nn_kernels
 from runtime.symbol import Node
 
 _INPLACE_ACTIVATIONS = {
@@ -128,7 +129,35 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = Fal
             slots[(id(node), i)] = count + i
         steps.append(Step(node.op.kernel, _kernel_attrs(node, is_train), inputs, count, outputs, node))
         count += outputs
+    steps = _chain_linear_layers(steps, [slots[(id(n), i)] for n, i in heads])
     return steps, slots, count, constant_slots
+
+
+def _linear_layer(step: Step) -> bool:
+    """A FullyConnected step with a bias, flattening, and at most a ReLU after it."""
+    attrs = step.attrs
+    return step.function is nn_kernels.fully_connected and not attrs["no_bias"] and attrs["flatten"] \
+        and len(step.inputs) == 3
+
+
+def _chain_linear_layers(steps: List[Step], heads: Sequence[int]) -> List[Step]:
+    """Consecutive linear layers, each read only by the next (an MLP), as one dense_chain step:
+    one kernel call for the whole chain at small batch sizes."""
+    reads: Dict[int, int] = {}
+    for slot in [slot for step in steps for slot in step.inputs] + list(heads):
+        reads[slot] = reads.get(slot, 0) + 1
+    chained: List[Step] = []
+    for step in steps:
+        last = chained[-1] if chained else None
+        if last is not None and _linear_layer(step) and step.inputs[0] == last.output and reads[last.output] == 1 \
+                and (last.function is nn_kernels.dense_chain or _linear_layer(last)):
+            relus = last.attrs["relus"] if last.function is nn_kernels.dense_chain \
+                else (last.attrs.get("relu", False),)
+            chained[-1] = Step(nn_kernels.dense_chain, {"relus": relus + (step.attrs.get("relu", False),)},
+                               last.inputs + step.inputs[1:], step.output, 1, step.node)
+            continue
+        chained.append(step)
+    return chained
 
 
 def _fusable_activation(node: Node, order, consumers, in_groups) -> "Node | None":

@@ -123,3 +123,37 @@ def test_an_error_while_a_compiled_graph_runs_names_the_operator():
     assert block(data, nd.array([1.0])).asnumpy().tolist() == [[4.0, 5.0]]
     with pytest.raises(MXNetError, match=r"^Error in operator take\d+_take\d+: index out of range"):
         block(data, nd.array([7.0]))  # same signature: the compiled graph runs, and take fails in it
+
+
+def test_a_hybridized_mlp_runs_as_one_chain_of_dense_layers():
+    from runtime.gluon import nn
+    from runtime.kernels.nn import dense_chain
+
+    class TwoHeads(nn.HybridBlock):  # the hidden layer is also an output: it cannot vanish in a chain
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.hidden, self.out = nn.Dense(8, activation="relu"), nn.Dense(2)
+
+        def hybrid_forward(self, F, x):
+            hidden = self.hidden(x)
+            return hidden, self.out(hidden)
+
+    mlp = nn.HybridSequential()
+    mlp.add(nn.Dense(16, activation="relu"), nn.Dense(8, activation="relu"), nn.Dense(2))
+    two_heads = TwoHeads()
+    x = nd.array(np.random.default_rng(3).standard_normal((1, 5)))
+    for block, chained in ((mlp, [True]), (two_heads, [False, False])):
+        block.initialize()
+        eager = block(x)
+        block.hybridize()
+        hybridized = block(x)
+        for e, h in zip(_as_list(eager), _as_list(hybridized)):  # MXNet: a tuple eagerly, a list hybridized
+            np.testing.assert_allclose(h.asnumpy(), e.asnumpy(), rtol=1e-5, atol=1e-6)
+        [graph] = block._cached.values()
+        plan = graph.executor._plans[(False, graph.input_names)][2]
+        assert [step.function is dense_chain for step in plan] == chained
+
+
+def _as_list(outputs):
+    return list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]

@@ -191,3 +191,38 @@ def test_a_fully_connected_layer_reads_a_strided_input():
     weight = RNG.standard_normal((8, 30)).astype(np.float32)
     got = kernels.fully_connected(x, weight, None, num_hidden=8, no_bias=True)
     np.testing.assert_allclose(got, x @ weight.T, rtol=1e-5, atol=1e-5)
+
+
+def _layers(sizes, dtype):
+    return [array for n_in, n_out in zip(sizes, sizes[1:])
+            for array in (RNG.standard_normal((n_out, n_in)).astype(dtype), RNG.standard_normal(n_out).astype(dtype))]
+
+
+@pytest.mark.parametrize("rows", [1, 4, 5, 64])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_chain_of_dense_layers_equals_them_one_by_one(rows, dtype):
+    x = RNG.standard_normal((rows, 3, 8)).astype(dtype)
+    parameters = _layers([24, 40, 16, 2], dtype)
+    relus = (True, False, True)
+    expected = x
+    for (weight, bias), relu in zip(zip(parameters[0::2], parameters[1::2]), relus):
+        expected = kernels.fully_connected(expected, weight, bias, num_hidden=weight.shape[0], relu=relu)
+    got = kernels.dense_chain(x, *parameters, relus=relus)
+    assert got.dtype == dtype and got.shape == (rows, 2)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_chain_of_dense_layers_of_mixed_types_goes_layer_by_layer():
+    x = RNG.standard_normal((1, 24)).astype(np.float32)
+    parameters = _layers([24, 40, 2], np.float32)
+    parameters[2] = parameters[2].astype(np.float64)  # the second weight in another type
+    got = kernels.dense_chain(x, *parameters, relus=(True, False))
+    hidden = np.maximum(x @ parameters[0].T + parameters[1], 0)
+    np.testing.assert_allclose(got, hidden @ parameters[2].T + parameters[3], rtol=1e-5, atol=1e-5)
+
+
+def test_a_chain_of_dense_layers_rejects_a_weight_of_the_wrong_width():
+    parameters = _layers([24, 40, 2], np.float32)
+    parameters[2] = parameters[2][:, :39]
+    with pytest.raises(ValueError, match="Shape inconsistent"):
+        kernels.dense_chain(np.ones((1, 24), np.float32), *parameters, relus=(True, False))

@@ -63,6 +63,37 @@ def fully_connected(data, weight, bias=None, num_hidden=0, no_bias=False, flatte
     return np.maximum(out, 0, out=out) if relu else out
 
 
+@numba.njit(cache=True, nogil=True)
+def _dense_chain_narrow(x, weights, biases, relus):
+    """Layers one after another on the narrow loop, in one call: the hidden results never
+    reach Python."""
+    hidden = x
+    for layer in range(len(weights)):
+        weight, bias = weights[layer], biases[layer]
+        if hidden.shape[1] != weight.shape[1] or bias.shape[0] != weight.shape[0]:
+            raise ValueError("Shape inconsistent: a layer's input or bias does not match its weight")
+        out = np.empty((hidden.shape[0], weight.shape[0]), dtype=hidden.dtype)
+        _dense_narrow(hidden, weight, bias, relus[layer], out)
+        hidden = out
+    return hidden
+
+
+def dense_chain(data, *parameters, flatten=True, relus=()):
+    """FullyConnected layers with biases, each reading the one before (an MLP): `parameters` are
+    (weight, bias) per layer, `relus` whether each applies a ReLU. A batch of a few rows runs the
+    whole chain in one Numba call; any other runs layer by layer."""
+    x = data.reshape(data.shape[0], -1) if flatten and data.ndim != 2 else data
+    weights, biases = parameters[0::2], parameters[1::2]
+    if x.shape[0] <= NARROW_ROWS and x.dtype.char in _NO_BIAS and weights[0].dtype == x.dtype:
+        try:
+            return _dense_chain_narrow(x, weights, biases, relus)
+        except numba.core.errors.TypingError:
+            pass  # parameters of several types or memory layouts: layer by layer
+    for weight, bias, relu in zip(weights, biases, relus):
+        x = fully_connected(x, weight, bias, num_hidden=weight.shape[0], relu=relu)
+    return x
+
+
 # ---- convolution
 # Images are taken in chunks whose columns stay under this many bytes (at least one image).
 COLUMN_BYTES = 8 << 20
