@@ -2,7 +2,8 @@
 bound and reads and writes numbered slots, so a forward pass does no name or attribute lookups.
 Elementwise chains become one generated Numba kernel each (runtime/fusion.py); a linear layer
 followed by an activation becomes one step that applies the activation in place on the product's
-buffer, saving an allocation and a pass over memory."""
+buffer, saving an allocation and a pass over memory; consecutive dense layers become one chain, and
+a convolution followed by max pooling one step that never writes the convolution's output."""
 from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -129,7 +130,9 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = Fal
             slots[(id(node), i)] = count + i
         steps.append(Step(node.op.kernel, _kernel_attrs(node, is_train), inputs, count, outputs, node))
         count += outputs
-    steps = _chain_linear_layers(steps, [slots[(id(n), i)] for n, i in heads])
+    head_slots = [slots[(id(n), i)] for n, i in heads]
+    for merge in (_chain_dense, _pool_convolution):
+        steps = _merge_pairs(steps, head_slots, merge)
     return steps, slots, count, constant_slots
 
 
@@ -140,24 +143,48 @@ def _linear_layer(step: Step) -> bool:
         and len(step.inputs) == 3
 
 
-def _chain_linear_layers(steps: List[Step], heads: Sequence[int]) -> List[Step]:
-    """Consecutive linear layers, each read only by the next (an MLP), as one dense_chain step:
-    one kernel call for the whole chain at small batch sizes."""
+def _chain_dense(first: Step, second: Step) -> Optional[Step]:
+    """Consecutive linear layers (an MLP) as one dense_chain step: one kernel call for the whole
+    chain at small batch sizes."""
+    if not _linear_layer(second) or not (first.function is nn_kernels.dense_chain or _linear_layer(first)):
+        return None
+    relus = first.attrs["relus"] if first.function is nn_kernels.dense_chain else (first.attrs.get("relu", False),)
+    return Step(nn_kernels.dense_chain, {"relus": relus + (second.attrs.get("relu", False),)},
+                first.inputs + second.inputs[1:], second.output, 1, second.node)
+
+
+def _pool_convolution(first: Step, second: Step) -> Optional[Step]:
+    """A 2-D convolution (with or without its ReLU) then max pooling without padding (LeNet, VGG)
+    as one convolution_max_pool step: the convolution's output is never written."""
+    conv, pool = first.attrs, second.attrs
+    if first.function is not nn_kernels.convolution or second.function is not nn_kernels.pooling \
+            or len(conv["kernel"]) != 2 or conv.get("layout") not in (None, "NCHW"):
+        return None
+    if pool["pool_type"] != "max" or pool["global_pool"] or pool["pooling_convention"] != "valid" \
+            or len(pool["kernel"]) != 2 or any(pool["pad"]) or pool.get("layout") not in (None, "NCHW"):
+        return None
+    return Step(nn_kernels.convolution_max_pool,
+                dict(conv, pool_kernel=tuple(pool["kernel"]), pool_stride=tuple(pool["stride"] or (1, 1))),
+                first.inputs, second.output, 1, second.node)
+
+
+def _merge_pairs(steps: List[Step], heads: Sequence[int], merge: Callable[[Step, Step], Optional[Step]]):
+    """Steps with each pair (a step, the next step) merged where the next is the only reader of the
+    first's single output and `merge` gives one step for both."""
     reads: Dict[int, int] = {}
     for slot in [slot for step in steps for slot in step.inputs] + list(heads):
         reads[slot] = reads.get(slot, 0) + 1
-    chained: List[Step] = []
+    merged: List[Step] = []
     for step in steps:
-        last = chained[-1] if chained else None
-        if last is not None and _linear_layer(step) and step.inputs[0] == last.output and reads[last.output] == 1 \
-                and (last.function is nn_kernels.dense_chain or _linear_layer(last)):
-            relus = last.attrs["relus"] if last.function is nn_kernels.dense_chain \
-                else (last.attrs.get("relu", False),)
-            chained[-1] = Step(nn_kernels.dense_chain, {"relus": relus + (step.attrs.get("relu", False),)},
-                               last.inputs + step.inputs[1:], step.output, 1, step.node)
-            continue
-        chained.append(step)
-    return chained
+        last = merged[-1] if merged else None
+        if last is not None and last.count == 1 and step.inputs and step.inputs[0] == last.output \
+                and reads[last.output] == 1:
+            both = merge(last, step)
+            if both is not None:
+                merged[-1] = both
+                continue
+        merged.append(step)
+    return merged
 
 
 def _fusable_activation(node: Node, order, consumers, in_groups) -> "Node | None":

@@ -157,3 +157,31 @@ def test_a_hybridized_mlp_runs_as_one_chain_of_dense_layers():
 
 def _as_list(outputs):
     return list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
+
+
+def test_a_hybridized_convolution_then_max_pooling_runs_as_one_step():
+    from runtime.gluon import nn
+    from runtime.kernels.nn import convolution_max_pool
+
+    class Features(nn.HybridBlock):  # the second convolution's output is also returned: not merged
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.conv1, self.conv2 = nn.Conv2D(4, 3, activation="relu"), nn.Conv2D(3, 3)
+                self.pool = nn.MaxPool2D(2, 2)
+
+        def hybrid_forward(self, F, x):
+            second = self.conv2(self.pool(self.conv1(x)))
+            return second, self.pool(second)
+
+    block = Features()
+    block.initialize()
+    x = nd.array(np.random.default_rng(4).standard_normal((2, 1, 14, 14)))
+    eager = block(x)
+    block.hybridize()
+    hybridized = block(x)
+    for e, h in zip(_as_list(eager), _as_list(hybridized)):
+        np.testing.assert_allclose(h.asnumpy(), e.asnumpy(), rtol=1e-5, atol=1e-6)
+    [graph] = block._cached.values()
+    plan = graph.executor._plans[(False, graph.input_names)][2]
+    assert [step.function is convolution_max_pool for step in plan] == [True, False, False]

@@ -65,24 +65,27 @@ def test_convolution_equals_a_contraction_over_windows(kernel, stride, dilate, p
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
 
 
-def test_one_image_columns_do_not_leak_into_the_next_image(monkeypatch):
-    monkeypatch.setattr(kernels, "COLUMN_BYTES", 1)  # chunks of one image: the columns are reused
+@pytest.mark.parametrize("pad", [(1, 1), (0, 0)])  # padded, and stride 1 unpadded (wide rows)
+@pytest.mark.parametrize("chunk_bytes", [1, 8 << 20])  # chunks of one image, or the whole batch
+def test_one_image_columns_do_not_leak_into_the_next_image(monkeypatch, pad, chunk_bytes):
+    monkeypatch.setattr(kernels, "COLUMN_BYTES", chunk_bytes)
     weight = RNG.standard_normal((2, 1, 3, 3)).astype(np.float32)
-    padded = dict(kernel=(3, 3), pad=(1, 1), num_filter=2, no_bias=True)
     batch = np.zeros((2, 1, 6, 6), np.float32)
     batch[0] = RNG.standard_normal((1, 6, 6)) * 100
-    assert not kernels.convolution(batch, weight, **padded)[1].any()
+    assert not kernels.convolution(batch, weight, kernel=(3, 3), pad=pad, num_filter=2, no_bias=True)[1].any()
 
 
 @pytest.mark.parametrize("groups,relu", [(1, False), (2, True)])
-def test_convolution_in_chunks_of_images_equals_one_chunk(monkeypatch, groups, relu):
+@pytest.mark.parametrize("stride,pad,dilate", [((2, 1), (1, 1), (1, 1)), ((1, 1), (0, 0), (2, 1))])
+def test_convolution_in_chunks_of_images_equals_one_chunk(monkeypatch, groups, relu, stride, pad, dilate):
     x = RNG.standard_normal((5, 4, 9, 8)).astype(np.float32)
     weight = RNG.standard_normal((6, 4 // groups, 3, 3)).astype(np.float32)
     bias = RNG.standard_normal(6).astype(np.float32)
-    attrs = dict(kernel=(3, 3), stride=(2, 1), pad=(1, 1), num_filter=6, num_group=groups, relu=relu)
+    attrs = dict(kernel=(3, 3), stride=stride, pad=pad, dilate=dilate, num_filter=6, num_group=groups, relu=relu)
     whole = kernels.convolution(x, weight, bias, **attrs)
-    positions = 5 * 8  # output 5 x 8 per image
-    monkeypatch.setattr(kernels, "COLUMN_BYTES", 2 * 4 * 9 * positions * 4)  # two images a chunk: 2, 2, 1
+    expected = kernels._convolution_nd(x, weight, bias, (3, 3), stride, dilate, pad, 6, groups, False)
+    np.testing.assert_allclose(whole, np.maximum(expected, 0) if relu else expected, rtol=1e-4, atol=1e-4)
+    monkeypatch.setattr(kernels, "COLUMN_BYTES", 2 * 4 * 9 * 5 * 8 * 4)  # two images a chunk: 2, 2, 1
     np.testing.assert_allclose(kernels.convolution(x, weight, bias, **attrs), whole, rtol=1e-5, atol=1e-5)
 
 
@@ -226,3 +229,43 @@ def test_a_chain_of_dense_layers_rejects_a_weight_of_the_wrong_width():
     parameters[2] = parameters[2][:, :39]
     with pytest.raises(ValueError, match="Shape inconsistent"):
         kernels.dense_chain(np.ones((1, 24), np.float32), *parameters, relus=(True, False))
+
+
+@pytest.mark.parametrize("window,stride", [((2, 2), (2, 2)), ((3, 3), (2, 2)), ((2, 3), (1, 2))])
+@pytest.mark.parametrize("conv_stride,pad", [((1, 1), (0, 0)), ((2, 1), (1, 1))])
+@pytest.mark.parametrize("relu,with_bias", [(True, True), (False, True), (True, False)])
+def test_convolution_then_max_pooling_in_one_pass_equals_the_two(window, stride, conv_stride, pad, relu, with_bias):
+    x = RNG.standard_normal((3, 2, 11, 10)).astype(np.float32)
+    weight = RNG.standard_normal((4, 2, 3, 3)).astype(np.float32)
+    bias = RNG.standard_normal(4).astype(np.float32) if with_bias else None
+    attrs = dict(kernel=(3, 3), stride=conv_stride, pad=pad, num_filter=4, no_bias=not with_bias)
+    expected = kernels.pooling(kernels.convolution(x, weight, bias, relu=relu, **attrs), kernel=window,
+                               stride=stride, pool_type="max")
+    got = kernels.convolution_max_pool(x, weight, bias, relu=relu, pool_kernel=window, pool_stride=stride, **attrs)
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_convolution_then_max_pooling_skips_nan_as_pooling_does():
+    x = np.ones((1, 1, 4, 4), np.float32)
+    x[0, 0, :2, :2] = np.nan  # the first pooled window sees only NaN
+    x[0, 0, 2, 2] = np.nan    # the last one a single NaN
+    x[0, 0, 0, 3] = -np.inf   # the second one a -inf among ones
+    weight = np.ones((1, 1, 1, 1), np.float32)
+    for relu in (True, False):
+        expected = kernels.pooling(kernels.convolution(x, weight, np.zeros(1, np.float32), kernel=(1, 1),
+                                                       num_filter=1, relu=relu), kernel=(2, 2), stride=(2, 2))
+        got = kernels.convolution_max_pool(x, weight, np.zeros(1, np.float32), kernel=(1, 1), num_filter=1,
+                                           relu=relu)
+        np.testing.assert_array_equal(got, expected)
+        assert got[0, 0, 0, 0] == -np.inf and got[0, 0, 1, 1] == 1
+
+
+def test_convolution_then_max_pooling_of_integers_runs_the_two_operators():
+    x = np.arange(2 * 1 * 6 * 6, dtype=np.int32).reshape(2, 1, 6, 6) % 7
+    weight = np.ones((2, 1, 2, 2), np.int32)
+    expected = kernels.pooling(kernels.convolution(x, weight, kernel=(2, 2), num_filter=2, no_bias=True),
+                               kernel=(2, 2), stride=(2, 2))
+    got = kernels.convolution_max_pool(x, weight, kernel=(2, 2), num_filter=2, no_bias=True)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, expected)

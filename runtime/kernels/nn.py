@@ -144,48 +144,124 @@ def _columns(x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols):
 
 
 @numba.njit(cache=True, nogil=True)
-def _place_images(products, lo, bias, relu, out):
-    """The product (filters, images*positions) into out[lo:] (images, filters, positions), plus
-    one bias per filter (none if `bias` is empty); with `relu`, negative results become 0 (NaN
-    stays NaN, as with np.maximum)."""
-    filters, positions = out.shape[1], out.shape[2]
+def _wide_columns(x, lo, hi, kh, kw, dh, dw, oh, cols):
+    """Columns for a stride-1 convolution without padding, over "wide" output rows: positions run
+    over oh rows of the input's full width w, of which the last dw*(kw-1) per row are not outputs.
+    Tap (i, j) then meets the input at a constant offset from each position, so a channel's whole
+    plane is one contiguous copy per tap instead of a short copy per output row."""
+    n, c, h, w = x.shape
+    span = oh * w
+    count = span - dw * (kw - 1)  # past this, the last row's extra positions would read past the plane
+    zero = x.dtype.type(0)
+    for b in range(lo, hi):
+        for ch in range(c):
+            plane = x[b, ch].reshape(h * w)
+            for i in range(kh):
+                for j in range(kw):
+                    dst = cols[(ch * kh + i) * kw + j]
+                    at = np.uint64((b - lo) * span)
+                    offset = np.uint64(i * dh * w + j * dw)
+                    for k in range(np.uint64(count)):
+                        dst[at + k] = plane[offset + k]
+                    for k in range(count, span):
+                        dst[(b - lo) * span + k] = zero
+
+
+@numba.njit(cache=True, nogil=True)
+def _place_rows(products, lo, bias, relu, width, out):
+    """The product (filters, images * oh * width) into out[lo:] (images, filters, oh, ow): each
+    output row is the first ow of `width` products (width > ow for wide rows, see _wide_columns).
+    Plus one bias per filter (none if `bias` is empty); with `relu`, negative results become 0
+    (NaN stays NaN, as with np.maximum)."""
+    filters, oh, ow = out.shape[1], out.shape[2], out.shape[3]
+    span = oh * width
     zero = out.dtype.type(0)
     with_bias = bias.shape[0] > 0
-    for image in range(products.shape[1] // positions):
-        base = np.uint64(image * positions)
+    for image in range(products.shape[1] // span):
         for f in range(filters):
             row = products[f]
-            dst = out[lo + image, f]
             value = bias[f] if with_bias else zero
-            for k in range(np.uint64(positions)):
-                result = row[base + k] + value
-                if relu and result < zero:
-                    result = zero
-                dst[k] = result
+            for y in range(oh):
+                dst = out[lo + image, f, y]
+                base = np.uint64(image * span + y * width)
+                for k in range(np.uint64(ow)):
+                    result = row[base + k] + value
+                    if relu and result < zero:
+                        result = zero
+                    dst[k] = result
 
 
-def _conv2d(x, w2d, bias, geometry, groups, relu):
+@numba.njit(cache=True, nogil=True)
+def _place_max_pooled(products, lo, bias, relu, width, oh, rows, cols, sh, sw, out):
+    """Like _place_rows, then max pooling (windows of len(rows) x len(cols), strides sh, sw, no
+    padding) into out[lo:] (images, filters, pooled rows, pooled columns), without writing the
+    convolution's output; the window's size is part of the tuples' types, as in _pool2d_inside.
+    The bias is added and the ReLU applied to each window's maximum: both preserve order, so the
+    result is the pooling of the biased, rectified outputs. NaN is skipped as max pooling skips
+    it; a window of NaN only gives -inf, as pooling it would."""
+    filters, pooled_rows, pooled_columns = out.shape[1], out.shape[2], out.shape[3]
+    span = oh * width
+    zero = out.dtype.type(0)
+    lowest = out.dtype.type(-np.inf)
+    with_bias = bias.shape[0] > 0
+    for image in range(products.shape[1] // span):
+        for f in range(filters):
+            row = products[f]
+            value = bias[f] if with_bias else zero
+            for y in range(pooled_rows):
+                dst = out[lo + image, f, y]
+                for x in range(pooled_columns):
+                    best = lowest
+                    found = False  # selects, not branches: maxima of noisy data defeat prediction
+                    for i in range(len(rows)):
+                        base = image * span + (y * sh + i) * width + x * sw
+                        for j in range(len(cols)):
+                            v = row[base + j]
+                            best = v if v > best else best
+                            found |= v == v
+                    if found:
+                        best += value
+                        if relu and best < zero:
+                            best = zero
+                    dst[x] = best
+
+
+def _conv2d(x, w2d, bias, geometry, groups, relu, pool=None):
     """2-D convolution as columns (Numba), then one BLAS product per chunk of images and group:
     all of a chunk's images side by side in one product, which BLAS runs several times faster
-    than a small product per image; then the product is put in place with bias and ReLU."""
-    n = x.shape[0]
-    oh, ow = geometry[-2:]
-    taps, positions = w2d.shape[1] * groups, oh * ow
-    out = np.empty((n, w2d.shape[0], positions), dtype=x.dtype)
+    than a small product per image; then the product is put in place with bias and ReLU, or with
+    `pool` (kh, kw, sh, sw) max pooled first. Stride 1 without padding takes wide rows (see
+    _wide_columns): a few more columns to multiply, copied several times faster."""
+    n, c, h, w = x.shape
+    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geometry
+    wide = sh == 1 and sw == 1 and ph == 0 and pw == 0
+    width = w if wide else ow
+    taps, positions = w2d.shape[1] * groups, oh * width
+    if pool is None:
+        out = np.empty((n, w2d.shape[0], oh, ow), dtype=x.dtype)
+    else:
+        pkh, pkw, psh, psw = pool
+        out = np.empty((n, w2d.shape[0], (oh - pkh) // psh + 1, (ow - pkw) // psw + 1), dtype=x.dtype)
     chunk = max(1, min(n, COLUMN_BYTES // max(1, taps * positions * x.itemsize)))
     cols = np.empty((taps, chunk * positions), dtype=x.dtype)
     fg, tg = w2d.shape[0] // groups, taps // groups
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         part = cols[:, :(hi - lo) * positions]
-        _columns(x, lo, hi, *geometry, part)
+        if wide:
+            _wide_columns(x, lo, hi, kh, kw, dh, dw, oh, part)
+        else:
+            _columns(x, lo, hi, *geometry, part)
         if groups == 1:
             result = wide_product(w2d, part)
         else:
             result = np.empty((w2d.shape[0], part.shape[1]), dtype=x.dtype)
             for g in range(groups):
                 np.matmul(w2d[g * fg:(g + 1) * fg], part[g * tg:(g + 1) * tg], out=result[g * fg:(g + 1) * fg])
-        _place_images(result, lo, bias, relu, out)
+        if pool is None:
+            _place_rows(result, lo, bias, relu, width, out)
+        else:
+            _place_max_pooled(result, lo, bias, relu, width, oh, (0,) * pkh, (0,) * pkw, psh, psw, out)
     return out
 
 
@@ -246,6 +322,22 @@ def convolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=()
                 workspace=1024, no_bias=False, cudnn_tune=None, cudnn_off=False, layout=None, relu=False):
     """MXNet's Convolution. `relu` (not an MXNet attribute) also applies a ReLU, for compiled
     graphs that fuse the two: in the same pass as the bias."""
+    return _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias, relu)
+
+
+def convolution_max_pool(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), num_filter=0,
+                         num_group=1, no_bias=False, relu=False, pool_kernel=(2, 2), pool_stride=(2, 2),
+                         **cpu_neutral):
+    """Convolution (MXNet's attributes; `cpu_neutral` takes those that change nothing here, such
+    as workspace and layout), a ReLU with `relu`, then max pooling in windows of `pool_kernel`
+    with `pool_stride`, without padding: a compiled graph's fusion of the three (graph.py).
+    Floating-point images are pooled as the product is put in place, so the convolution's
+    output is never written; others run the operators one after another."""
+    return _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias, relu,
+                        pool=tuple(pool_kernel) + tuple(pool_stride))
+
+
+def _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias, relu, pool=None):
     if len(kernel) != 3:
         x, (kh, kw), (sh, sw), (dh, dw), (ph, pw), one_d = _as_2d(data, kernel, stride, dilate, pad)
         w = weight[:, :, None, :] if one_d else weight
@@ -253,16 +345,18 @@ def convolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=()
         if c != w.shape[1] * num_group:
             raise ValueError("Shape inconsistent: data has %d channels, weight expects %d"
                              % (c, w.shape[1] * num_group))
-        if x.dtype in (np.float32, np.float64) and w.dtype == x.dtype:  # types BLAS takes
-            oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
-            ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+        oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+        ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+        fits = pool is None or (not one_d and oh >= pool[0] and ow >= pool[1])
+        if x.dtype in (np.float32, np.float64) and w.dtype == x.dtype and fits:  # types BLAS takes
             biases = bias.astype(x.dtype, copy=False) if bias is not None and not no_bias else np.empty(0, x.dtype)
             out = _conv2d(np.ascontiguousarray(x), np.ascontiguousarray(w.reshape(num_filter, -1)), biases,
-                          (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow), num_group, relu)
-            out = out.reshape(n, num_filter, oh, ow)
+                          (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow), num_group, relu, pool)
             return out[:, :, 0, :] if one_d else out
     out = _convolution_nd(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias)
-    return np.maximum(out, 0, out=out) if relu else out
+    if relu:
+        np.maximum(out, 0, out=out)
+    return out if pool is None else pooling(out, kernel=pool[:2], stride=pool[2:], pool_type="max")
 
 
 def deconvolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), adj=(), target_shape=(),
