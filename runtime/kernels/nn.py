@@ -58,9 +58,27 @@ def fully_connected(data, weight, bias=None, num_hidden=0, no_bias=False, flatte
         _dense_narrow(x, weight, bias if use_bias else _NO_BIAS[kind], relu, out)
         return out
     out = wide_product(x, weight.T)
+    if (use_bias or relu) and out.dtype.char in _NO_BIAS and (not use_bias or bias.dtype == out.dtype):
+        _add_bias_relu(out, bias if use_bias else _NO_BIAS[out.dtype.char], relu)
+        return out
     if use_bias:
         out += bias
     return np.maximum(out, 0, out=out) if relu else out
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_bias_relu(out, bias, relu):
+    """out += bias (none if empty), then with `relu` negatives become 0 (NaN stays NaN, as with
+    np.maximum): one pass over the product instead of numpy's two."""
+    zero = out.dtype.type(0)
+    with_bias = bias.shape[0] > 0
+    for i in range(out.shape[0]):
+        row = out[i]
+        for j in range(row.shape[0]):
+            value = row[j] + bias[j] if with_bias else row[j]
+            if relu and value < zero:
+                value = zero
+            row[j] = value
 
 
 @numba.njit(cache=True, nogil=True)
