@@ -269,3 +269,14 @@ def test_convolution_then_max_pooling_of_integers_runs_the_two_operators():
     got = kernels.convolution_max_pool(x, weight, kernel=(2, 2), num_filter=2, no_bias=True)
     assert got.dtype == np.int32
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("relu", [True, False])
+def test_a_fully_connected_layer_without_flattening_keeps_leading_axes(relu):
+    x = RNG.standard_normal((6, 3, 30)).astype(np.float32)  # 18 rows of 30 features
+    weight = RNG.standard_normal((40, 30)).astype(np.float32)
+    bias = RNG.standard_normal(40).astype(np.float32)
+    expected = x @ weight.T + bias
+    got = kernels.fully_connected(x, weight, bias, num_hidden=40, flatten=False, relu=relu)
+    assert got.shape == (6, 3, 40)
+    np.testing.assert_allclose(got, np.maximum(expected, 0) if relu else expected, rtol=1e-4, atol=1e-4)

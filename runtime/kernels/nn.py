@@ -59,7 +59,8 @@ def fully_connected(data, weight, bias=None, num_hidden=0, no_bias=False, flatte
         return out
     out = wide_product(x, weight.T)
     if (use_bias or relu) and out.dtype.char in _NO_BIAS and (not use_bias or bias.dtype == out.dtype):
-        _add_bias_relu(out, bias if use_bias else _NO_BIAS[out.dtype.char], relu)
+        # flatten=False leaves leading axes: the rows of a (.., outputs) product
+        _add_bias_relu(out.reshape(-1, out.shape[-1]), bias if use_bias else _NO_BIAS[out.dtype.char], relu)
         return out
     if use_bias:
         out += bias
