@@ -117,7 +117,8 @@ class Executor:
         return self.outputs
 
     def _plan(self, is_train: bool, names: Tuple[str, ...]) -> tuple:
-        """(the compiled forward function, the bound arrays it takes after the named inputs, its steps)."""
+        """(the compiled forward function of the named inputs, its steps); it reads the other
+        bound arrays itself, at each call."""
         plan = self._plans.get((is_train, names))
         if plan is None:
             steps, slots, _, constants = compile_plan(self._order, self._symbol._outputs, is_train,
@@ -127,10 +128,15 @@ class Executor:
             slot_of = {n.name: slots[(id(n), 0)] for n in variables}
             rest = [n for n in variables if n.name not in names]
             # an input the graph does not read (hybrid_forward ignored it) takes a parameter too
-            forward = straight_line(steps, [slot_of.get(name) for name in names] + [slot_of[n.name] for n in rest],
+            forward = straight_line(steps, [slot_of.get(name) for name in names],
+                                    [(slot_of[n.name], bound[n.name]) for n in rest],
                                     [slots[(id(n), i)] for n, i in self._symbol._outputs], constants, _node_error)
-            plan = self._plans[(is_train, names)] = (forward, [bound[n.name] for n in rest], steps)
+            plan = self._plans[(is_train, names)] = (forward, steps)
         return plan
+
+    def plan_steps(self, is_train: bool = False, names: Tuple[str, ...] = ()) -> list:
+        """The steps the compiled graph runs for these named inputs (for inspection)."""
+        return self._plan(is_train, names)[1]
 
     def run_with(self, names: Tuple[str, ...], arrays: List[np.ndarray], is_train: bool) -> List[np.ndarray]:
         """The outputs (NumPy arrays) for these values of the named arguments, which are read in
@@ -141,8 +147,7 @@ class Executor:
             for name, array in zip(names, arrays):
                 self.arg_dict[name]._data[...] = array
             return [output._data for output in self._forward_interpreted(is_train)]
-        forward, bound, _ = self._plan(is_train, names)
-        return forward(*arrays, *[array._data for array in bound])
+        return self._plan(is_train, names)[0](*arrays)
 
     def _forward_interpreted(self, is_train: bool) -> List[NDArray]:
         values: Dict[int, List[np.ndarray]] = {}

@@ -26,13 +26,13 @@ _INPLACE_ACTIVATIONS = {
 class Step:
     """One node (or a fused group) of a plan: `function(*arrays, **attrs)` over the values of the
     `inputs` slots, returning an array, or a sequence whose first `count` items fill the slots
-    from `output` on."""
-    __slots__ = ("function", "attrs", "inputs", "output", "count", "node")
+    from `output` on. A `reused` step returns the same buffer at every call (static_alloc)."""
+    __slots__ = ("function", "attrs", "inputs", "output", "count", "node", "reused")
 
     def __init__(self, function: Callable, attrs: Dict, inputs: Tuple[int, ...], output: int, count: int,
-                 node: Node):
+                 node: Node, reused: bool = False):
         self.function, self.attrs, self.inputs = function, attrs, inputs
-        self.output, self.count, self.node = output, count, node
+        self.output, self.count, self.node, self.reused = output, count, node, reused
 
 
 def _kernel_attrs(node: Node, is_train: bool) -> Dict:
@@ -113,7 +113,7 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = Fal
         if id(node) in sinks:
             leaves, run = kernels[id(node)]
             slots[(id(node), 0)] = count
-            steps.append(Step(run, {}, tuple(slots[leaf] for leaf in leaves), count, 1, node))
+            steps.append(Step(run, {}, tuple(slots[leaf] for leaf in leaves), count, 1, node, reused=reuse))
             count += 1
             continue
         inputs = tuple(slots[(id(child), index)] for child, index in node.inputs)
@@ -198,11 +198,14 @@ def _fusable_activation(node: Node, order, consumers, in_groups) -> "Node | None
     return None
 
 
-def straight_line(steps: List[Step], parameters: Sequence[Optional[int]], heads: Sequence[int], constants: Dict[int, object],
+def straight_line(steps: List[Step], parameters: Sequence[Optional[int]], held: Sequence[Tuple[int, object]],
+                  heads: Sequence[int], constants: Dict[int, object],
                   node_error: Callable[[Node, Exception], MXNetError]) -> Callable:
     """The plan as one generated Python function of the values of `parameters` (slots; None for an
-    argument it ignores), returning the values of `heads`: slots become local variables and each step one line, so a forward pass
-    pays no loop, list or slot-table costs, only the kernels' calls."""
+    argument it ignores), returning the values of `heads` (copies of reused buffers). The other variables are `held`: (slot,
+    an object whose `_data` is read at each call, such as a parameter's NDArray). Slots become
+    local variables and each step one line, so a forward pass pays no loop, list or slot-table
+    costs, only the kernels' calls."""
     names = {"MXNetError": MXNetError, "node_error": node_error, "SEQUENCES": (tuple, list), "nodes": [step.node for step in steps]}
     local = {}
     for slot, value in constants.items():
@@ -211,6 +214,10 @@ def straight_line(steps: List[Step], parameters: Sequence[Optional[int]], heads:
     arguments = ["v%d" % slot if slot is not None else "unused%d" % i for i, slot in enumerate(parameters)]
     local.update((slot, "v%d" % slot) for slot in parameters if slot is not None)
     body = []
+    for slot, holder in held:
+        names["h%d" % slot] = holder
+        local[slot] = "v%d" % slot
+        body.append("v%d = h%d._data" % (slot, slot))
     for index, step in enumerate(steps):
         names["k%d" % index] = step.function
         arguments_of_step = [local[slot] for slot in step.inputs]
@@ -238,6 +245,8 @@ def straight_line(steps: List[Step], parameters: Sequence[Optional[int]], heads:
             "        raise node_error(nodes[at], exc) from None",
             "    except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:",
             "        raise node_error(nodes[at], MXNetError(str(exc))) from None"]
-    lines.append("    return [%s]" % ", ".join(local[slot] for slot in heads))
+    # a buffer the next call overwrites is returned as a copy
+    reused = {step.output for step in steps if step.reused}
+    lines.append("    return [%s]" % ", ".join(local[slot] + (".copy()" if slot in reused else "") for slot in heads))
     exec(compile("\n".join(lines), "<compiled graph>", "exec"), names)
     return names["forward"]

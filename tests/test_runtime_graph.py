@@ -34,11 +34,11 @@ def test_fused_chain_equals_the_operators_one_by_one(kernel_cache, monkeypatch):
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((3, 5)).astype(np.float32), rng.standard_normal((3, 5)).astype(np.float32)
     executor, fused = bind_and_run(chain(), a=a, b=b)
-    assert len(executor._plans[(False, ())][2]) == 1  # eight operators, one generated kernel
+    assert len(executor.plan_steps()) == 1  # eight operators, one generated kernel
     assert len(list(kernel_cache.glob("fused_*.py"))) == 1
     monkeypatch.setenv("HYBLINT_RUNTIME_FUSION", "0")
     executor, plain = bind_and_run(chain(), a=a, b=b)
-    assert len(executor._plans[(False, ())][2]) == 8
+    assert len(executor.plan_steps()) == 8
     expected = np.tanh(np.maximum(a + b, 0) * 2 - b / 3) + 1 / (1 + np.exp(-a))
     np.testing.assert_allclose(fused, expected, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(plain, expected, rtol=1e-5, atol=1e-6)
@@ -71,7 +71,7 @@ def test_constant_subgraphs_are_computed_once_at_bind_time():
     graph = x + sym.ones((2,)) * 3
     executor = graph.bind(runtime.cpu(), {"x": nd.array([1.0, 2.0])})
     assert executor.forward()[0].asnumpy().tolist() == [4.0, 5.0]
-    steps = executor._plans[(False, ())][2]
+    steps = executor.plan_steps()
     assert [step.node.op.name for step in steps] == ["elemwise_add"]  # ones * 3 was folded
     assert executor.forward(x=nd.array([0.0, -3.0]))[0].asnumpy().tolist() == [3.0, 0.0]
 
@@ -90,7 +90,7 @@ def test_static_alloc_reuses_buffers_and_returns_independent_results():
     np.testing.assert_allclose(first.asnumpy(), np.tanh(np.maximum([[1.5, -0.5]], 0) * 2), rtol=1e-6)
     np.testing.assert_allclose(second.asnumpy(), np.tanh(np.maximum([[2.0, -1.0]], 0) * 2), rtol=1e-6)
     [graph] = block._cached.values()
-    step = graph.executor._plans[(False, graph.input_names)][2][0]
+    step = graph.executor.plan_steps(names=graph.input_names)[0]
     assert step.function(np.ones((1, 2), np.float32), np.ones((1, 2), np.float32)) is \
         step.function(np.zeros((1, 2), np.float32), np.zeros((1, 2), np.float32))  # one buffer, reused
 
@@ -151,7 +151,7 @@ def test_a_hybridized_mlp_runs_as_one_chain_of_dense_layers():
         for e, h in zip(_as_list(eager), _as_list(hybridized)):  # MXNet: a tuple eagerly, a list hybridized
             np.testing.assert_allclose(h.asnumpy(), e.asnumpy(), rtol=1e-5, atol=1e-6)
         [graph] = block._cached.values()
-        plan = graph.executor._plans[(False, graph.input_names)][2]
+        plan = graph.executor.plan_steps(names=graph.input_names)
         assert [step.function is dense_chain for step in plan] == chained
 
 
@@ -183,5 +183,5 @@ def test_a_hybridized_convolution_then_max_pooling_runs_as_one_step():
     for e, h in zip(_as_list(eager), _as_list(hybridized)):
         np.testing.assert_allclose(h.asnumpy(), e.asnumpy(), rtol=1e-5, atol=1e-6)
     [graph] = block._cached.values()
-    plan = graph.executor._plans[(False, graph.input_names)][2]
+    plan = graph.executor.plan_steps(names=graph.input_names)
     assert [step.function is convolution_max_pool for step in plan] == [True, False, False]

@@ -341,17 +341,18 @@ class _CachedGraph:
     def __call__(self, args):
         arrays = [a._data for a in args]
         outputs = self.executor.run_with(self.input_names, arrays, autograd.is_training())
-        # an output that is an input, a parameter or (static_alloc) a reused buffer must be copied
+        # an output that is an input or a parameter must be copied (reused buffers come as copies)
         context = self.context
-        if self.static_alloc:
-            wrapped = [NDArray(o.copy(), context) for o in outputs]
-        else:
-            own = self.bound_arrays
-            wrapped = []
-            for o in outputs:
-                memory = o if o.base is None else _memory_of(o)  # a view (reshape, slice) of an input?
-                shared = id(memory) in own or any(memory is _memory_of(i) for i in arrays)
-                wrapped.append(NDArray(o.copy() if shared else o, context))
+        own = self.bound_arrays
+        wrapped = []
+        for o in outputs:
+            memory = _memory_of(o) if isinstance(o.base, np.ndarray) else o  # a view of an input?
+            shared = id(memory) in own
+            for i in arrays:  # a loop, not any(): this runs at every call
+                if shared or memory is i or memory is _memory_of(i):
+                    shared = True
+                    break
+            wrapped.append(NDArray(o.copy() if shared else o, context))
         if self.fmt == 0:  # one output
             return wrapped[0]
         result, _ = _regroup(wrapped, self.fmt)
