@@ -13,7 +13,7 @@ import libcst as cst
 
 from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.module import ModuleFacts, dotted
-from hyblint.analysis.walk import walk
+from hyblint.analysis.walk import preorder
 
 # F ops whose result is several outputs (integer indexing legal).
 # Control-flow ops return Python structures of outputs and states (lists inside tuples).
@@ -53,6 +53,8 @@ class FunctionFacts:
     params: FrozenSet[str]                  # names bound in the function (shadow module aliases)
     kinds: Dict[cst.CSTNode, Kind] = field(default_factory=dict)
     imperative_only: Set[cst.CSTNode] = field(default_factory=set)  # statements under `F is nd`
+    nodes: List[cst.CSTNode] = field(default_factory=list)  # the body's nodes in source order
+    ends: List[int] = field(default_factory=list)           # for each, the index past its subtree
 
     def kind(self, node: cst.CSTNode) -> Kind:
         return self.kinds.get(node, Kind.UNKNOWN)
@@ -569,12 +571,6 @@ def _usage_evidence(nodes: List[cst.CSTNode], names: Set[str], namespace: str) -
     return evidence
 
 
-def _in_order(root):
-    found = []
-    walk(root, lambda node: found.append(node) or True)
-    return found
-
-
 def analyze(function: cst.FunctionDef, module: ModuleFacts) -> Optional[FunctionFacts]:
     """Facts for a hybrid_forward, or None when it has no namespace parameter."""
     params = list(function.params.params)
@@ -583,7 +579,7 @@ def analyze(function: cst.FunctionDef, module: ModuleFacts) -> Optional[Function
     namespace = params[1].name.value
     env: Dict[str, Kind] = {"self": Kind.PYTHON, namespace: Kind.PYTHON}
     tensors = params[2:] + list(function.params.kwonly_params)
-    nodes = _in_order(function.body)  # one walk serves both scans below
+    nodes, ends = preorder(function.body)  # one walk serves the scans below and the rules
     evidence = _usage_evidence(nodes, {p.name.value for p in tensors}, namespace)
     for param in tensors:
         env[param.name.value] = _parameter_kind(param, evidence)
@@ -596,7 +592,7 @@ def analyze(function: cst.FunctionDef, module: ModuleFacts) -> Optional[Function
     walker = _Walker(module, namespace, local_names)
     walker.block(function.body.body, env)
     return FunctionFacts(namespace=namespace, params=local_names, kinds=walker.kinds,
-                         imperative_only=walker.imperative_only)
+                         imperative_only=walker.imperative_only, nodes=nodes, ends=ends)
 
 
 def _assigned_names(nodes: List[cst.CSTNode]) -> Set[str]:

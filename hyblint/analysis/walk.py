@@ -7,7 +7,7 @@ syntax, skipping whitespace and punctuation, and builds nothing.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, Iterator, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 import libcst as cst
 
@@ -50,13 +50,22 @@ def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
             yield value
 
 
-def walk(node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool]) -> None:
-    """Call `enter` on every node below `node` in source order; False skips the node's subtree."""
-    stack = list(reversed(list(children(node))))
+def preorder(root: cst.CSTNode) -> Tuple[List[cst.CSTNode], List[int]]:
+    """The nodes below `root` in source order, and for each the index just past its subtree, so
+    that one list serves every later pass, including passes that skip subtrees."""
+    nodes: List[cst.CSTNode] = []
+    ends: List[int] = []
+    stack: list = list(reversed(list(children(root))))
     while stack:
-        current = stack.pop()
-        if enter(current):
-            stack.extend(reversed(list(children(current))))
+        item = stack.pop()
+        if item.__class__ is int:  # the marker pushed below a node's children: its subtree ends here
+            ends[item] = len(nodes)
+            continue
+        stack.append(len(nodes))
+        nodes.append(item)
+        ends.append(0)
+        stack.extend(reversed(list(children(item))))
+    return nodes, ends
 
 
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
