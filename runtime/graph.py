@@ -202,10 +202,10 @@ def straight_line(steps: List[Step], parameters: Sequence[Optional[int]], held: 
                   heads: Sequence[int], constants: Dict[int, object],
                   node_error: Callable[[Node, Exception], MXNetError]) -> Callable:
     """The plan as one generated Python function of the values of `parameters` (slots; None for an
-    argument it ignores), returning the values of `heads` (copies of reused buffers). The other variables are `held`: (slot,
-    an object whose `_data` is read at each call, such as a parameter's NDArray). Slots become
-    local variables and each step one line, so a forward pass pays no loop, list or slot-table
-    costs, only the kernels' calls."""
+    argument it ignores), returning the values of `heads` (copies of reused buffers and of
+    constants). The other variables are `held`: (slot, an object whose `_data` is read at each
+    call, such as a parameter's NDArray). Slots become local variables and each step one line, so
+    a forward pass pays no loop, list or slot-table costs, only the kernels' calls."""
     names = {"MXNetError": MXNetError, "node_error": node_error, "SEQUENCES": (tuple, list), "nodes": [step.node for step in steps]}
     local = {}
     for slot, value in constants.items():
@@ -245,8 +245,9 @@ def straight_line(steps: List[Step], parameters: Sequence[Optional[int]], held: 
             "        raise node_error(nodes[at], exc) from None",
             "    except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:",
             "        raise node_error(nodes[at], MXNetError(str(exc))) from None"]
-    # a buffer the next call overwrites is returned as a copy
-    reused = {step.output for step in steps if step.reused}
-    lines.append("    return [%s]" % ", ".join(local[slot] + (".copy()" if slot in reused else "") for slot in heads))
+    # a buffer that the next call overwrites, or a folded constant, which every call returns, is
+    # returned as a copy: the caller may write into what it gets
+    shared = {step.output for step in steps if step.reused} | set(constants)
+    lines.append("    return [%s]" % ", ".join(local[slot] + (".copy()" if slot in shared else "") for slot in heads))
     exec(compile("\n".join(lines), "<compiled graph>", "exec"), names)
     return names["forward"]

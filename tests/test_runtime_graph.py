@@ -185,3 +185,21 @@ def test_a_hybridized_convolution_then_max_pooling_runs_as_one_step():
     [graph] = block._cached.values()
     plan = graph.executor.plan_steps(names=graph.input_names)
     assert [step.function is convolution_max_pool for step in plan] == [True, False, False]
+
+
+@pytest.mark.parametrize("static_alloc", [False, True])
+def test_a_hybridized_constant_output_is_a_new_array_at_every_call(static_alloc):
+    from runtime.gluon import nn
+
+    class WithConstant(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.relu(x), F.ones((2,)) * 3  # the second output is folded at bind time
+
+    block = WithConstant()
+    block.hybridize(static_alloc=static_alloc)
+    x = nd.array([[1.0, -1.0]])
+    for _ in range(2):  # the trace, then the compiled graph
+        first = block(x)
+        first[1][:] = 0  # the caller writes into what it got
+        second = block(x)
+        assert second[1].asnumpy().tolist() == [3.0, 3.0]
