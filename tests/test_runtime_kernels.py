@@ -26,7 +26,7 @@ def pooled_by_general_loop(x, kernel, stride, pad, convention, pool_type, includ
 
 
 POOLINGS = [case for case in itertools.product(
-    [(2, 2), (3, 3), (1, 3)], [(1, 1), (2, 2), (3, 1)], [(0, 0), (1, 1)], ["valid", "full"],
+    [(2, 2), (3, 3), (1, 3)], [(1, 1), (2, 2), (3, 1), (9, 2)], [(0, 0), (1, 1)], ["valid", "full"],
     ["max", "avg", "sum"], [True, False], [np.float32, np.float64])
     if case[2][0] < case[0][0] and case[2][1] < case[0][1]]
 
