@@ -102,9 +102,9 @@ def _cache_dir() -> Path:
 
 
 def compile_group(group: List[Node], reuse: bool = False):
-    """(leaves as (node id, output index), a function of the leaf arrays (positional) returning the
-    result.
-    With `reuse`, the result buffer is allocated once and overwritten by every later call."""
+    """(leaves as (node id, output index), a function of the leaf arrays, passed positionally,
+    returning the result). With `reuse`, the result buffer is allocated once and overwritten by
+    every later call."""
     members = {id(n) for n in group}
     leaves: List[tuple] = []
     for node in group:

@@ -206,7 +206,8 @@ def straight_line(steps: List[Step], parameters: Sequence[Optional[int]], held: 
     constants). The other variables are `held`: (slot, an object whose `_data` is read at each
     call, such as a parameter's NDArray). Slots become local variables and each step one line, so
     a forward pass pays no loop, list or slot-table costs, only the kernels' calls."""
-    names = {"MXNetError": MXNetError, "node_error": node_error, "SEQUENCES": (tuple, list), "nodes": [step.node for step in steps]}
+    names = {"MXNetError": MXNetError, "node_error": node_error, "SEQUENCES": (tuple, list),
+             "nodes": [step.node for step in steps]}
     local = {}
     for slot, value in constants.items():
         local[slot] = "c%d" % slot

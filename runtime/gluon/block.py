@@ -346,12 +346,13 @@ class _CachedGraph:
         own = self.bound_arrays
         wrapped = []
         for o in outputs:
-            memory = _memory_of(o) if isinstance(o.base, np.ndarray) else o  # a view of an input?
+            memory = _memory_of(o)  # an output may be a view (reshape, slice) of an input
             shared = id(memory) in own
-            for i in arrays:  # a loop, not any(): this runs at every call
-                if shared or memory is i or memory is _memory_of(i):
-                    shared = True
-                    break
+            if not shared:
+                for i in arrays:  # a loop, not any(): this runs at every call
+                    if memory is _memory_of(i):
+                        shared = True
+                        break
             wrapped.append(NDArray(o.copy() if shared else o, context))
         if self.fmt == 0:  # one output
             return wrapped[0]
