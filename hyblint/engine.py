@@ -20,6 +20,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hyblint.analysis.function import analyze
 from hyblint.analysis.module import ModuleFacts, collect_imports, in_scope_classes, scan_classes
+from hyblint.analysis.screen import can_screen, may_report
 from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Severity, physical_lines
 from hyblint.fixes._code import block_indent, render
 from hyblint.rules import ALL_RULES
@@ -87,7 +88,8 @@ def check_source(source: str, filename: str, settings: Settings = Settings(), *,
     snippets = _cut_snippets(source, classes, scope)
     if snippets is None:
         return _check_whole_module(source, filename, rules, imports, scope)
-    context = (tuple(sorted(imports.aliases.items())), tuple(r.code for r in rules))
+    codes = tuple(r.code for r in rules)
+    context = (tuple(sorted(imports.aliases.items())), codes, can_screen(codes))
     lines: List[str] = []
     diagnostics: List[Diagnostic] = []
     for snippet in snippets:
@@ -110,17 +112,24 @@ def _check_snippet(text: str, context, rules, imports) -> Optional[List[Diagnost
     if found is not None:
         _SNIPPET_CACHE.move_to_end(key)
         return found
-    try:
-        module = cst.parse_module(text)
-    except (cst.ParserSyntaxError, RecursionError, ValueError):
-        return None
-    functions = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward"]
-    violations = run_rules(module, functions, rules, imports)
-    found = to_diagnostics(module, text, "", violations, 0, "", apply_noqa=False) if violations else []
+    if context[2] and not may_report(text, imports):
+        found = []  # the screen proves it clean: no libcst parse
+    else:
+        try:
+            module = cst.parse_module(text)
+        except (cst.ParserSyntaxError, RecursionError, ValueError):
+            return None
+        found = _check_parsed(module, text, rules, imports)
     _SNIPPET_CACHE[key] = found
     if len(_SNIPPET_CACHE) > _SNIPPET_CACHE_SIZE:
         _SNIPPET_CACHE.popitem(last=False)
     return found
+
+
+def _check_parsed(module: cst.Module, text: str, rules, imports) -> List[Diagnostic]:
+    functions = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward"]
+    violations = run_rules(module, functions, rules, imports)
+    return to_diagnostics(module, text, "", violations, 0, "", apply_noqa=False) if violations else []
 
 
 def _place(d: Diagnostic, filename: str, row_offset: int, indent: str) -> Diagnostic:

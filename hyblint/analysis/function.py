@@ -13,6 +13,7 @@ import libcst as cst
 
 from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.module import ModuleFacts, dotted
+from hyblint.analysis.vocabulary import PYTHON_BUILTINS
 from hyblint.analysis.walk import preorder
 
 # F ops whose result is several outputs (integer indexing legal).
@@ -30,10 +31,6 @@ LIST_METHODS = {"append", "extend", "insert", "pop", "index", "count"}
 TENSOR_PLURALS = {"inputs", "labels", "logits", "scores", "preds", "outputs", "weights", "targets",
                   "masks", "boxes", "anchors", "indices", "ids", "tokens", "positions", "bias", "alphas",
                   "betas", "gammas", "probs", "cls_preds", "box_preds", "means", "stds"}
-# Python builtins whose result is a plain Python value.
-PYTHON_BUILTINS = {"len", "range", "int", "float", "bool", "str", "isinstance", "hasattr", "getattr",
-                   "enumerate", "zip", "list", "tuple", "dict", "set", "min", "max", "sum", "abs",
-                   "round", "sorted", "reversed", "type", "id", "repr", "format", "any", "all", "super"}
 # Tensor methods whose result is a tensor; everything a Symbol and an NDArray both offer.
 GROUP_METHODS = {"split", "split_v2"}
 PYTHON_METHODS = {"asnumpy", "asscalar", "item", "tolist", "wait_to_read", "list_arguments",

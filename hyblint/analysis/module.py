@@ -45,8 +45,9 @@ class ModuleFacts:
     def resolve(self, expr, shadowed: FrozenSet[str] = frozenset()) -> Optional[str]:
         """The fully qualified dotted path of `expr`, through import aliases, or None."""
         name = dotted(expr)
-        if name is None:
-            return None
+        return None if name is None else self.resolve_dotted(name, shadowed)
+
+    def resolve_dotted(self, name: str, shadowed: FrozenSet[str] = frozenset()) -> Optional[str]:
         head, _, rest = name.partition(".")
         if head in shadowed or head not in self.aliases:
             return None

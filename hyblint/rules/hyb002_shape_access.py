@@ -1,6 +1,7 @@
 import libcst as cst
 
 from hyblint.analysis.kinds import Kind, may_be_tensor
+from hyblint.analysis.vocabulary import SHAPE_ATTRIBUTES
 from hyblint.rules.base import Invalid, Rule, hybrid_block
 
 
@@ -85,7 +86,7 @@ class ShapeAccess(Rule):
     ]
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in ("shape", "size", "ndim") and may_be_tensor(self.kind(node.value)):
+        if node.attr.value in SHAPE_ATTRIBUTES and may_be_tensor(self.kind(node.value)):
             self.report(node, self.message.format(attr=node.attr.value), fix=self.rewrite(node))
 
     def visit_Call(self, node: cst.Call) -> None:

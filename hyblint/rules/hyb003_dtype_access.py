@@ -1,6 +1,7 @@
 import libcst as cst
 
 from hyblint.analysis.kinds import may_be_tensor
+from hyblint.analysis.vocabulary import DTYPE_ATTRIBUTES
 from hyblint.rules.base import Invalid, Rule, hybrid_block
 
 
@@ -51,5 +52,5 @@ class DtypeAccess(Rule):
     ]
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "dtype" and may_be_tensor(self.kind(node.value)):
+        if node.attr.value in DTYPE_ATTRIBUTES and may_be_tensor(self.kind(node.value)):
             self.report(node)

@@ -1,6 +1,7 @@
 import libcst as cst
 
 from hyblint.analysis.kinds import may_be_tensor
+from hyblint.analysis.vocabulary import CONTEXT_ATTRIBUTES
 from hyblint.rules.base import Invalid, Rule, hybrid_block
 
 
@@ -43,5 +44,5 @@ class ContextAccess(Rule):
     ]
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in ("context", "ctx") and may_be_tensor(self.kind(node.value)):
+        if node.attr.value in CONTEXT_ATTRIBUTES and may_be_tensor(self.kind(node.value)):
             self.report(node, self.message.format(attr=node.attr.value))

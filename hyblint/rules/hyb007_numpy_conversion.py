@@ -1,10 +1,9 @@
 import libcst as cst
 
 from hyblint.analysis.kinds import Kind, may_be_tensor
+from hyblint.analysis.vocabulary import CONVERSION_BUILTINS, CONVERSION_METHODS, NUMPY_FUNCTIONS
 from hyblint.rules.base import Invalid, Rule, hybrid_block
 
-METHODS = {"asnumpy", "asscalar", "item", "tolist"}
-NUMPY_FUNCTIONS = {"numpy.array", "numpy.asarray", "numpy.asanyarray"}
 
 
 class NumpyConversion(Rule):
@@ -48,12 +47,12 @@ class NumpyConversion(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in METHODS and may_be_tensor(self.kind(func.value)):
+        if isinstance(func, cst.Attribute) and func.attr.value in CONVERSION_METHODS and may_be_tensor(self.kind(func.value)):
             self.report(node, self.message.format(what="." + func.attr.value + "()"))
             return
         if len(node.args) < 1 or self.kind(node.args[0].value) is not Kind.TENSOR:
             return
-        if isinstance(func, cst.Name) and func.value in ("float", "int", "bool", "complex") \
+        if isinstance(func, cst.Name) and func.value in CONVERSION_BUILTINS \
                 and func.value not in self.facts.params:
             self.report(node, self.message.format(what=func.value + "()"))
         elif self.imports.resolve(func, self.facts.params) in NUMPY_FUNCTIONS:

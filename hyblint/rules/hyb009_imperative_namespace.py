@@ -1,10 +1,10 @@
 import libcst as cst
 
+from hyblint.analysis.vocabulary import IMPERATIVE_PREFIXES
 from hyblint.diagnostics import Applicability
 from hyblint.fixes.shared_ops import SHARED_OPS
 from hyblint.rules.base import CstFix, Invalid, Rule, hybrid_block
 
-PREFIXES = ("mxnet.ndarray.", "mxnet.nd.")
 _HELPER = "\n\ndef ones():\n    return nd.ones((1,))\n"
 
 
@@ -63,7 +63,7 @@ class ImperativeNamespace(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.imports.resolve(node.func, self.facts.params)
-        if resolved is None or not resolved.startswith(PREFIXES):
+        if resolved is None or not resolved.startswith(IMPERATIVE_PREFIXES):
             return
         op = resolved.split(".", 2)[2]
         fix = None

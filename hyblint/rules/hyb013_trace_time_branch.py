@@ -1,10 +1,10 @@
 import libcst as cst
 
+from hyblint.analysis.vocabulary import FROZEN_CALLS
 from hyblint.analysis.walk import descendants
 from hyblint.diagnostics import Severity
 from hyblint.rules.base import Invalid, Rule, hybrid_block
 
-FROZEN_CALLS = {"mxnet.autograd.is_training", "mxnet.autograd.is_recording"}
 
 
 class TraceTimeBranch(Rule):

@@ -1,9 +1,9 @@
 import libcst as cst
 
+from hyblint.analysis.vocabulary import INDEX_ARGUMENT
 from hyblint.diagnostics import Applicability
 from hyblint.rules.base import CstFix, Invalid, Rule, hybrid_block
 
-INDEX_ARGUMENT = {"take": ("indices", 1), "pick": ("index", 1)}
 
 
 class ClippedIndex(Rule):

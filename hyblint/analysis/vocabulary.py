@@ -1,0 +1,26 @@
+"""The names rules look for, kept apart from the rules so that the screen (which runs before libcst
+is even imported) reads the very same sets."""
+from __future__ import annotations
+
+# Python builtins whose result the analysis takes for a plain Python value.
+PYTHON_BUILTINS = frozenset({"len", "range", "int", "float", "bool", "str", "isinstance", "hasattr", "getattr",
+                             "enumerate", "zip", "list", "tuple", "dict", "set", "min", "max", "sum", "abs",
+                             "round", "sorted", "reversed", "type", "id", "repr", "format", "any", "all",
+                             "super"})
+
+# HYB002: attributes of a tensor that are Python numbers eagerly and absent on a Symbol.
+SHAPE_ATTRIBUTES = frozenset({"shape", "size", "ndim"})
+# HYB003
+DTYPE_ATTRIBUTES = frozenset({"dtype"})
+# HYB004
+CONTEXT_ATTRIBUTES = frozenset({"context", "ctx"})
+# HYB007: methods and functions that copy a tensor into Python or NumPy.
+CONVERSION_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist"})
+CONVERSION_BUILTINS = frozenset({"float", "int", "bool", "complex"})
+NUMPY_FUNCTIONS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
+# HYB009: the imperative namespaces, as qualified names.
+IMPERATIVE_PREFIXES = ("mxnet.ndarray.", "mxnet.nd.")
+# HYB013: calls whose value is frozen into the graph when it is traced.
+FROZEN_CALLS = frozenset({"mxnet.autograd.is_training", "mxnet.autograd.is_recording"})
+# HYB014: ops that clip an index by default -> (keyword of the index argument, its position).
+INDEX_ARGUMENT = {"take": ("indices", 1), "pick": ("index", 1)}

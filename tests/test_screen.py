@@ -1,0 +1,107 @@
+"""The `ast` screen that spares libcst the methods where no rule can report: it must never clear a
+method that the full check reports in, and it should clear the clean code Gluon is full of."""
+import ast
+import textwrap
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from hyblint import engine
+from hyblint.analysis.module import collect_imports
+from hyblint.analysis.screen import SCREENED_CODES, may_report
+from hyblint.engine import check_source
+from hyblint.rules import ALL_RULES
+from hyblint.rules.base import hybrid_block
+from hyblint.settings import Settings
+
+IMPORTS = "import numpy as np\nfrom mxnet import autograd\n"
+
+
+def methods_of(source):
+    """Each hybrid_forward of a module, dedented as the engine cuts it out."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name == "hybrid_forward":
+            yield textwrap.dedent(ast.get_source_segment(source, node, padded=True))
+
+
+def cleared(body, args="x"):
+    source = hybrid_block(body, args=args, imports=IMPORTS)
+    (method,) = methods_of(source)
+    return not may_report(method, collect_imports(source))
+
+
+def unscreened(monkeypatch):
+    monkeypatch.setattr(engine, "may_report", lambda text, imports: True)
+    engine._SNIPPET_CACHE.clear()
+
+
+@pytest.mark.parametrize("code,index", [(code, i) for code, rule in ALL_RULES.items() if code in SCREENED_CODES
+                                        for i in range(len(rule.INVALID))])
+def test_no_invalid_example_is_cleared(code, index):
+    source = ALL_RULES[code].INVALID[index].code
+    imports = collect_imports(source)
+    assert any(may_report(method, imports) for method in methods_of(source))
+
+
+@pytest.mark.parametrize("body,args", [
+    ("y = F.relu(x)\nreturn y", "x"),
+    ("if isinstance(x, (list, tuple)):\n    x = F.concat(*x, dim=1)\nreturn x", "x"),
+    ("return F.broadcast_add(x, self.weight.shape[0] * F.ones_like(x))", "x"),
+    ("n = 0\nfor block in self.blocks:\n    x = block(x)\n    n += 1\nreturn x", "x"),
+    ("if self._use_bias and bias is not None:\n    x = F.broadcast_add(x, bias)\nreturn x", "x, bias=None"),
+    ("return F.reshape(x, (0, -1))", "x"),
+    ("return F.pick(x, index, axis=-1)", "x, index"),
+    ("gamma = kwargs['gamma']\nreturn F.broadcast_mul(x, gamma)", "x, **kwargs"),
+    ("if not self._layers or x is None:\n    return F.zeros((1,))\nreturn x", "x"),
+])
+def test_clean_gluon_code_is_cleared(body, args):
+    assert cleared(body, args)
+
+
+@pytest.mark.parametrize("body", [
+    "acc = 0\nfor i in range(3):\n    acc += F.sum(x)\nreturn acc",   # the second `+=` meets a Symbol
+    "y = F.relu(x)\nz = y\nreturn z[0]",                              # taint through a copy
+    "h = [F.relu(t) for t in F.split(x, 2)]\nreturn h[0] if h[0] else x",
+    "if autograd.is_training():\n    x = x * 2\nreturn x",
+    "return np.array(x)",
+    "return x.reshape(2, -1)",
+    "return F.take(x, -1)",
+])
+def test_what_a_rule_may_report_is_not_cleared(body):
+    assert not cleared(body)
+
+
+def test_a_rule_the_screen_does_not_know_turns_it_off():
+    source = hybrid_block("return x + y", args="x, y")
+    found = check_source(source, "m.py", Settings(select=("HYB012",)))
+    assert [d.code for d in found] == ["HYB012"]
+
+
+STATEMENTS = [
+    "y = F.relu(x)", "y = x[0]", "y = states[0]", "n = 0", "n += 1", "acc = 0", "acc += F.sum(x)", "s = x.shape",
+    "w = self.weight.shape", "if isinstance(x, list):\n    x = x[0]", "if x is None:\n    x = F.zeros_like(y)",
+    "if self.flag:\n    y = y * 2", "if autograd.is_training():\n    y = y + 1", "z = len(states)", "z = len(x)",
+    "y = x.reshape(0, -1)", "y = F.reshape(x, (0, -1))", "y = F.reshape(x, 0, -1)", "y = F.take(x, y, axis=-1)",
+    "y = F.take(x, -1)", "y = nd.relu(x)", "print(x)", "print(self.n)", "v = x.asnumpy()", "v = float(x)",
+    "v = np.array(x)", "parts = F.split(x, num_outputs=2)", "y = parts[0]", "for s in states:\n    y = y + s",
+    "y = [t for t in states][0]", "c = x.context", "d = x.dtype", "y = x if self.flag else y",
+    "y = x if x else y", "assert not x", "k = x and y", "x[0] = 1", "t = y", "t = t[1:]",
+    "while n < 3:\n    n += 1", "q = kwargs['gamma']", "q = args[0][1]", "y = self.fc(x)[0]",
+    "def inner(z):\n    return z[0]", "y = (lambda z: z[0])(x)", "m = (w := x)", "with self.name_scope() as sc:\n    y = x",
+    "try:\n    y = x\nexcept Exception as e:\n    y = e", "if F is nd:\n    y = x[0]", "n = len(self.blocks)",
+    "if not states:\n    states = [x]", "y = F.where(x > 0, x, y) if n > 0 else y", "y = F.pick(x, y, axis=-1)",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(STATEMENTS), min_size=1, max_size=8))
+def test_screening_never_changes_what_is_reported(statements):
+    source = hybrid_block("\n".join(statements) + "\nreturn y", args="x, y, states, *args, **kwargs",
+                          imports=IMPORTS)
+    engine._SNIPPET_CACHE.clear()
+    screened = check_source(source, "m.py")
+    with pytest.MonkeyPatch.context() as patch:
+        unscreened(patch)
+        full = check_source(source, "m.py")
+    engine._SNIPPET_CACHE.clear()
+    assert screened == full
