@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Type
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from hyblint.analysis.function import analyze
 from hyblint.analysis.module import ModuleFacts, collect_imports, in_scope_classes, scan_classes
 from hyblint.analysis.screen import can_screen, may_report
 from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Severity, physical_lines
 from hyblint.fixes._code import block_indent, render
+from hyblint.positions import positions_of
 from hyblint.rules import ALL_RULES
 from hyblint.rules.base import REMOVE, Rule, Violation
 from hyblint.settings import Settings
@@ -282,7 +282,7 @@ def to_diagnostics(module: cst.Module, source: str, filename: str, violations: L
                    row_offset: int, indent: str, apply_noqa: bool = True) -> List[Diagnostic]:
     """Diagnostics with positions in the file, for violations found in `module` (a whole module,
     or a method cut out `row_offset` rows down and dedented by `indent`)."""
-    positions = _positions(module)
+    positions = positions_of(module)  # only when there is something to report
     lines = physical_lines(source)
     shift = len(indent)
 
@@ -308,20 +308,6 @@ def to_diagnostics(module: cst.Module, source: str, filename: str, violations: L
                                       violation.rule.severity, fix, violation.rule.url()))
     diagnostics.sort(key=Diagnostic.sort_key)
     return diagnostics
-
-
-def _positions(module: cst.Module):
-    """Node -> CodeRange, computed only when there is something to report.
-
-    libcst's MetadataWrapper first walks the whole tree to resolve dependencies, which costs as much
-    as the code generation that yields the positions; the provider alone does the latter only.
-    """
-    provider = PositionProvider()
-    try:
-        provider._gen_impl(module)
-        return provider._computed
-    except AttributeError:  # a libcst without these internals
-        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
 
 
 def _edit(module, positions, old, new, place) -> Edit:

@@ -13,7 +13,7 @@ import libcst as cst
 
 _SKIPPED = ("whitespace", "lpar", "rpar", "leading_lines", "lines_after_decorators", "comma", "semicolon",
             "trailing_whitespace", "header", "footer", "equal", "colon", "lbracket", "rbracket", "lbrace",
-            "rbrace", "first_colon", "second_colon", "star", "asynchronous", "operator", "dot",
+            "rbrace", "first_colon", "second_colon", "asynchronous", "operator", "dot",
             "empty_lines", "newline", "default_indent", "default_newline", "encoding", "indent")
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 
@@ -68,9 +68,26 @@ def preorder(root: cst.CSTNode) -> Tuple[List[cst.CSTNode], List[int]]:
     return nodes, ends
 
 
+def subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    yield from descendants(node)
+
+
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     stack = list(children(node))
     while stack:
         current = stack.pop()
         yield current
         stack.extend(children(current))
+
+
+def visit_all(root: cst.CSTNode, visitor) -> None:
+    """Call `visitor.visit_<NodeType>(node)` on `root` and every node under it, in no set order: a
+    read-only visit for collecting facts, without libcst's rebuilding of each node it passes."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        handler = getattr(visitor, "visit_" + type(node).__name__, None)
+        if handler is not None:
+            handler(node)
+        stack.extend(children(node))

@@ -12,6 +12,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from hyblint.analysis.walk import visit_all
 from hyblint.fixes._code import code, int_value, is_none
 from hyblint.fixes.operators import operand
 
@@ -135,7 +136,7 @@ def is_pure(node: cst.CSTNode, F: str,
     await/yield: evaluating it when the original would not have changes nothing but time."""
     ok = True
 
-    class Visitor(cst.CSTVisitor):
+    class Visitor:
         def visit_Call(self, call: cst.Call) -> None:
             nonlocal ok
             func = call.func
@@ -164,7 +165,7 @@ def is_pure(node: cst.CSTNode, F: str,
             nonlocal ok
             ok = False
 
-    node.visit(Visitor())
+    visit_all(node, Visitor())
     return ok
 
 

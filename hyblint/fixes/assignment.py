@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from hyblint.analysis.walk import visit_all
 from hyblint.diagnostics import Applicability
 from hyblint.fixes._code import fix_or_none, int_value, render
 from hyblint.fixes.assign import rewrite_item_assignment
@@ -35,7 +36,7 @@ def aliased(name: str, rule) -> bool:
     current hybrid_forward (`y = x`, `outs.append(x)`): an in-place write shows through those."""
     aliased = False
 
-    class Aliases(cst.CSTVisitor):
+    class Aliases:
         def visit_Assign(self, node: cst.Assign) -> None:
             nonlocal aliased
             if _refers_to(node.value, name):
@@ -54,7 +55,7 @@ def aliased(name: str, rule) -> bool:
                 if any(_refers_to(arg.value, name) for arg in node.args):
                     aliased = True
 
-    rule.function.body.visit(Aliases())
+    visit_all(rule.function.body, Aliases())
     return aliased
 
 

@@ -11,6 +11,7 @@ from typing import Dict, List, Set
 
 import libcst as cst
 
+from hyblint.analysis.walk import visit_all
 from hyblint.fixes._code import int_value, is_self_attribute
 
 _INT_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
@@ -37,7 +38,7 @@ def _is_shape(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Attribute) and node.attr.value == "shape"
 
 
-class _Bindings(cst.CSTVisitor):
+class _Bindings:
     """name -> the expressions bound to it (None for a binding that is not an int by form)."""
 
     def __init__(self) -> None:
@@ -111,7 +112,7 @@ class _Bindings(cst.CSTVisitor):
 def int_names(function: cst.FunctionDef) -> Set[str]:
     """Local names of `function` that hold a Python int wherever they are bound."""
     visitor = _Bindings()
-    function.visit(visitor)
+    visit_all(function, visitor)
     names = {name for name, values in visitor.bound.items() if all(v is not None for v in values)}
     changed = True
     while changed:  # drop names bound from something that is not an int (given the others)

@@ -12,6 +12,7 @@ from typing import Callable, Dict, Optional, Sequence
 
 import libcst as cst
 
+from hyblint.analysis.walk import children, subtree
 from hyblint.fixes._code import code, expr, fix_or_none, int_value, render, tuple_text
 
 IsInt = Callable[[cst.BaseExpression], bool]
@@ -262,13 +263,9 @@ def parents_of(rule) -> Dict[cst.CSTNode, cst.CSTNode]:
         return cached[1]
     parents: Dict[cst.CSTNode, cst.CSTNode] = {}
 
-    class Collect(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            for child in node.children:
-                parents[child] = node
-            return True
-
-    rule.function.visit(Collect())
+    for node in subtree(rule.function):
+        for child in children(node):
+            parents[child] = node
     rule._parents_cache = (rule.function, parents)
     return parents
 
@@ -372,11 +369,9 @@ def _shape_fix(node: cst.Attribute, rule):
 def _names_in(node: cst.CSTNode) -> set:
     found = set()
 
-    class Collect(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
+    for name in subtree(node):
+        if isinstance(name, cst.Name):
             found.add(name.value)
-
-    node.visit(Collect())
     return found
 
 
