@@ -1,71 +1,34 @@
-"""Check one source text: find hybrid_forward methods, run the rules, make diagnostics.
+"""Check one source text: the second half, which parses with libcst what the first half (`triage`)
+left, runs the rules, and makes diagnostics.
 
-Only the hybrid_forward methods of in-scope classes are parsed (each cut out of the text and
-dedented), because parsing whole modules with libcst costs far more than the analysis. Imports
-and class lines are read from the text. When a method cannot be cut out cleanly, the whole
-module is parsed instead.
+Only the hybrid_forward methods of in-scope classes that the screen could not clear are parsed,
+each cut out of the text and dedented, because parsing whole modules with libcst costs far more
+than the analysis. When a method cannot be cut out cleanly, the whole module is parsed instead.
 """
 from __future__ import annotations
 
-import bisect
-import itertools
-import re
-import symtable
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Type
 
 import libcst as cst
 
 from hyblint.analysis.function import analyze
-from hyblint.analysis.module import ModuleFacts, collect_imports, in_scope_classes, scan_classes
-from hyblint.analysis.screen import can_screen, may_report
+from hyblint.analysis.module import ModuleFacts
 from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Severity, physical_lines
 from hyblint.fixes._code import block_indent, render
 from hyblint.positions import positions_of
 from hyblint.rules import ALL_RULES
 from hyblint.rules.base import REMOVE, Rule, Violation
+from hyblint.selection import selected_codes
 from hyblint.settings import Settings
+from hyblint.triage import NOQA, SYNTAX_ERROR, Triage, suppressed, syntax_error, triage
 
-NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-SYNTAX_ERROR = "HYB900"
-_DEF = re.compile(r"^(?P<indent>[ \t]*)def[ \t]+hybrid_forward\b", re.MULTILINE)
+__all__ = ["NOQA", "SYNTAX_ERROR", "check_source", "finish", "run_rules", "selected_rules", "to_diagnostics"]
 
 
 def selected_rules(settings: Settings) -> List[Type[Rule]]:
     """Rules enabled by select / extend-select / ignore, matched by code prefix like ruff."""
-    def matches(code: str, patterns: Iterable[str]) -> int:
-        # the length of the longest matching pattern: the more specific pattern wins
-        best = -1
-        for pattern in patterns:
-            pattern = pattern.strip().upper()
-            if pattern == "ALL":
-                best = max(best, 0)
-            elif pattern and code.startswith(pattern):
-                best = max(best, len(pattern))
-        return best
-
-    chosen = []
-    for code, rule in ALL_RULES.items():
-        if settings.select is None:
-            level = matches(code, settings.extend_select)
-            on = rule.default_selected or level >= 0
-        else:
-            level = max(matches(code, settings.select), matches(code, settings.extend_select))
-            on = level >= 0
-        ignored = matches(code, settings.ignore)
-        if on and (ignored < 0 or ignored < level):
-            chosen.append(rule)
-    return chosen
-
-
-@dataclass
-class _Snippet:
-    """One hybrid_forward cut out of a file: its text dedented, and where it came from."""
-
-    text: str
-    row: int      # 1-based row of the snippet's first line in the file
-    indent: str   # the indentation removed from every line
+    return [ALL_RULES[code] for code in selected_codes(settings)]
 
 
 # Results per method text: an edit elsewhere in a file (the language server re-checks on every
@@ -76,30 +39,28 @@ _SNIPPET_CACHE_SIZE = 4096
 
 def check_source(source: str, filename: str, settings: Settings = Settings(), *,
                  extra_hybrid_classes: FrozenSet[str] = frozenset()) -> List[Diagnostic]:
-    if "hybrid_forward" not in source:
-        return []  # nothing in scope: such files are not even parsed
-    error = _syntax_error(source, filename)
-    if error is not None:
-        return [error]
-    classes = scan_classes(source)
-    scope = in_scope_classes(classes, settings.hybrid_bases, extra_hybrid_classes)
-    imports = collect_imports(source)
-    rules = selected_rules(settings)
-    snippets = _cut_snippets(source, classes, scope)
-    if snippets is None:
-        return _check_whole_module(source, filename, rules, imports, scope)
-    codes = tuple(r.code for r in rules)
-    context = (tuple(sorted(imports.aliases.items())), codes, can_screen(codes))
+    return finish(triage(source, filename, settings, extra_hybrid_classes=extra_hybrid_classes))
+
+
+def finish(first: Triage) -> List[Diagnostic]:
+    """The diagnostics of a file, from what triage found and left."""
+    if first.settled:
+        return first.diagnostics
+    source, filename, imports = first.source, first.filename, first.imports
+    rules = [ALL_RULES[code] for code in first.codes]
+    if first.whole_module:
+        return _check_whole_module(source, filename, rules, imports, first.scope)
+    context = (tuple(sorted(imports.aliases.items())), first.codes)
     lines: List[str] = []
     diagnostics: List[Diagnostic] = []
-    for snippet in snippets:
+    for snippet in first.snippets:
         relative = _check_snippet(snippet.text, context, rules, imports)
         if relative is None:
-            return _check_whole_module(source, filename, rules, imports, scope)
+            return _check_whole_module(source, filename, rules, imports, first.scope)
         for d in relative:
             placed = _place(d, filename, snippet.row - 1, snippet.indent)
             lines = lines or physical_lines(source)  # for noqa comments, once there is something to report
-            if not _suppressed(lines, placed.location.row, placed.code):
+            if not suppressed(lines, placed.location.row, placed.code):
                 diagnostics.append(placed)
     diagnostics.sort(key=Diagnostic.sort_key)
     return diagnostics
@@ -112,14 +73,11 @@ def _check_snippet(text: str, context, rules, imports) -> Optional[List[Diagnost
     if found is not None:
         _SNIPPET_CACHE.move_to_end(key)
         return found
-    if context[2] and not may_report(text, imports):
-        found = []  # the screen proves it clean: no libcst parse
-    else:
-        try:
-            module = cst.parse_module(text)
-        except (cst.ParserSyntaxError, RecursionError, ValueError):
-            return None
-        found = _check_parsed(module, text, rules, imports)
+    try:
+        module = cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    found = _check_parsed(module, text, rules, imports)
     _SNIPPET_CACHE[key] = found
     if len(_SNIPPET_CACHE) > _SNIPPET_CACHE_SIZE:
         _SNIPPET_CACHE.popitem(last=False)
@@ -157,53 +115,12 @@ def _place(d: Diagnostic, filename: str, row_offset: int, indent: str) -> Diagno
     return Diagnostic(d.code, d.message, filename, move(d.location), move(d.end_location), d.severity, fix, d.url)
 
 
-def _cut_snippets(source: str, classes, scope) -> Optional[List[_Snippet]]:
-    """The in-scope hybrid_forward methods, cut out and dedented; None when one cannot be."""
-    lines = physical_lines(source, keepends=True)
-    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
-    snippets = []
-    for match in _DEF.finditer(source):
-        indent = match.group("indent")
-        owner = _owner_class(classes, match.start(), len(indent.expandtabs()))
-        if owner is None or owner not in scope:
-            continue
-        first = bisect.bisect_right(starts, match.start()) - 1  # 0-based line of the def
-        while first > 0 and lines[first - 1].strip().startswith("@"):
-            first -= 1                                   # decorators belong to the method
-        text = []
-        for number in range(first, len(lines)):
-            line = lines[number]
-            stripped = line.strip()
-            if number > first and stripped and not line.startswith(indent + " ") \
-                    and not line.startswith(indent + "\t") and not stripped.startswith(("#", ")", "]", "}")):
-                if not lines[number - 1].rstrip().endswith(("\\", ",", "(", "[", "{")):
-                    break
-            if not stripped:
-                text.append(line[len(line.rstrip("\r\n")):] or "\n")
-            elif line.startswith(indent):
-                text.append(line[len(indent):])
-            elif stripped.startswith("#"):
-                text.append(line.lstrip(" \t"))
-            else:
-                return None  # a continuation less indented than the method: parse it all
-        while text and not text[-1].strip():
-            text.pop()
-        snippets.append(_Snippet("".join(text), first + 1, indent))
-    return snippets
-
-
-def _owner_class(classes, offset: int, indent: int) -> Optional[str]:
-    """The innermost class enclosing a method: the last class line above it that is less indented."""
-    candidates = [c for c in classes if c.offset < offset and c.indent < indent]
-    return candidates[-1].name if candidates else None
-
-
 def _check_whole_module(source, filename, rules, imports, scope) -> List[Diagnostic]:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         # Python's own parser names the cause and the place more precisely, when it disagrees too
-        return [_syntax_error(source, filename) or _parse_failure(exc, filename)]
+        return [syntax_error(source, filename) or _parse_failure(exc, filename)]
     except (RecursionError, ValueError) as exc:
         return [Diagnostic(SYNTAX_ERROR, "cannot parse: %s" % exc, filename, Location(1, 1), Location(1, 1),
                            Severity.ERROR)]
@@ -298,7 +215,7 @@ def to_diagnostics(module: cst.Module, source: str, filename: str, violations: L
         if key in seen:
             continue
         seen.add(key)
-        if apply_noqa and _suppressed(lines, start.row, violation.rule.code):
+        if apply_noqa and suppressed(lines, start.row, violation.rule.code):
             continue
         fix = None
         if violation.fix is not None:
@@ -321,35 +238,6 @@ def _edit(module, positions, old, new, place) -> Edit:
     if isinstance(old, cst.SimpleStatementLine):
         content = content.rstrip("\n")
     return Edit(content, start, end)
-
-
-def _suppressed(lines: List[str], row: int, code: str) -> bool:
-    if row - 1 >= len(lines):
-        return False
-    match = NOQA.search(lines[row - 1])
-    if match is None:
-        return False
-    codes = match.group("codes")
-    if codes is None:
-        return True
-    return code in {c.strip().upper() for c in codes.split(",")}
-
-
-def _syntax_error(source: str, filename: str) -> Optional[Diagnostic]:
-    """Python's own parser's verdict. Its symbol table is the cheapest way to run it: 40% less than
-    compiling to bytecode, and several times less than building an `ast` tree. (What only the
-    bytecode compiler rejects, such as `return` outside a function, parses; pyflakes reports it.)"""
-    try:
-        symtable.symtable(source, filename, "exec")
-    except SyntaxError as exc:
-        row = exc.lineno or 1
-        column = max(exc.offset or 1, 1)
-        return Diagnostic(SYNTAX_ERROR, "syntax error: %s" % exc.msg, filename, Location(row, column),
-                          Location(row, column), Severity.ERROR)
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return Diagnostic(SYNTAX_ERROR, "cannot parse: %s" % exc, filename, Location(1, 1), Location(1, 1),
-                          Severity.ERROR)
-    return None
 
 
 def _parse_failure(exc: cst.ParserSyntaxError, filename: str) -> Diagnostic:

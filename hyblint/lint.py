@@ -4,9 +4,8 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import gc
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Sequence, Tuple
@@ -15,12 +14,17 @@ from hyblint.analysis.hierarchy import hybrid_class_names, scan_class_bases
 from hyblint.diagnostics import Diagnostic, Location, Severity
 from hyblint.files import InputError, SourceFile, read_source
 from hyblint.settings import Settings
+from hyblint.triage import Triage, triage
+from hyblint.workers import Worker, start_context, wait_for_any
 
-# Below this many files to parse, starting worker processes costs more than it saves.
+# Below this many files to check, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 24
-# With this many files listed, worker processes are started before the files are read, so that
-# they import the checker (libcst alone takes ~0.2 s) while this process reads and scans.
-EARLY_POOL_THRESHOLD = 200
+# With this many files listed (and a cold cache), the workers start before the files are read, so
+# that checkers import libcst while this process reads and scans.
+EARLY_START_THRESHOLD = 200
+# An idle screener takes check jobs too (importing libcst first) only when this many characters of
+# methods wait for a checker: below, the import (~0.2 s) costs more than the help.
+STEAL_THRESHOLD = 100_000
 
 
 @dataclass
@@ -61,11 +65,25 @@ def _check_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> List[Diagnosti
     return check_source(text, path, settings, extra_hybrid_classes=extra)
 
 
-def _start_worker() -> None:
+def _triage_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> Triage:
+    path, text, settings, extra = job
+    return triage(text, path, settings, extra_hybrid_classes=extra)
+
+
+def _finish_one(first: Triage) -> List[Diagnostic]:
+    from hyblint.engine import finish
+    return finish(first)
+
+
+def _start_screener() -> None:
     # Checking builds many short-lived trees without reference cycles; the cycle collector would
     # only scan them again and again. A worker lives for one run.
     gc.disable()
-    import hyblint.engine  # noqa: F401  (imported once per worker, while the parent reads files)
+
+
+def _start_checker() -> None:
+    gc.disable()
+    import hyblint.engine  # noqa: F401  (libcst, once per checker, while the parent reads files)
 
 
 @contextlib.contextmanager
@@ -79,11 +97,55 @@ def _collector_paused():
             gc.enable()
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
-    methods = multiprocessing.get_all_start_methods()
-    # fork: a worker starts with what this process has imported, in milliseconds
-    context = multiprocessing.get_context("fork") if "fork" in methods else None
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker)
+class _Crew:
+    """Screeners triage files; checkers finish what triage left, and check whole files when
+    nothing waits for them. Half of the workers (at least one) are checkers."""
+
+    def __init__(self, count: int):
+        context = start_context()
+        checkers = max(1, count // 2)
+        self.members = [Worker(context, _start_checker, "check") for _ in range(checkers)] + \
+                       [Worker(context, _start_screener, "screen") for _ in range(max(1, count - checkers))]
+
+    def stop(self) -> None:
+        for member in self.members:
+            member.stop()
+
+    def run(self, jobs: List[tuple]) -> List[Tuple[tuple, List[Diagnostic]]]:
+        to_screen = deque(sorted(jobs, key=lambda job: -len(job[1])))  # largest first: all end together
+        to_finish: deque = deque()
+        waiting = 0  # characters of method text in to_finish
+        results = []
+        while True:
+            for member in self.members:
+                if member.job is not None:
+                    continue
+                steal = member.kind == "screen" and not to_screen and waiting > STEAL_THRESHOLD
+                if to_finish and (member.kind == "check" or steal):
+                    job, first = to_finish.popleft()
+                    waiting -= _method_text(first)
+                    member.send(_finish_one, first, (job, "finish"))
+                elif to_screen and member.kind == "screen":
+                    job = to_screen.popleft()
+                    member.send(_triage_one, job, (job, "triage"))
+                elif to_screen:
+                    job = to_screen.popleft()
+                    member.send(_check_one, job, (job, "check"))
+            if all(member.job is None for member in self.members):
+                return results
+            for member in wait_for_any(self.members):
+                (job, step), value = member.receive()
+                if step != "triage":
+                    results.append((job, value))
+                elif value.settled:
+                    results.append((job, value.diagnostics))
+                else:
+                    to_finish.append((job, value))
+                    waiting += _method_text(value)
+
+
+def _method_text(first: Triage) -> int:
+    return len(first.source) if first.whole_module else sum(len(s.text) for s in first.snippets)
 
 
 def settings_for(path: str, settings: Settings, root: Path) -> Settings:
@@ -103,21 +165,20 @@ def settings_for(path: str, settings: Settings, root: Path) -> Settings:
 
 
 def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None) -> LintRun:
-    workers = min(os.cpu_count() or 1, 8)
-    pool = None
+    count = min(os.cpu_count() or 1, 8)
+    crew = None
     cold = cache is None or len(cache.entries) < len(paths) // 2
-    if cold and len(paths) >= EARLY_POOL_THRESHOLD and workers > 1:
-        pool = _pool(workers)
-        pool.submit(int)  # starts the workers now
+    if cold and len(paths) >= EARLY_START_THRESHOLD and count > 1:
+        crew = _Crew(count)  # forked now: before this process reads anything or starts a thread
     try:
         with _collector_paused():
-            return _lint_files(paths, settings, root, cache, pool, workers)
+            return _lint_files(paths, settings, root, cache, crew, count)
     finally:
-        if pool is not None:
-            pool.shutdown()
+        if crew is not None:
+            crew.stop()
 
 
-def _lint_files(paths, settings, root, cache, pool, workers) -> LintRun:
+def _lint_files(paths, settings, root, cache, crew, count) -> LintRun:
     sources, errors = read_all(paths)
     extra = hierarchy_of(sources, settings)
     run = LintRun(sources=sources, files_checked=len(paths))
@@ -133,12 +194,15 @@ def _lint_files(paths, settings, root, cache, pool, workers) -> LintRun:
     # A file that holds no hybrid_forward has nothing in scope: it is not even parsed.
     heavy = [job for job in pending if "hybrid_forward" in job[1]]
     results: List[Tuple[tuple, List[Diagnostic]]] = [(job, []) for job in pending if "hybrid_forward" not in job[1]]
-    if len(heavy) >= PARALLEL_THRESHOLD and workers > 1:
-        if pool is None:
-            pool = _pool(workers)
-        # one file per task, largest first: the processes finish together
-        heavy.sort(key=lambda job: -len(job[1]))
-        results.extend(zip(heavy, pool.map(_check_one, heavy, chunksize=1)))
+    if len(heavy) >= PARALLEL_THRESHOLD and count > 1:
+        if crew is None:
+            crew = _Crew(count)
+            try:
+                results.extend(crew.run(heavy))
+            finally:
+                crew.stop()
+        else:
+            results.extend(crew.run(heavy))
     else:
         results.extend((job, _check_one(job)) for job in heavy)
     for job, diagnostics in results:

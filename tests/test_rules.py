@@ -4,6 +4,7 @@ import pytest
 from hyblint.engine import check_source
 from hyblint.fixer import fix_source
 from hyblint.rules import ALL_RULES, get_rule
+from hyblint.selection import OFF_BY_DEFAULT, RULE_CODES, selected_codes
 from hyblint.settings import Settings
 
 CASES_VALID = [(code, i, src) for code, rule in ALL_RULES.items() for i, src in enumerate(rule.VALID)]
@@ -58,3 +59,20 @@ def test_codes_are_the_specified_table():
         "HYB011": ("reshape-positional", "error", True), "HYB012": ("implicit-broadcast", "error", False),
         "HYB013": ("trace-time-branch", "warning", True), "HYB014": ("clipped-index", "error", True),
     }
+
+
+def test_the_selection_table_matches_the_rule_classes():
+    # the processes that only screen files select rules from this table, without importing them
+    assert RULE_CODES == tuple(ALL_RULES)
+    assert OFF_BY_DEFAULT == {code for code, rule in ALL_RULES.items() if not rule.default_selected}
+
+
+@pytest.mark.parametrize("settings,expected", [
+    (Settings(), [c for c in RULE_CODES if c != "HYB012"]),
+    (Settings(select=("ALL",)), list(RULE_CODES)),
+    (Settings(select=("HYB00",), ignore=("HYB001",)), ["HYB%03d" % n for n in range(2, 10)]),
+    (Settings(ignore=("HYB",), extend_select=("HYB012",)), ["HYB012"]),
+    (Settings(select=("HYB001",), ignore=("HYB0",)), ["HYB001"]),
+])
+def test_selection_prefers_the_more_specific_pattern(settings, expected):
+    assert list(selected_codes(settings)) == expected

@@ -6,7 +6,7 @@ import textwrap
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from hyblint import engine
+from hyblint import engine, triage
 from hyblint.analysis.module import collect_imports
 from hyblint.analysis.screen import SCREENED_CODES, may_report
 from hyblint.engine import check_source
@@ -31,7 +31,7 @@ def cleared(body, args="x"):
 
 
 def unscreened(monkeypatch):
-    monkeypatch.setattr(engine, "may_report", lambda text, imports: True)
+    monkeypatch.setattr(triage, "may_report", lambda text, imports: True)
     engine._SNIPPET_CACHE.clear()
 
 

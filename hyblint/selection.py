@@ -1,0 +1,41 @@
+"""Which rules a run selects, decided from their codes alone, so that the processes that only
+screen files never import a rule module (nor, through it, libcst)."""
+from __future__ import annotations
+
+from typing import Iterable, Tuple
+
+from hyblint.settings import Settings
+
+# Every rule's code, in order, and those a run leaves out unless asked; the rule classes carry the
+# same facts (`code`, `default_selected`), and a test keeps the two equal.
+RULE_CODES: Tuple[str, ...] = tuple("HYB%03d" % number for number in range(1, 15))
+OFF_BY_DEFAULT = frozenset({"HYB012"})
+
+
+def _specificity(code: str, patterns: Iterable[str]) -> int:
+    """The length of the longest pattern matching `code` (0 for ALL, -1 for none): like ruff,
+    the more specific pattern wins."""
+    best = -1
+    for pattern in patterns:
+        pattern = pattern.strip().upper()
+        if pattern == "ALL":
+            best = max(best, 0)
+        elif pattern and code.startswith(pattern):
+            best = max(best, len(pattern))
+    return best
+
+
+def selected_codes(settings: Settings) -> Tuple[str, ...]:
+    """Codes enabled by select / extend-select / ignore, matched by code prefix."""
+    chosen = []
+    for code in RULE_CODES:
+        if settings.select is None:
+            level = _specificity(code, settings.extend_select)
+            on = code not in OFF_BY_DEFAULT or level >= 0
+        else:
+            level = max(_specificity(code, settings.select), _specificity(code, settings.extend_select))
+            on = level >= 0
+        ignored = _specificity(code, settings.ignore)
+        if on and (ignored < 0 or ignored < level):
+            chosen.append(code)
+    return tuple(chosen)

@@ -1,0 +1,85 @@
+"""Worker processes of two kinds, fed one job at a time over pipes.
+
+A check has two halves: triage (syntax, screening) needs no libcst, the rest does, and importing
+libcst costs a process as much as screening a whole corpus. So a run keeps screeners, which never
+import it, and checkers, which import it once when they start, and forks all of them before any
+thread exists in this process (forking a threaded process can deadlock the child, which is why
+this is not a concurrent.futures pool: those start a thread per pool).
+
+One job in flight per worker: the worker is waiting in `recv` whenever a job is sent to it, so
+neither side can block on a full pipe while the other does too.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import traceback
+from multiprocessing.connection import wait
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+
+class WorkerError(RuntimeError):
+    """A job failed in a worker; the message holds the worker's traceback."""
+
+
+def _serve(connection, initializer: Callable[[], None]) -> None:
+    initializer()
+    while True:
+        try:
+            message = connection.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        function, argument = message
+        try:
+            reply = (True, function(argument))
+        except BaseException:  # noqa: B036 - reported to the parent, which raises it
+            reply = (False, traceback.format_exc())
+        connection.send(reply)
+
+
+class Worker:
+    def __init__(self, context, initializer: Callable[[], None], kind: str):
+        self.kind = kind
+        self.connection, child_end = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child_end, initializer), daemon=True)
+        self.process.start()
+        child_end.close()
+        self.job: Optional[Any] = None  # what it is working on, None when idle
+
+    def send(self, function: Callable, argument: Any, job: Any) -> None:
+        self.job = job
+        self.connection.send((function, argument))
+
+    def receive(self) -> Tuple[Any, Any]:
+        """(the job, its result) of the finished worker; raises WorkerError for a failed job."""
+        try:
+            ok, value = self.connection.recv()
+        except (EOFError, OSError) as exc:
+            raise WorkerError("a worker process ended unexpectedly (%s)" % exc) from None
+        job, self.job = self.job, None
+        if not ok:
+            raise WorkerError(value)
+        return job, value
+
+    def stop(self) -> None:
+        try:
+            self.connection.send(None)
+        except OSError:
+            pass
+        self.connection.close()
+        self.process.join(timeout=1)
+        if self.process.is_alive():
+            self.process.terminate()
+
+
+def start_context():
+    methods = multiprocessing.get_all_start_methods()
+    # fork: a worker starts with what this process has imported, in milliseconds
+    return multiprocessing.get_context("fork" if "fork" in methods else None)
+
+
+def wait_for_any(workers: List[Worker]) -> List[Worker]:
+    """The busy workers that have finished their job (blocks until one has)."""
+    busy: Dict[Any, Worker] = {w.connection: w for w in workers if w.job is not None}
+    return [busy[connection] for connection in wait(list(busy))]

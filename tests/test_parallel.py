@@ -1,0 +1,84 @@
+"""Checking many files in worker processes (screeners and checkers) reports what checking them one
+by one in this process reports."""
+import pathlib
+
+import pytest
+
+from hyblint import lint
+from hyblint.engine import check_source
+from hyblint.rules.base import hybrid_block
+from hyblint.settings import Settings
+from hyblint.workers import Worker, WorkerError, start_context
+
+DEMO = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "demo"
+BODIES = [
+    "return F.relu(x)",                                   # cleared by the screen
+    "y = x[0]\nreturn y",                                 # HYB001, left to a checker
+    "if F.sum(x) > 0:\n    x = x * 2\nreturn x",          # HYB008
+    "return x.reshape(2, -1)",                            # HYB011
+    "n = x.shape[0]  # noqa: HYB002\nreturn x",           # suppressed
+]
+
+
+def corpus(tmp_path):
+    paths = []
+    for number in range(40):
+        path = tmp_path / ("model_%02d.py" % number)
+        path.write_text(hybrid_block(BODIES[number % len(BODIES)], name="Net%d" % number))
+        paths.append(path)
+    broken = tmp_path / "broken.py"
+    broken.write_text("class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x[\n")
+    # a method continued less indented than itself: checked by parsing the whole module
+    whole = tmp_path / "whole.py"
+    whole.write_text("class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        y = (x +\n"
+                     "1)\n        return y[0]\n")
+    plain = tmp_path / "plain.py"
+    plain.write_text("def f(x):\n    return x[0]\n")
+    return [str(p) for p in paths + [broken, whole, plain] + sorted(DEMO.glob("*.py"))]
+
+
+def one_by_one(paths):
+    found = []
+    for path in paths:
+        found.extend(check_source(pathlib.Path(path).read_text(), path, Settings()))
+    return sorted(found, key=lambda d: d.sort_key())
+
+
+@pytest.mark.parametrize("steal", [False, True], ids=["checkers-finish", "screeners-help"])
+def test_workers_report_what_one_process_reports(tmp_path, monkeypatch, steal):
+    paths = corpus(tmp_path)
+    monkeypatch.setattr(lint, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(lint.os, "cpu_count", lambda: 2)  # one screener, one checker, on any machine
+    if steal:
+        monkeypatch.setattr(lint, "STEAL_THRESHOLD", 0)
+    run = lint.lint_files(paths, Settings(), tmp_path)
+    expected = one_by_one(paths)
+    assert {d.code for d in expected} >= {"HYB001", "HYB008", "HYB011", "HYB900"}
+    assert run.diagnostics == expected
+
+
+def _nothing():
+    pass
+
+
+def _fail(argument):
+    raise ValueError("bad job %s" % argument)
+
+
+def _square(argument):
+    return argument * argument
+
+
+def test_a_failing_job_raises_with_the_workers_traceback():
+    worker = Worker(start_context(), _nothing, "screen")
+    try:
+        worker.send(_square, 7, "first")
+        assert worker.receive() == ("first", 49)
+        worker.send(_fail, 3, "second")
+        with pytest.raises(WorkerError, match="ValueError: bad job 3"):
+            worker.receive()
+        worker.send(_square, 2, "third")  # the worker lives on
+        assert worker.receive() == ("third", 4)
+    finally:
+        worker.stop()
+    assert not worker.process.is_alive()
