@@ -15,7 +15,7 @@ from hyblint.diagnostics import Diagnostic, Location, Severity
 from hyblint.files import InputError, SourceFile, read_source
 from hyblint.settings import Settings
 from hyblint.triage import Triage, triage
-from hyblint.workers import Worker, start_context, wait_for_any
+from hyblint.workers import STARTING, Worker, start_context, wait_for_any
 
 # Below this many files to check, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 24
@@ -134,7 +134,10 @@ class _Crew:
             if all(member.job is None for member in self.members):
                 return results
             for member in wait_for_any(self.members):
-                (job, step), value = member.receive()
+                done, value = member.receive()
+                if done is STARTING:
+                    continue
+                job, step = done
                 if step != "triage":
                     results.append((job, value))
                 elif value.settled:

@@ -23,6 +23,7 @@ class WorkerError(RuntimeError):
 
 def _serve(connection, initializer: Callable[[], None]) -> None:
     initializer()
+    connection.send((True, None))  # ready: what a job costs from now on is its own
     while True:
         try:
             message = connection.recv()
@@ -38,6 +39,9 @@ def _serve(connection, initializer: Callable[[], None]) -> None:
         connection.send(reply)
 
 
+STARTING = "starting"
+
+
 class Worker:
     def __init__(self, context, initializer: Callable[[], None], kind: str):
         self.kind = kind
@@ -45,7 +49,9 @@ class Worker:
         self.process = context.Process(target=_serve, args=(child_end, initializer), daemon=True)
         self.process.start()
         child_end.close()
-        self.job: Optional[Any] = None  # what it is working on, None when idle
+        # what it is working on, None when idle; it starts busy with its initializer, so that
+        # nothing is queued behind a slow start while another worker could take it
+        self.job: Optional[Any] = STARTING
 
     def send(self, function: Callable, argument: Any, job: Any) -> None:
         self.job = job

@@ -8,7 +8,7 @@ from hyblint import lint
 from hyblint.engine import check_source
 from hyblint.rules.base import hybrid_block
 from hyblint.settings import Settings
-from hyblint.workers import Worker, WorkerError, start_context
+from hyblint.workers import STARTING, Worker, WorkerError, start_context
 
 DEMO = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "demo"
 BODIES = [
@@ -72,6 +72,7 @@ def _square(argument):
 def test_a_failing_job_raises_with_the_workers_traceback():
     worker = Worker(start_context(), _nothing, "screen")
     try:
+        assert worker.receive() == (STARTING, None)
         worker.send(_square, 7, "first")
         assert worker.receive() == ("first", 49)
         worker.send(_fail, 3, "second")

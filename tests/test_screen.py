@@ -53,6 +53,10 @@ def test_no_invalid_example_is_cleared(code, index):
     ("return F.pick(x, index, axis=-1)", "x, index"),
     ("gamma = kwargs['gamma']\nreturn F.broadcast_mul(x, gamma)", "x, **kwargs"),
     ("if not self._layers or x is None:\n    return F.zeros((1,))\nreturn x", "x"),
+    ("gates = F.SliceChannel(x, num_outputs=4)\nreturn gates[0] + gates[1]", "x"),
+    ("return F.concat(states[0], x, dim=1)", "x, states"),
+    ("return F.take(x, F.reshape(index, shape=(-1,)))", "x, index"),
+    ("outs = F.contrib.foreach(self._body, x, [])\nreturn outs[0]", "x"),
 ])
 def test_clean_gluon_code_is_cleared(body, args):
     assert cleared(body, args)
@@ -60,14 +64,17 @@ def test_clean_gluon_code_is_cleared(body, args):
 
 @pytest.mark.parametrize("body", [
     "acc = 0\nfor i in range(3):\n    acc += F.sum(x)\nreturn acc",   # the second `+=` meets a Symbol
-    "y = F.relu(x)\nz = y\nreturn z[0]",                              # taint through a copy
-    "h = [F.relu(t) for t in F.split(x, 2)]\nreturn h[0] if h[0] else x",
+    "y = F.relu(x)\nz = y\nreturn z[0]",                              # through a copy
+    "h = F.relu(x)\nreturn h[0] if h[0] else x",
+    "y = F.split(x, num_outputs=1)\nreturn y[0]",                      # one output: a tensor
+    "gates = F.SliceChannel(x, num_outputs=2)\nreturn gates[0][1]",     # an output of a group
     "if autograd.is_training():\n    x = x * 2\nreturn x",
     "return np.array(x)",
     "return x.reshape(2, -1)",
-    "return F.take(x, -1)",
+    "return F.take(x, F.full((1,), -1))",
 ])
-def test_what_a_rule_may_report_is_not_cleared(body):
+def test_what_a_rule_reports_is_not_cleared(body):
+    assert check_source(hybrid_block(body, imports=IMPORTS), "m.py")
     assert not cleared(body)
 
 
@@ -90,13 +97,25 @@ STATEMENTS = [
     "def inner(z):\n    return z[0]", "y = (lambda z: z[0])(x)", "m = (w := x)", "with self.name_scope() as sc:\n    y = x",
     "try:\n    y = x\nexcept Exception as e:\n    y = e", "if F is nd:\n    y = x[0]", "n = len(self.blocks)",
     "if not states:\n    states = [x]", "y = F.where(x > 0, x, y) if n > 0 else y", "y = F.pick(x, y, axis=-1)",
+    "g = F.split(x, num_outputs=2)", "g = F.split(x, num_outputs=1)", "y = g[0]", "y = g[0][1]", "y = g[1:][0]",
+    "w = F.contrib.foreach(self.body, x, [])", "y = w[0]", "y = w[0][0]", "t = F.topk(x, ret_typ='both')",
+    "t = F.topk(x)", "y = t[1]", "a, b = g", "a, b = x, y", "y = a[0]", "for q in g:\n    y = q[0]",
+    "y = states[1:]", "y = states[0:1][0]", "y = args[0]", "y = self.fc(*args)[0]", "y = (x if n else states)[0]",
+    "y = x.T[0]", "y = x.split(num_outputs=2)[0]", "y = np.zeros(3)[0]", "y = nd.zeros((2,))[0]",
+    "y = scale[0]", "states = states + [x]", "y = (states or x)[0]", "y = -x", "y = (not x)",
+    "if scale > 1:\n    y = y * scale", "y = F.take(x, F.full((1,), -1))", "y = F.take(x, idx * -1)",
+    "y = x.reshape(2, 3)", "y = g.reshape(2, 3)", "print(g)", "z = len(g)", "y = [t[0] for t in g]",
+    "if F is not nd:\n    y = x[0]\nelse:\n    y = x[1]", "if isinstance(x, mx.nd.NDArray):\n    n = x.shape[0]",
+    "if F is mx.sym:\n    raise ValueError('symbols')", "if not F is nd:\n    z = x.shape",
+    "if F == mx.symbol:\n    y = y * 2\nelse:\n    s = x.shape", "nd = F", "if F is nd:\n    return x.asnumpy()",
+    "if isinstance(x, mx.sym.Symbol):\n    y = x\nelif F is nd:\n    y = x[0]",
 ]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(STATEMENTS), min_size=1, max_size=8))
 def test_screening_never_changes_what_is_reported(statements):
-    source = hybrid_block("\n".join(statements) + "\nreturn y", args="x, y, states, *args, **kwargs",
+    source = hybrid_block("\n".join(statements) + "\nreturn y", args="x, y, states, *args, scale=2.0, **kwargs",
                           imports=IMPORTS)
     engine._SNIPPET_CACHE.clear()
     screened = check_source(source, "m.py")

@@ -13,14 +13,10 @@ import libcst as cst
 
 from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.module import ModuleFacts, dotted
-from hyblint.analysis.vocabulary import PYTHON_BUILTINS
+from hyblint.analysis.vocabulary import (GROUP_METHODS, GROUP_OPS, NESTED_OPS, PYTHON_BUILTINS, PYTHON_METHODS,
+                                         SPLIT_OPS, STATE_WORDS)
 from hyblint.analysis.walk import preorder
 
-# F ops whose result is several outputs (integer indexing legal).
-# Control-flow ops return Python structures of outputs and states (lists inside tuples).
-NESTED_OPS = {"foreach", "while_loop", "cond"}
-GROUP_OPS = {"split", "SliceChannel", "split_v2", "bipartite_matching",
-             "MultiBoxTarget", "box_encode", "gelqf", "syevd", "amp_multicast", "meshgrid"}
 # Methods only a tensor has: a parameter used with one is a tensor, whatever its name.
 TENSOR_METHODS = {"reshape", "transpose", "expand_dims", "astype", "sum", "mean", "max", "min", "swapaxes",
                   "slice_axis", "flatten", "squeeze", "broadcast_to", "broadcast_like", "softmax", "exp",
@@ -31,11 +27,6 @@ LIST_METHODS = {"append", "extend", "insert", "pop", "index", "count"}
 TENSOR_PLURALS = {"inputs", "labels", "logits", "scores", "preds", "outputs", "weights", "targets",
                   "masks", "boxes", "anchors", "indices", "ids", "tokens", "positions", "bias", "alphas",
                   "betas", "gammas", "probs", "cls_preds", "box_preds", "means", "stds"}
-# Tensor methods whose result is a tensor; everything a Symbol and an NDArray both offer.
-GROUP_METHODS = {"split", "split_v2"}
-PYTHON_METHODS = {"asnumpy", "asscalar", "item", "tolist", "wait_to_read", "list_arguments",
-                  "list_outputs", "infer_shape", "infer_type", "attr", "list_attr"}
-STATE_WORDS = ("state", "states")
 
 
 def _is_none(expr) -> bool:
@@ -217,7 +208,7 @@ class _Walker:
 
     def _namespace_call(self, op: str, node: cst.Call) -> Kind:
         short = op.rsplit(".", 1)[-1]
-        if short in ("split", "SliceChannel", "split_v2"):
+        if short in SPLIT_OPS:
             outputs = _keyword(node, "num_outputs")
             if short == "split" and outputs is None and len(node.args) > 1 and node.args[1].keyword is None:
                 outputs = node.args[1].value

@@ -5,25 +5,28 @@ its import alone the dearest step of starting one), while `ast` parses the same 
 times faster. So each method is screened first, and only those the screen cannot clear go to
 libcst and the full analysis.
 
-The screen must never clear a method that the full check reports in, so it over-approximates:
-- a name is *tainted* when any binding of it anywhere in the method (order and branches ignored)
-  could give it a tensor, a tensor group, or a list of them; the full analysis's kinds TENSOR,
-  MAYBE, GROUP and SEQUENCE only ever arise from the sources that taint here (the method's
-  parameters, `F`, imperative-namespace calls) and from operations on them;
-- a method is cleared only when it holds none of the constructs any screened rule reports, with a
-  tainted operand. A rule it does not know (HYB012 here) turns the screen off.
-The test suite runs every rule's examples through the full engine, screen included, so a screen
-that misses a construct fails those tests.
+The screen must never clear a method that the full check reports in, so it over-approximates the
+analysis (`analysis/function.py`), whose rules it mirrors:
+- each name gets *flavors*: T when some binding of it, anywhere in the method (order and branches
+  ignored), could make it a tensor or a child block's result (the analysis's TENSOR, MAYBE), and G
+  when one could make it a group or list of tensors (GROUP, SEQUENCE); the flavors of an
+  expression follow the analysis's own rules, taking the union wherever it would pick one kind;
+- a method is cleared only when no construct that a screened rule reports has an operand of the
+  flavor that rule needs. A rule it does not know (HYB012 here) turns the screen off.
+The tests run every rule's examples through the full engine, screen included, and compare
+screened and unscreened checks of generated methods, so a screen that misses a case fails them.
 """
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set
+from typing import Dict, FrozenSet, Iterable, List, Optional
 
-from hyblint.analysis.module import ModuleFacts
+from hyblint.analysis.module import ND_MODULES, SYM_MODULES, ModuleFacts
 from hyblint.analysis.vocabulary import (CONTEXT_ATTRIBUTES, CONVERSION_BUILTINS, CONVERSION_METHODS,
-                                         DTYPE_ATTRIBUTES, FROZEN_CALLS, IMPERATIVE_PREFIXES, INDEX_ARGUMENT,
-                                         NUMPY_FUNCTIONS, PYTHON_BUILTINS, SHAPE_ATTRIBUTES)
+                                         DTYPE_ATTRIBUTES, FROZEN_CALLS, GROUP_METHODS, GROUP_OPS,
+                                         IMPERATIVE_PREFIXES, INDEX_ARGUMENT, NESTED_OPS, NUMPY_FUNCTIONS,
+                                         PYTHON_BUILTINS, PYTHON_METHODS, SHAPE_ATTRIBUTES, SPLIT_OPS,
+                                         STATE_WORDS)
 
 SCREENED_CODES = frozenset({"HYB001", "HYB002", "HYB003", "HYB004", "HYB005", "HYB006", "HYB007", "HYB008",
                             "HYB009", "HYB010", "HYB011", "HYB013", "HYB014"})
@@ -68,7 +71,9 @@ def _dotted(node: ast.expr) -> Optional[str]:
 _NOT_CHILDREN = {"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "kind",
                  "asname", "rest", "kwd_attrs", "conversion", "is_async", "simple", "type_comment", "type_ignores"}
 _CHILD_FIELDS: Dict[type, tuple] = {ast.Constant: ()}
-_ALWAYS = None  # the dependencies of a value that is a tensor whatever the names hold
+T = 1  # may be a tensor, or a child block's result
+G = 2  # may be a group or list of tensors
+_NAMESPACES = ("mxnet.ndarray.", "mxnet.nd.", "mxnet.symbol.", "mxnet.sym.")
 
 
 def _child_fields(kind: type) -> tuple:
@@ -107,89 +112,196 @@ class _Screen:
     def __init__(self, function: ast.FunctionDef, imports: ModuleFacts):
         self.imports = imports
         arguments = function.args
-        positional = [a.arg for a in arguments.posonlyargs + arguments.args]
-        self.usable = len(positional) >= 2
+        positional = [a.arg for a in arguments.args]
+        self.usable = len(positional) >= 2 and not arguments.posonlyargs
         self.namespace = positional[1] if self.usable else None
-        # everything hybrid_forward receives may be a tensor, a list of them, or the namespace
-        # (`**kwargs` is a dict to the analysis: its items are never taken for tensors)
-        self.tainted: Set[str] = set(positional[1:]) | {a.arg for a in arguments.kwonlyargs}
+        self.flavors: Dict[str, int] = {}
+        defaults = [None] * (len(arguments.args) - len(arguments.defaults)) + list(arguments.defaults)
+        for argument, default in list(zip(arguments.args[2:], defaults[2:])) + list(
+                zip(arguments.kwonlyargs, arguments.kw_defaults)):
+            self.flavors[argument.arg] = _parameter_flavor(argument.arg, default)
         if arguments.vararg is not None:
-            self.tainted.add(arguments.vararg.arg)
+            self.flavors[arguments.vararg.arg] = G  # (`**kwargs` is a dict of unknowns)
         self.nodes = _walk(function)
-        # a builtin's result is a Python value, unless the method rebinds its name
-        self.builtins = PYTHON_BUILTINS.difference(
-            [node.id for node in self.nodes if type(node) is ast.Name and type(node.ctx) is not ast.Load],
-            positional, [a.arg for a in arguments.kwonlyargs],
-            [star.arg for star in (arguments.vararg, arguments.kwarg) if star is not None])
-        self._dependencies_of: Dict[ast.AST, Optional[FrozenSet[str]]] = {}
+        # the analysis takes a builtin's result for a Python value, unless the method binds its name
+        self.locals = {node.id for node in self.nodes if type(node) is ast.Name and type(node.ctx) is not ast.Load}
+        self.locals.update(positional, (a.arg for a in arguments.kwonlyargs),
+                           (star.arg for star in (arguments.vararg, arguments.kwarg) if star is not None))
+        self._flavor_of: Dict[ast.AST, int] = {}
 
     def may_report(self) -> bool:
         if not self.usable or any(isinstance(node, _UNFOLLOWED) for node in self.nodes):
             return True
-        self._spread_taint()
-        return any(self._reportable(node) for node in self.nodes if type(node) in _REPORTABLE)
+        self._spread_flavors()
+        skipped = {id(node) for statement in self._imperative_only() for node in _walk(statement)}
+        return any(self._reportable(node) for node in self.nodes
+                   if type(node) in _REPORTABLE and id(node) not in skipped)
 
-    def _spread_taint(self) -> None:
-        bindings = []
+    # ---- code the rules skip: it runs only imperatively (`if F is nd:`), never traced
+    def _imperative_only(self) -> List[ast.stmt]:
+        skipped: List[ast.stmt] = []
         for node in self.nodes:
-            kind = type(node)
-            if kind is ast.Assign:
-                bindings.extend((target, node.value) for target in node.targets)
-            elif kind in (ast.AugAssign, ast.AnnAssign, ast.NamedExpr) and node.value is not None:
-                bindings.append((node.target, node.value))
-            elif kind in (ast.For, ast.AsyncFor, ast.comprehension):
-                bindings.append((node.target, node.iter))
-            elif kind is ast.withitem and node.optional_vars is not None:
-                bindings.append((node.optional_vars, node.context_expr))
-        pending = [(_names(target), self._dependencies(value)) for target, value in bindings]
-        changed = True
-        while changed:  # until no binding taints a new name: at most once per name
-            changed = False
-            for names, dependencies in pending:
-                if self.tainted.issuperset(names):
+            for name in ("body", "orelse", "finalbody"):
+                statements = getattr(node, name, None)
+                if type(statements) is not list:
                     continue
-                if dependencies is _ALWAYS or not self.tainted.isdisjoint(dependencies):
-                    self.tainted.update(names)
-                    changed = True
+                for index, statement in enumerate(statements):
+                    if type(statement) is not ast.If:
+                        continue
+                    guard = self._namespace_guard(statement.test)
+                    if guard == "imperative":
+                        skipped.extend(statement.body)
+                    elif guard == "symbolic":
+                        skipped.extend(statement.orelse)
+                        if statement.body and type(statement.body[-1]) in (ast.Return, ast.Raise):
+                            skipped.extend(statements[index + 1:])  # `if F is sym: raise ...`
+                            break
+        return skipped
+
+    def _namespace_guard(self, test: ast.expr) -> Optional[str]:
+        """As the analysis reads `F is nd` / `isinstance(x, NDArray)` (and their negations); None
+        where it might read the test otherwise (a module name the method may rebind)."""
+        negate = False
+        if type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            negate, test = True, test.operand
+        kind = None
+        if type(test) is ast.Compare and len(test.ops) == 1:
+            operator, left, right = type(test.ops[0]), test.left, test.comparators[0]
+            if operator in (ast.Is, ast.Eq, ast.IsNot, ast.NotEq):
+                other = right if _is_name(left, self.namespace) else left if _is_name(right, self.namespace) else None
+                name = _dotted(other) if other is not None else None
+                if name is not None and name.partition(".")[0] not in self.locals:
+                    resolved = self.imports.resolve_dotted(name)
+                    kind = "imperative" if resolved in ND_MODULES else "symbolic" if resolved in SYM_MODULES else None
+                    if kind and operator in (ast.IsNot, ast.NotEq):
+                        negate = not negate
+        elif type(test) is ast.Call and _is_name(test.func, "isinstance") and len(test.args) == 2 \
+                and not test.keywords:
+            cls = _dotted(test.args[1]) or ""
+            kind = "imperative" if cls.endswith("NDArray") else "symbolic" if cls.endswith("Symbol") else None
+        if kind and negate:
+            kind = "symbolic" if kind == "imperative" else "imperative"
+        return kind
+
+    # ---- what names may hold
+    def _spread_flavors(self) -> None:
+        bindings = [node for node in self.nodes if type(node) in _BINDINGS]
+        changed = True
+        while changed:  # flavors only grow: at most two rounds per name
+            changed = False
+            self._flavor_of = {}
+            for node in bindings:
+                for name, flavor in self._bound(node):
+                    old = self.flavors.get(name, 0)
+                    if flavor & ~old:
+                        self.flavors[name] = old | flavor
+                        changed = True
+        # the last round changed nothing, so what it computed stands
+
+    def _bound(self, node: ast.AST):
+        """(name, flavor) for each name that the binding statement or clause `node` binds."""
+        kind = type(node)
+        if kind is ast.Assign:
+            for target in node.targets:
+                yield from self._assigned(target, node.value)
+        elif kind is ast.AnnAssign:
+            if node.value is not None:
+                yield from self._assigned(node.target, node.value)
+        elif kind is ast.AugAssign:
+            if type(node.target) is ast.Name:
+                value, target = self.flavor(node.value), self.flavors.get(node.target.id, 0)
+                yield node.target.id, ((value | target) & T) | (target & G)
+        elif kind in (ast.For, ast.AsyncFor, ast.comprehension):
+            yield from _unpacked(node.target, T if self.flavor(node.iter) else 0)
+        elif kind is ast.withitem:
+            if node.optional_vars is not None:
+                yield from _unpacked(node.optional_vars, self.flavor(node.context_expr))
+        elif kind is ast.NamedExpr:
+            yield node.target.id, self.flavor(node.value)
+
+    def _assigned(self, target: ast.expr, value: ast.expr):
+        if type(target) in (ast.Tuple, ast.List):
+            if type(value) in (ast.Tuple, ast.List) and len(value.elts) == len(target.elts):
+                for inner, item in zip(target.elts, value.elts):
+                    yield from self._assigned(inner, item)
+            else:
+                yield from _unpacked(target, T if self.flavor(value) else 0)
+        elif type(target) is ast.Name:
+            yield target.id, self.flavor(value)
+        elif type(target) is ast.Starred:
+            yield from _unpacked(target, 0)
 
     def taints(self, node: ast.AST) -> bool:
-        """Whether the value of `node` may be a tensor (or a group or list of them)."""
-        dependencies = self._dependencies(node)
-        return dependencies is _ALWAYS or not self.tainted.isdisjoint(dependencies)
+        """Whether `node`'s value may be a tensor (or a child block's result)."""
+        return bool(self.flavor(node) & T)
 
-    def _dependencies(self, node: ast.AST) -> Optional[FrozenSet[str]]:
-        """The names whose taint would taint `node`'s value; _ALWAYS when it is tainted anyway."""
-        found = self._dependencies_of.get(node, False)
-        if found is False:
-            found = self._dependencies_of[node] = self._compute_dependencies(node)
+    def flavor(self, node: ast.AST) -> int:
+        found = self._flavor_of.get(node)
+        if found is None:
+            found = self._flavor_of[node] = self._compute_flavor(node)
         return found
 
-    def _compute_dependencies(self, node: ast.AST) -> Optional[FrozenSet[str]]:
+    def _compute_flavor(self, node: ast.AST) -> int:
         kind = type(node)
         if kind is ast.Name:
-            return frozenset((node.id,))
-        if kind in (ast.Constant, ast.Lambda):
-            return frozenset()
-        if kind is ast.Compare and all(isinstance(op, _IDENTITY) for op in node.ops):
-            return frozenset()  # `x is None`, `k in kwargs`: a Python bool whatever x is
+            return self.flavors.get(node.id, 0)
         if kind is ast.Call:
-            func = node.func
-            if type(func) is ast.Name and func.id in self.builtins:
-                return frozenset()  # `isinstance(x, list)`, `len(states)`
-            name = _dotted(func)
-            if name is not None and self._imperative(name):
-                return _ALWAYS
-        union: Set[str] = set()
-        for child in _children(node):
-            dependencies = self._dependencies(child)
-            if dependencies is _ALWAYS:
-                return _ALWAYS
-            union.update(dependencies)
-        return frozenset(union)
+            return self._call_flavor(node)
+        if kind is ast.Attribute:
+            # `x.T` is a tensor; `.shape` and the like are Python values, anything else unknown
+            return T if node.attr == "T" and self.flavor(node.value) & T else 0
+        if kind is ast.Subscript:
+            base = self.flavor(node.value)
+            # libcst reads `x[(a, b)]` as one index and `x[a, b]` as two: a tuple may be either
+            whole = type(node.slice) is not ast.Slice
+            parts = type(node.slice) in (ast.Slice, ast.Tuple)
+            return (base & T) | (T if base & G and whole else 0) | (G if base & G and parts else 0)
+        if kind is ast.BinOp:
+            either = self.flavor(node.left) | self.flavor(node.right)
+            return (either & T) | (either & G if type(node.op) in (ast.Add, ast.Mult) else 0)
+        if kind is ast.UnaryOp:
+            operand = self.flavor(node.operand)
+            return operand & T if type(node.op) is ast.Not else operand
+        if kind is ast.Compare:
+            if any(type(op) in _IDENTITY for op in node.ops):
+                return 0  # `x is None`, `k in kwargs`: a Python bool whatever x is
+            return T if any(self.flavor(part) & T for part in [node.left] + node.comparators) else 0
+        if kind is ast.BoolOp:
+            common = T | G  # the analysis keeps a kind only when both sides have it
+            for value in node.values:
+                common &= self.flavor(value)
+            return common
+        if kind is ast.IfExp:
+            self.flavor(node.test)
+            return self.flavor(node.body) | self.flavor(node.orelse)
+        if kind in (ast.NamedExpr, ast.Starred):
+            return self.flavor(node.value)
+        return 0  # literals, displays, comprehensions, lambdas: Python values or unknown
 
-    def _imperative(self, name: str) -> bool:
-        resolved = self.imports.resolve_dotted(name)
-        return resolved is not None and resolved.startswith(IMPERATIVE_PREFIXES + ("mxnet.symbol.", "mxnet.sym."))
+    def _call_flavor(self, node: ast.Call) -> int:
+        func = node.func
+        arguments = [self.flavor(arg) for arg in node.args] + [self.flavor(k.value) for k in node.keywords]
+        name = _dotted(func)
+        imported = 0
+        if name is not None:
+            head, _, rest = name.partition(".")
+            if head == self.namespace and rest:
+                return _namespace_flavor(rest, node)
+            if head == "self" and rest and "." not in rest:
+                return T if any(arguments) else 0  # a child block: its result may be a tensor
+            if "." not in name and name in PYTHON_BUILTINS and name not in self.locals:
+                return 0
+            resolved = self.imports.resolve_dotted(name) if head != "self" else None
+            package = resolved.split(".")[0] if resolved is not None else None
+            if package == "mxnet" and resolved.startswith(_NAMESPACES):
+                imported = _namespace_flavor(resolved.split(".", 2)[2], node)
+            if package in ("mxnet", "numpy", "math") and head not in self.locals:
+                return imported  # (a name bound in the method may still be the module to the analysis)
+        if type(func) is ast.Attribute and self.flavor(func.value) & T:
+            if func.attr in GROUP_METHODS:
+                return imported | G
+            return imported | (0 if func.attr in PYTHON_METHODS else T)
+        return imported
 
     def _reportable(self, node: ast.AST) -> bool:
         """Whether some rule could report on `node`, were its tainted operands tensors."""
@@ -234,6 +346,8 @@ class _Screen:
         if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
             return False
         on_namespace = isinstance(call.func.value, ast.Name) and call.func.value.id == self.namespace
+        if not on_namespace and not self.taints(call.func.value):
+            return False
         dimensions = call.args[1:] if on_namespace else call.args
         return len(dimensions) >= 2 and not any(isinstance(d, (ast.Tuple, ast.List)) for d in dimensions)
 
@@ -247,19 +361,90 @@ class _Screen:
 
 
 def _negative_index(call: ast.Call) -> bool:
-    """A minus sign in the index argument of `F.take`/`F.pick` called without `mode`."""
+    """A negative number in the index argument of `F.take`/`F.pick` called without `mode`, found
+    where HYB014 looks for one."""
     keyword, position = INDEX_ARGUMENT[call.func.attr]
     if any(k.arg == "mode" for k in call.keywords):
         return False
-    index = [k.value for k in call.keywords if k.arg == keyword]
-    if len(call.args) > position and not any(isinstance(arg, ast.Starred) for arg in call.args[:position + 1]):
-        index.append(call.args[position])
-    elif any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
         return True  # the index may be anywhere
-    return any(isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
-               for argument in index for node in _walk(argument))
+    index = [k.value for k in call.keywords if k.arg == keyword]
+    if len(call.args) > position:
+        index.append(call.args[position])
+    return any(_negative_number(argument) for argument in index)
+
+
+def _negative_number(node: ast.expr) -> bool:
+    """`-1`, or one inside a product, a tuple or list, or an `F.full`/`F.array` argument."""
+    kind = type(node)
+    if kind is ast.UnaryOp:
+        return type(node.op) is ast.USub and type(node.operand) is ast.Constant
+    if kind is ast.BinOp:
+        return type(node.op) is ast.Mult and (_negative_number(node.left) or _negative_number(node.right))
+    if kind in (ast.Tuple, ast.List):
+        return any(_negative_number(element) for element in node.elts)
+    if kind is ast.Call and type(node.func) is ast.Attribute and node.func.attr in ("full", "array"):
+        return any(_negative_number(part) for part in list(node.args[:2]) + [k.value for k in node.keywords])
+    return False
 
 
 def cleared(source: str, imports: ModuleFacts, codes: FrozenSet[str]) -> bool:
     """True when the screen proves that the method in `source` has nothing to report."""
     return can_screen(codes) and not may_report(source, imports)
+
+
+_BINDINGS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                       ast.withitem, ast.NamedExpr})
+
+
+def _is_name(node: ast.expr, name: Optional[str]) -> bool:
+    return type(node) is ast.Name and node.id == name
+
+
+def _unpacked(target: ast.expr, flavor: int):
+    """Names bound by unpacking into `target`: each gets what an item may be (nested ones: unknown)."""
+    if type(target) is ast.Name:
+        yield target.id, flavor
+    elif type(target) in (ast.Tuple, ast.List):
+        for inner in target.elts:
+            yield from _unpacked(inner, flavor if type(inner) is ast.Name else 0)
+    elif type(target) is ast.Starred:
+        yield from _unpacked(target.value, 0)
+
+
+def _parameter_flavor(name: str, default: Optional[ast.expr]) -> int:
+    """A parameter is a tensor or a list of them, as the names and uses say (`_parameter_kind`);
+    the uses are not read here, so both are possible unless the name or default decides."""
+    if default is not None and not (type(default) is ast.Constant and default.value is None):
+        return 0  # a Python default: a Python value
+    lowered = name.lower()
+    if any(word in lowered for word in STATE_WORDS) or lowered.endswith("list"):
+        return G
+    return T | G
+
+
+def _namespace_flavor(op: str, call: ast.Call) -> int:
+    """What `F.<op>(...)` gives, as the analysis's `_namespace_call` decides."""
+    short = op.rsplit(".", 1)[-1]
+    if short in SPLIT_OPS:
+        outputs = _keyword(call, "num_outputs")
+        if outputs is None and short == "split" and len(call.args) > 1:
+            outputs = call.args[1]
+        one = type(outputs) is ast.Constant and outputs.value == 1 and type(outputs.value) is int
+        return T if one else G
+    if short == "topk":
+        ret = _keyword(call, "ret_typ")
+        both = type(ret) is ast.Constant and isinstance(ret.value, str) and "both" in ret.value
+        return G if both else T
+    if short in NESTED_OPS or short in GROUP_OPS:
+        return G
+    if op.startswith(("np.", "npx.")) or short == "RNN":
+        return 0
+    return T
+
+
+def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None

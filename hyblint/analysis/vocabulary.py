@@ -8,6 +8,21 @@ PYTHON_BUILTINS = frozenset({"len", "range", "int", "float", "bool", "str", "isi
                              "round", "sorted", "reversed", "type", "id", "repr", "format", "any", "all",
                              "super"})
 
+# What the analysis takes a value for (the screen mirrors it, over-approximating).
+# F ops whose result is several outputs (integer indexing legal); the split family gives one
+# tensor when asked for one output.
+SPLIT_OPS = frozenset({"split", "SliceChannel", "split_v2"})
+GROUP_OPS = SPLIT_OPS | {"bipartite_matching", "MultiBoxTarget", "box_encode", "gelqf", "syevd", "amp_multicast",
+                         "meshgrid"}
+# Control-flow ops return Python structures of outputs and states (lists inside tuples).
+NESTED_OPS = frozenset({"foreach", "while_loop", "cond"})
+# Tensor methods whose result is a group, or a Python value; any other gives a tensor.
+GROUP_METHODS = frozenset({"split", "split_v2"})
+PYTHON_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist", "wait_to_read", "list_arguments",
+                            "list_outputs", "infer_shape", "infer_type", "attr", "list_attr"})
+# A parameter named with one of these (or ending in "list") is a list of tensors.
+STATE_WORDS = ("state", "states")
+
 # HYB002: attributes of a tensor that are Python numbers eagerly and absent on a Symbol.
 SHAPE_ATTRIBUTES = frozenset({"shape", "size", "ndim"})
 # HYB003
