@@ -49,10 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     rule = sub.add_parser("rule", help="explain a rule", description="Print a rule's documentation.")
     rule.add_argument("code", nargs="?", help="a rule code (HYB001) or name (tensor-indexing)")
     rule.add_argument("--all", action="store_true", help="list every rule")
-    from hyblint.verify import command as verify_command
+    from hyblint.verify import arguments as verify_arguments
     verify = sub.add_parser("verify", help="run each HybridBlock eagerly and hybridized (executes your code)",
-                            description=verify_command.HELP)
-    verify_command.add_arguments(verify)
+                            description=verify_arguments.HELP)
+    verify_arguments.add_arguments(verify)
     sub.add_parser("lsp", help="run the language server over stdio",
                    description="Serve diagnostics and quick fixes to editors over stdio (LSP).")
     return parser

@@ -8,8 +8,6 @@ never import libcst, whose import alone costs as much as screening a whole corpu
 """
 from __future__ import annotations
 
-import bisect
-import itertools
 import re
 import symtable
 from dataclasses import dataclass, field
@@ -77,15 +75,15 @@ def triage(source: str, filename: str, settings: Settings = Settings(), *,
 
 def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:
     """The in-scope hybrid_forward methods, cut out and dedented; None when one cannot be."""
-    lines = physical_lines(source, keepends=True)
-    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
+    lines: List[str] = []
     snippets = []
     for match in _DEF.finditer(source):
         indent = match.group("indent")
         owner = _owner_class(classes, match.start(), len(indent.expandtabs()))
         if owner is None or owner not in scope:
             continue
-        first = bisect.bisect_right(starts, match.start()) - 1  # 0-based line of the def
+        lines = lines or physical_lines(source, keepends=True)  # once a method is in scope
+        first = _line_index(source, match.start())  # 0-based line of the def
         while first > 0 and lines[first - 1].strip().startswith("@"):
             first -= 1                                   # decorators belong to the method
         text = []
@@ -108,6 +106,13 @@ def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:
             text.pop()
         snippets.append(Snippet("".join(text), first + 1, indent))
     return snippets
+
+
+def _line_index(source: str, offset: int) -> int:
+    """The 0-based number of the line that starts at `offset`."""
+    if "\r" not in source:
+        return source.count("\n", 0, offset)
+    return len(physical_lines(source[:offset], keepends=True))
 
 
 def _owner_class(classes, offset: int, indent: int) -> Optional[str]:

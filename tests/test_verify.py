@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hyblint.verify import command
+from hyblint.verify import arguments, command
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN_BLOCKS = ROOT / "fixtures" / "golden" / "blocks.jsonl"
@@ -14,7 +14,7 @@ GOLDEN_BLOCKS = ROOT / "fixtures" / "golden" / "blocks.jsonl"
 
 def run_verify(capsys, *argv):
     parser = argparse.ArgumentParser()
-    command.add_arguments(parser)
+    arguments.add_arguments(parser)
     code = command.run(parser.parse_args([str(a) for a in argv] + ["--format", "json"]))
     out = capsys.readouterr().out
     return code, {(Path(r["path"]).name, r["block"]): r for r in json.loads(out)}
@@ -140,7 +140,7 @@ def test_a_hanging_module_times_out_and_the_rest_go_on(tmp_path, capsys):
 @pytest.mark.parametrize("bad", ["Net", "Net=", "Net=2xq", "Net=(0,3)"])
 def test_bad_shapes_are_a_usage_error(tmp_path, capsys, bad):
     parser = argparse.ArgumentParser()
-    command.add_arguments(parser)
+    arguments.add_arguments(parser)
     code = command.run(parser.parse_args([str(tmp_path), "--shapes", bad]))
     assert code == 2
     assert "--shapes" in capsys.readouterr().err
@@ -149,7 +149,7 @@ def test_bad_shapes_are_a_usage_error(tmp_path, capsys, bad):
 def test_text_report_lists_the_silent_divergence_first(golden_dir, capsys):
     folder, _ = golden_dir
     parser = argparse.ArgumentParser()
-    command.add_arguments(parser)
+    arguments.add_arguments(parser)
     args = parser.parse_args([str(folder / "silent.py"), str(folder / "seed_dtype.py"),
                               "--shapes", "Net=2x3", "--shapes", "FirstRow=3x4"])
     assert command.run(args) == 1

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from hyblint.verify import command
+from hyblint.verify import arguments, command
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXES = sorted(p for p in (ROOT / "fixtures" / "fix").glob("*.py") if not p.name.endswith(".fixed.py"))
@@ -13,7 +13,7 @@ FIXES = sorted(p for p in (ROOT / "fixtures" / "fix").glob("*.py") if not p.name
 
 def verify(capsys, *argv):
     parser = argparse.ArgumentParser()
-    command.add_arguments(parser)
+    arguments.add_arguments(parser)
     code = command.run(parser.parse_args([str(a) for a in argv] + ["--format", "json"]))
     return code, json.loads(capsys.readouterr().out)
 

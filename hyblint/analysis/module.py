@@ -95,16 +95,26 @@ def _module_level(source: str, line_start: int, indent: str) -> bool:
     return False
 
 
+def _import_statements(texts: List[str]) -> List[ast.stmt]:
+    """The parsed import statements: all in one parse, or one by one when some text does not parse."""
+    try:
+        return ast.parse("\n".join(texts)).body
+    except (SyntaxError, ValueError):
+        pass
+    statements = []
+    for text in texts:
+        try:
+            statements.extend(ast.parse(text).body[:1])
+        except (SyntaxError, ValueError):
+            continue
+    return statements
+
+
 def collect_imports(source: str) -> ModuleFacts:
     facts = ModuleFacts()
-    for match in _IMPORT.finditer(source):
-        if not _module_level(source, match.start(), match.group("indent")):
-            continue
-        text = _statement_text(source, match.start() + len(match.group("indent")))
-        try:
-            statement = ast.parse(text).body[0]
-        except (SyntaxError, ValueError, IndexError):
-            continue
+    texts = [_statement_text(source, match.start() + len(match.group("indent")))
+             for match in _IMPORT.finditer(source) if _module_level(source, match.start(), match.group("indent"))]
+    for statement in _import_statements(texts):
         if isinstance(statement, ast.Import):
             for alias in statement.names:
                 if alias.asname:

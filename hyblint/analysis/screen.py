@@ -140,6 +140,8 @@ class _Screen:
     # ---- code the rules skip: it runs only imperatively (`if F is nd:`), never traced
     def _imperative_only(self) -> List[ast.stmt]:
         skipped: List[ast.stmt] = []
+        if not any(self._namespace_guard(node.test) for node in self.nodes if type(node) is ast.If):
+            return skipped
         for node in self.nodes:
             for name in ("body", "orelse", "finalbody"):
                 statements = getattr(node, name, None)

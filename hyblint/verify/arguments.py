@@ -1,0 +1,32 @@
+"""The `hyblint verify` command line, apart from the command, so that building the parser for
+`hyblint check` does not import the verification machinery."""
+from __future__ import annotations
+
+import argparse
+
+HELP = """Import the modules on hyblint's MXNet-compatible runtime and run every HybridBlock that
+can be built, eagerly and then hybridized, on random inputs. Reports blocks that fail once
+hybridized, that silently give a different result, or that could not be built. With --fix,
+hyblint's fixes are applied in memory and each fixed block is run hybridized against the
+original's eager result. This EXECUTES the code in the given files (each module in a subprocess
+with a time limit): run it only on code you trust."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", default=[],
+                        help="files or directories (default: . unless --factory is given)")
+    parser.add_argument("--shapes", action="append", default=[], metavar="NAME=SHAPE[,SHAPE]",
+                        help="input shapes of a block (by class or factory name), e.g. Net=2x16 or "
+                             "Net=(2,3),(1,3); repeatable")
+    parser.add_argument("--factory", action="append", default=[], metavar="MODULE:FUNC",
+                        help="a function of no arguments that returns a block, or (name, block) pairs")
+    parser.add_argument("--fix", action="store_true", help="prove hyblint's fixes by running them")
+    parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix, include unsafe fixes")
+    parser.add_argument("--extend-select", default="", metavar="CODES",
+                        help="with --fix, also apply the fixes of these rules (e.g. HYB012)")
+    parser.add_argument("--write", action="store_true",
+                        help="with --fix, write the fixed modules whose fixes were all proved")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds per module (default 120)")
+    parser.add_argument("--python", default=None,
+                        help="run the blocks with this interpreter's real `mxnet` instead of the runtime")
