@@ -1,9 +1,11 @@
 """Time `hyblint check` against `ruff check` on the same corpus, as whole processes, interleaved.
 
-usage: python benchmarks/lint_corpus.py CORPUS_DIR [--rounds N]
+usage: python benchmarks/lint_corpus.py CORPUS_DIR [--rounds N] [--python PYTHON]
 
 CORPUS_DIR: real Gluon code, e.g. the GluonCV/GluonNLP/MXNet sources that the project's corpus
 script unpacks. Prints the median wall time of each tool, their ratio, and hyblint's warm-cache time.
+By default this checkout runs on this interpreter; --python times the hyblint installed for another
+(a virtual environment made as the README says), whose start-up is then what a user's is.
 """
 from __future__ import annotations
 
@@ -33,11 +35,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus")
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--python", default=None, help="an interpreter with hyblint installed")
     args = parser.parse_args()
     corpus = str(Path(args.corpus).resolve())
     files = sum(1 for _ in Path(corpus).rglob("*.py"))
     ruff = shutil.which("ruff")
-    env_python = sys.executable
+    env_python = args.python or sys.executable
     hyblint = [env_python, "-m", "hyblint", "check", "--no-cache", "--exit-zero", "--format", "concise", corpus]
     peers = {"hyblint (cold, --no-cache)": hyblint}
     if ruff:
@@ -47,7 +50,8 @@ def main() -> None:
         print("ruff not found on PATH: only hyblint is timed")
     times = {name: [] for name in peers}
     with tempfile.TemporaryDirectory() as scratch:  # the commands run from here: no config found
-        os.environ.setdefault("PYTHONPATH", str(ROOT))
+        if args.python is None:
+            os.environ.setdefault("PYTHONPATH", str(ROOT))
         # An installed hyblint runs from bytecode (pip compiles it); so do the timed runs, whatever
         # PYTHONDONTWRITEBYTECODE says here. The warm-up run writes the bytecode, outside the tree.
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
