@@ -14,6 +14,12 @@ text edits, so everything outside the replaced nodes stays byte-identical.
 Each rule carries VALID and INVALID examples (whole modules); the test suite checks that every
 VALID one yields no diagnostic of the rule, and every INVALID one exactly the diagnostics it names
 (and, where `fixed` is given, that `hyblint --fix` turns it into that text).
+
+Before libcst parses a method, the `ast` screen (`analysis/screen.py`) clears those where no rule
+can report. A new rule's code is absent from the screen's SCREENED_CODES, which turns the screen
+off while the rule is selected, until the screen learns what the rule reports on; the names a
+rule looks for belong in `analysis/vocabulary.py`, which the screen reads too. A new rule also
+gets a row in `hyblint/selection.py` (its code, and whether it is on by default).
 """
 from __future__ import annotations
 
