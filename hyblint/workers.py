@@ -69,14 +69,18 @@ class Worker:
         return job, value
 
     def stop(self) -> None:
-        try:
-            self.connection.send(None)
-        except OSError:
-            pass
+        if self.job is STARTING:
+            self.process.terminate()  # still importing, for a run that turned out not to need it
+        else:
+            try:
+                self.connection.send(None)
+            except OSError:
+                pass
         self.connection.close()
         self.process.join(timeout=1)
         if self.process.is_alive():
             self.process.terminate()
+            self.process.join(timeout=1)
 
 
 def start_context():

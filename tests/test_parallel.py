@@ -83,3 +83,17 @@ def test_a_failing_job_raises_with_the_workers_traceback():
     finally:
         worker.stop()
     assert not worker.process.is_alive()
+
+
+def test_workers_started_early_are_stopped_when_no_file_needs_them(tmp_path, monkeypatch):
+    import multiprocessing
+    monkeypatch.setattr(lint, "EARLY_START_THRESHOLD", 2)
+    monkeypatch.setattr(lint.os, "cpu_count", lambda: 2)
+    paths = []
+    for number in range(5):
+        path = tmp_path / ("plain_%d.py" % number)
+        path.write_text("def f(x):\n    return x[0]\n")
+        paths.append(str(path))
+    run = lint.lint_files(paths, Settings(), tmp_path)
+    assert run.diagnostics == [] and run.files_checked == 5
+    assert multiprocessing.active_children() == []
