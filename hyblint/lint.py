@@ -111,6 +111,12 @@ class _Crew:
         for member in self.members:
             member.stop()
 
+    def __enter__(self) -> "_Crew":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
     def run(self, jobs: List[tuple]) -> List[Tuple[tuple, List[Diagnostic]]]:
         to_screen = deque(sorted(jobs, key=lambda job: -len(job[1])))  # largest first: all end together
         to_finish: deque = deque()
@@ -169,16 +175,13 @@ def settings_for(path: str, settings: Settings, root: Path) -> Settings:
 
 def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None) -> LintRun:
     count = min(os.cpu_count() or 1, 8)
-    crew = None
     cold = cache is None or len(cache.entries) < len(paths) // 2
     if cold and len(paths) >= EARLY_START_THRESHOLD and count > 1:
-        crew = _Crew(count)  # forked now: before this process reads anything or starts a thread
-    try:
-        with _collector_paused():
+        # forked now: before this process reads anything or starts a thread
+        with _Crew(count) as crew, _collector_paused():
             return _lint_files(paths, settings, root, cache, crew, count)
-    finally:
-        if crew is not None:
-            crew.stop()
+    with _collector_paused():
+        return _lint_files(paths, settings, root, cache, None, count)
 
 
 def _lint_files(paths, settings, root, cache, crew, count) -> LintRun:
@@ -198,14 +201,11 @@ def _lint_files(paths, settings, root, cache, crew, count) -> LintRun:
     heavy = [job for job in pending if "hybrid_forward" in job[1]]
     results: List[Tuple[tuple, List[Diagnostic]]] = [(job, []) for job in pending if "hybrid_forward" not in job[1]]
     if len(heavy) >= PARALLEL_THRESHOLD and count > 1:
-        if crew is None:
-            crew = _Crew(count)
-            try:
-                results.extend(crew.run(heavy))
-            finally:
-                crew.stop()
-        else:
+        if crew is not None:
             results.extend(crew.run(heavy))
+        else:
+            with _Crew(count) as crew:
+                results.extend(crew.run(heavy))
     else:
         results.extend((job, _check_one(job)) for job in heavy)
     for job, diagnostics in results:

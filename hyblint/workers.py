@@ -12,6 +12,7 @@ neither side can block on a full pipe while the other does too.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import traceback
 from multiprocessing.connection import wait
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -22,21 +23,24 @@ class WorkerError(RuntimeError):
 
 
 def _serve(connection, initializer: Callable[[], None]) -> None:
+    # Ctrl-C is the parent's to handle: it stops the workers; a worker whose parent is gone sees
+    # its pipe closed and ends
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     initializer()
-    connection.send((True, None))  # ready: what a job costs from now on is its own
-    while True:
-        try:
+    try:
+        connection.send((True, None))  # ready: what a job costs from now on is its own
+        while True:
             message = connection.recv()
-        except (EOFError, OSError):
-            return
-        if message is None:
-            return
-        function, argument = message
-        try:
-            reply = (True, function(argument))
-        except BaseException:  # noqa: B036 - reported to the parent, which raises it
-            reply = (False, traceback.format_exc())
-        connection.send(reply)
+            if message is None:
+                return
+            function, argument = message
+            try:
+                reply = (True, function(argument))
+            except Exception:
+                reply = (False, traceback.format_exc())
+            connection.send(reply)
+    except (EOFError, OSError):
+        return
 
 
 STARTING = "starting"

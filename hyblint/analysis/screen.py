@@ -34,7 +34,7 @@ _TENSOR_ATTRIBUTES = SHAPE_ATTRIBUTES | DTYPE_ATTRIBUTES | CONTEXT_ATTRIBUTES | 
 _CALLS_ON_TENSORS = CONVERSION_BUILTINS | {"len", "print"}
 _IDENTITY = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 _TESTED = (ast.If, ast.While, ast.IfExp, ast.Assert)
-# Statements whose bindings the taint does not follow.
+# Statements whose bindings the screen does not follow.
 _UNFOLLOWED = (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Match)
 _REPORTABLE = frozenset({ast.Subscript, ast.Attribute, ast.AugAssign, ast.If, ast.While, ast.IfExp, ast.Assert,
                          ast.UnaryOp, ast.BoolOp, ast.Call})
@@ -100,12 +100,6 @@ def _walk(root: ast.AST) -> List[ast.AST]:
     for node in nodes:  # the list grows as it is read
         nodes.extend(_children(node))
     return nodes
-
-
-def _names(target: ast.AST) -> List[str]:
-    if type(target) is ast.Name:
-        return [target.id]
-    return [node.id for node in _walk(target) if type(node) is ast.Name]
 
 
 class _Screen:
@@ -233,7 +227,7 @@ class _Screen:
         elif type(target) is ast.Starred:
             yield from _unpacked(target, 0)
 
-    def taints(self, node: ast.AST) -> bool:
+    def maybe_tensor(self, node: ast.AST) -> bool:
         """Whether `node`'s value may be a tensor (or a child block's result)."""
         return bool(self.flavor(node) & T)
 
@@ -306,29 +300,29 @@ class _Screen:
         return imported
 
     def _reportable(self, node: ast.AST) -> bool:
-        """Whether some rule could report on `node`, were its tainted operands tensors."""
+        """Whether some rule could report on `node`, given what its operands may be."""
         if isinstance(node, ast.Subscript):                                   # HYB001, HYB005
-            return self.taints(node.value)
+            return self.maybe_tensor(node.value)
         if isinstance(node, ast.Attribute):                                   # HYB002-004, HYB007
-            return node.attr in _TENSOR_ATTRIBUTES and self.taints(node.value)
+            return node.attr in _TENSOR_ATTRIBUTES and self.maybe_tensor(node.value)
         if isinstance(node, ast.AugAssign):                                   # HYB006
-            return self.taints(node.target) or self.taints(node.value)
+            return self.maybe_tensor(node.target) or self.maybe_tensor(node.value)
         if isinstance(node, _TESTED):                                         # HYB008, HYB013
-            return self.taints(node.test) or (isinstance(node, ast.If) and self._frozen_call_in(node.test))
+            return self.maybe_tensor(node.test) or (isinstance(node, ast.If) and self._frozen_call_in(node.test))
         if isinstance(node, ast.UnaryOp):                                     # HYB008 `not`
-            return isinstance(node.op, ast.Not) and self.taints(node.operand)
+            return isinstance(node.op, ast.Not) and self.maybe_tensor(node.operand)
         if isinstance(node, ast.BoolOp):                                      # HYB008 `and`/`or`
-            return any(self.taints(value) for value in node.values)
+            return any(self.maybe_tensor(value) for value in node.values)
         if isinstance(node, ast.Call):
             return self._reportable_call(node)
         return False
 
     def _reportable_call(self, node: ast.Call) -> bool:
         func = node.func
-        tainted_argument = any(self.taints(arg) for arg in node.args) or any(
-            self.taints(keyword.value) for keyword in node.keywords)
+        tensor_argument = any(self.maybe_tensor(arg) for arg in node.args) or any(
+            self.maybe_tensor(keyword.value) for keyword in node.keywords)
         if isinstance(func, ast.Name) and func.id in _CALLS_ON_TENSORS:       # HYB002 len, HYB007, HYB010
-            return tainted_argument
+            return tensor_argument
         if isinstance(func, ast.Attribute):
             if func.attr == "reshape" and self._positional_shape(node):       # HYB011
                 return True
@@ -341,14 +335,14 @@ class _Screen:
         if resolved is None:
             return False
         return resolved.startswith(IMPERATIVE_PREFIXES) or (                 # HYB009
-            resolved in NUMPY_FUNCTIONS and tainted_argument)                # HYB007
+            resolved in NUMPY_FUNCTIONS and tensor_argument)                # HYB007
 
     def _positional_shape(self, call: ast.Call) -> bool:
         """`x.reshape(a, b)` or `F.reshape(x, a, b)`: two dimensions or more, none a tuple or list."""
         if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
             return False
         on_namespace = isinstance(call.func.value, ast.Name) and call.func.value.id == self.namespace
-        if not on_namespace and not self.taints(call.func.value):
+        if not on_namespace and not self.maybe_tensor(call.func.value):
             return False
         dimensions = call.args[1:] if on_namespace else call.args
         return len(dimensions) >= 2 and not any(isinstance(d, (ast.Tuple, ast.List)) for d in dimensions)
@@ -436,7 +430,8 @@ def _namespace_flavor(op: str, call: ast.Call) -> int:
         return T if one else G
     if short == "topk":
         ret = _keyword(call, "ret_typ")
-        both = type(ret) is ast.Constant and isinstance(ret.value, str) and "both" in ret.value
+        text = ret.value if type(ret) is ast.Constant else None  # (libcst sees b"both" as a string too)
+        both = isinstance(text, str) and "both" in text or isinstance(text, bytes) and b"both" in text
         return G if both else T
     if short in NESTED_OPS or short in GROUP_OPS:
         return G
