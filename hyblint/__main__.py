@@ -1,5 +1,3 @@
-import sys
+from hyblint.cli import entry
 
-from hyblint.cli import main
-
-sys.exit(main())
+entry()

@@ -149,6 +149,16 @@ def test_version_and_module_entry_point():
     assert done.returncode == 0 and done.stdout.startswith("hyblint 0.")
 
 
+def test_the_entry_point_writes_everything_before_it_exits(capsys, tmp_path):
+    # the console script ends without tearing the interpreter down: its output must be complete
+    demo = ROOT / "fixtures" / "demo"
+    done = subprocess.run([sys.executable, "-m", "hyblint", "check", "--no-cache", "--format", "json", str(demo)],
+                          capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 1, done.stderr
+    in_process = json.loads(run(capsys, "--no-cache", "--format", "json", demo)[1])
+    assert json.loads(done.stdout) == in_process and len(in_process) >= 14
+
+
 def test_warm_cache_gives_the_same_diagnostics(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # with no configuration, the cache lives in the current directory
     (tmp_path / "net.py").write_text(BROKEN)
