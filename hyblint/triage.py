@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import symtable
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import FrozenSet, List, Optional, Set, Tuple
 
@@ -68,22 +69,47 @@ def triage(source: str, filename: str, settings: Settings = Settings(), *,
     if snippets is None:
         result.whole_module = True
         return result
-    screening = can_screen(codes)
-    result.snippets = [s for s in snippets if not screening or may_report(s.text, result.imports)]
+    if can_screen(codes):
+        aliases = tuple(sorted(result.imports.aliases.items()))
+        result.snippets = [s for s in snippets if _screened(s.text, result.imports, aliases)]
+    else:
+        result.snippets = snippets
     return result
+
+
+# The screen's verdict per method text and imports: the language server triages a file on every
+# keystroke, and only the method being edited changes.
+_VERDICTS: "OrderedDict[tuple, bool]" = OrderedDict()
+_VERDICTS_SIZE = 4096
+
+
+def _screened(text: str, imports: ModuleFacts, aliases: tuple) -> bool:
+    """Whether the method `text` may have something to report (see `analysis.screen`)."""
+    key = (text, aliases)
+    verdict = _VERDICTS.get(key)
+    if verdict is None:
+        verdict = _VERDICTS[key] = may_report(text, imports)
+        if len(_VERDICTS) > _VERDICTS_SIZE:
+            _VERDICTS.popitem(last=False)
+    else:
+        _VERDICTS.move_to_end(key)
+    return verdict
 
 
 def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:
     """The in-scope hybrid_forward methods, cut out and dedented; None when one cannot be."""
     lines: List[str] = []
     snippets = []
+    row, counted = 0, 0  # the 0-based line that starts at offset `counted`
     for match in _DEF.finditer(source):
         indent = match.group("indent")
         owner = _owner_class(classes, match.start(), len(indent.expandtabs()))
         if owner is None or owner not in scope:
             continue
         lines = lines or physical_lines(source, keepends=True)  # once a method is in scope
-        first = _line_index(source, match.start())  # 0-based line of the def
+        row += _line_breaks(source, counted, match.start())
+        counted = match.start()
+        first = row  # 0-based line of the def
         while first > 0 and lines[first - 1].strip().startswith("@"):
             first -= 1                                   # decorators belong to the method
         text = []
@@ -108,11 +134,11 @@ def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:
     return snippets
 
 
-def _line_index(source: str, offset: int) -> int:
-    """The 0-based number of the line that starts at `offset`."""
+def _line_breaks(source: str, start: int, end: int) -> int:
+    """How many lines end between two offsets that start lines."""
     if "\r" not in source:
-        return source.count("\n", 0, offset)
-    return len(physical_lines(source[:offset], keepends=True))
+        return source.count("\n", start, end)
+    return len(physical_lines(source[start:end], keepends=True))
 
 
 def _owner_class(classes, offset: int, indent: int) -> Optional[str]:

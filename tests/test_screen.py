@@ -30,9 +30,14 @@ def cleared(body, args="x"):
     return not may_report(method, collect_imports(source))
 
 
+def forget():
+    engine._SNIPPET_CACHE.clear()
+    triage._VERDICTS.clear()
+
+
 def unscreened(monkeypatch):
     monkeypatch.setattr(triage, "may_report", lambda text, imports: True)
-    engine._SNIPPET_CACHE.clear()
+    forget()
 
 
 @pytest.mark.parametrize("code,index", [(code, i) for code, rule in ALL_RULES.items() if code in SCREENED_CODES
@@ -117,10 +122,10 @@ STATEMENTS = [
 def test_screening_never_changes_what_is_reported(statements):
     source = hybrid_block("\n".join(statements) + "\nreturn y", args="x, y, states, *args, scale=2.0, **kwargs",
                           imports=IMPORTS)
-    engine._SNIPPET_CACHE.clear()
+    forget()
     screened = check_source(source, "m.py")
     with pytest.MonkeyPatch.context() as patch:
         unscreened(patch)
         full = check_source(source, "m.py")
-    engine._SNIPPET_CACHE.clear()
+    forget()
     assert screened == full

@@ -41,12 +41,14 @@ def main() -> int:
         engine._SNIPPET_CACHE.clear()
         screened = engine.finish(first)
         triage.may_report = lambda text, imports: True
+        triage._VERDICTS.clear()
         try:
             everything = triage.triage(source.text, path, settings, extra_hybrid_classes=extra)
             engine._SNIPPET_CACHE.clear()
             unscreened = engine.finish(everything)
         finally:
             triage.may_report = screen
+            triage._VERDICTS.clear()
         methods += len(everything.snippets)
         cleared += len(everything.snippets) - len(first.snippets)
         if screened != unscreened:
