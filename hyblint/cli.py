@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from hyblint import __version__
+from hyblint.workers import WorkerError
 
 COMMANDS = ("check", "rule", "verify", "lsp")
 
@@ -78,6 +79,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except WorkerError as exc:  # a bug, reported with the worker's own traceback
+        print("hyblint: error: a check failed in a worker process; please report it with this:\n%s" % exc,
+              file=sys.stderr)
+        return 2
 
 
 def entry() -> None:

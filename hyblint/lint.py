@@ -15,6 +15,7 @@ from hyblint.diagnostics import Diagnostic, Location, Severity
 from hyblint.files import InputError, SourceFile, read_source
 from hyblint.settings import Settings
 from hyblint.triage import Triage, triage
+from hyblint.workers import STARTING, Worker, start_context, wait_for_any
 
 # Below this many files to check, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 24
@@ -101,8 +102,6 @@ class _Crew:
     nothing waits for them. Half of the workers (at least one) are checkers."""
 
     def __init__(self, count: int):
-        # here, not at the top: multiprocessing alone would cost a warm run a tenth of its time
-        from hyblint.workers import Worker, start_context
         context = start_context()
         checkers = max(1, count // 2)
         self.members = [Worker(context, _start_checker, "check") for _ in range(checkers)] + \
@@ -119,7 +118,6 @@ class _Crew:
         self.stop()
 
     def run(self, jobs: List[tuple]) -> List[Tuple[tuple, List[Diagnostic]]]:
-        from hyblint.workers import STARTING, wait_for_any
         to_screen = deque(sorted(jobs, key=lambda job: -len(job[1])))  # largest first: all end together
         to_finish: deque = deque()
         waiting = 0  # characters of method text in to_finish

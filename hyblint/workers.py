@@ -11,10 +11,8 @@ neither side can block on a full pipe while the other does too.
 """
 from __future__ import annotations
 
-import multiprocessing
 import signal
 import traceback
-from multiprocessing.connection import wait
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
@@ -88,6 +86,9 @@ class Worker:
 
 
 def start_context():
+    # multiprocessing is imported here, when workers start: a warm run that needs none would
+    # spend a tenth of its time importing it
+    import multiprocessing
     methods = multiprocessing.get_all_start_methods()
     # fork: a worker starts with what this process has imported, in milliseconds
     return multiprocessing.get_context("fork" if "fork" in methods else None)
@@ -95,5 +96,6 @@ def start_context():
 
 def wait_for_any(workers: List[Worker]) -> List[Worker]:
     """The busy workers that have finished their job (blocks until one has)."""
+    from multiprocessing.connection import wait
     busy: Dict[Any, Worker] = {w.connection: w for w in workers if w.job is not None}
     return [busy[connection] for connection in wait(list(busy))]

@@ -97,3 +97,20 @@ def test_workers_started_early_are_stopped_when_no_file_needs_them(tmp_path, mon
     run = lint.lint_files(paths, Settings(), tmp_path)
     assert run.diagnostics == [] and run.files_checked == 5
     assert multiprocessing.active_children() == []
+
+
+def _boom(job):
+    raise RuntimeError("boom in %s" % pathlib.Path(job[0]).name)
+
+
+def test_a_job_failing_in_a_worker_ends_the_run_with_its_traceback(tmp_path, monkeypatch, capsys):
+    from hyblint.cli import main
+    paths = corpus(tmp_path)
+    monkeypatch.setattr(lint, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(lint.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(lint, "_triage_one", _boom)
+    monkeypatch.setattr(lint, "_check_one", _boom)
+    assert main(["check", "--no-cache", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "a check failed in a worker process" in err and "RuntimeError: boom in" in err
+    assert len(paths) > 2
