@@ -136,7 +136,7 @@ def _settings(args):
 def _check(args) -> int:
     from hyblint.config import ConfigError
     from hyblint.discovery import discover
-    from hyblint.lint import lint_files, start_workers
+    from hyblint.lint import lint_files
     from hyblint.report import FORMATS
     from hyblint.report.text import statistics
 
@@ -150,21 +150,12 @@ def _check(args) -> int:
         for path in missing:
             print("hyblint: error: %s: no such file or directory" % path, file=sys.stderr)
         return 2
-    cached = not args.no_cache and not (args.fix or args.diff)
-    # A directory to check without a cache to read: start the workers before looking for files,
-    # so that libcst loads while the tree is walked.
-    crew = start_workers() if any(os.path.isdir(p) for p in args.paths) and not (
-        cached and (root / ".hyblint_cache").is_dir()) else None
-    try:
-        paths = discover(args.paths, settings.exclude + settings.extend_exclude, root, args.force_exclude)
-        cache = None
-        if cached:
-            from hyblint.cache import Cache
-            cache = Cache(root / ".hyblint_cache", settings)
-        run = lint_files(paths, settings, root, cache, crew=crew)
-    finally:
-        if crew is not None:
-            crew.stop()
+    paths = discover(args.paths, settings.exclude + settings.extend_exclude, root, args.force_exclude)
+    cache = None
+    if not args.no_cache and not (args.fix or args.diff):
+        from hyblint.cache import Cache
+        cache = Cache(root / ".hyblint_cache", settings)
+    run = lint_files(paths, settings, root, cache)
     if cache is not None:
         cache.save()
 

@@ -8,7 +8,7 @@ import os
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Sequence, Tuple
 
 from hyblint.analysis.hierarchy import hybrid_class_names, scan_class_bases
 from hyblint.diagnostics import Diagnostic, Location, Severity
@@ -173,28 +173,15 @@ def settings_for(path: str, settings: Settings, root: Path) -> Settings:
     return replace(settings, ignore=settings.ignore + extra) if extra else settings
 
 
-def cpu_count() -> int:
-    return min(os.cpu_count() or 1, 8)
-
-
-def start_workers() -> Optional[_Crew]:
-    """Workers forked now, for a run expected to be large and cold: the checkers import libcst
-    while this process is still finding and reading the files. None on a single CPU."""
-    count = cpu_count()
-    return _Crew(count) if count > 1 else None
-
-
-def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None,
-               crew: Optional[_Crew] = None) -> LintRun:
-    """Check `paths`; with `crew`, on those workers (the caller stops them)."""
-    count = cpu_count()
+def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None) -> LintRun:
+    count = min(os.cpu_count() or 1, 8)
     cold = cache is None or len(cache.entries) < len(paths) // 2
-    if crew is None and cold and len(paths) >= EARLY_START_THRESHOLD and count > 1:
+    if cold and len(paths) >= EARLY_START_THRESHOLD and count > 1:
         # forked now: before this process reads anything or starts a thread
         with _Crew(count) as crew, _collector_paused():
             return _lint_files(paths, settings, root, cache, crew, count)
     with _collector_paused():
-        return _lint_files(paths, settings, root, cache, crew, count)
+        return _lint_files(paths, settings, root, cache, None, count)
 
 
 def _lint_files(paths, settings, root, cache, crew, count) -> LintRun:
