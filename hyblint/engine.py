@@ -77,17 +77,13 @@ def _check_snippet(text: str, context, rules, imports) -> Optional[List[Diagnost
         module = cst.parse_module(text)
     except (cst.ParserSyntaxError, RecursionError, ValueError):
         return None
-    found = _check_parsed(module, text, rules, imports)
+    functions = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward"]
+    violations = run_rules(module, functions, rules, imports)
+    found = to_diagnostics(module, text, "", violations, 0, "", apply_noqa=False) if violations else []
     _SNIPPET_CACHE[key] = found
     if len(_SNIPPET_CACHE) > _SNIPPET_CACHE_SIZE:
         _SNIPPET_CACHE.popitem(last=False)
     return found
-
-
-def _check_parsed(module: cst.Module, text: str, rules, imports) -> List[Diagnostic]:
-    functions = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward"]
-    violations = run_rules(module, functions, rules, imports)
-    return to_diagnostics(module, text, "", violations, 0, "", apply_noqa=False) if violations else []
 
 
 def _place(d: Diagnostic, filename: str, row_offset: int, indent: str) -> Diagnostic:

@@ -13,8 +13,8 @@ import libcst as cst
 
 from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.module import ModuleFacts, dotted
-from hyblint.analysis.vocabulary import (GROUP_METHODS, GROUP_OPS, NESTED_OPS, PYTHON_BUILTINS, PYTHON_METHODS,
-                                         SPLIT_OPS, STATE_WORDS)
+from hyblint.analysis.vocabulary import (GROUP_METHODS, GROUP_OPS, NAMESPACE_PREFIXES, NESTED_OPS, PYTHON_BUILTINS,
+                                         PYTHON_METHODS, SPLIT_OPS, STATE_WORDS)
 from hyblint.analysis.walk import preorder
 
 # Methods only a tensor has: a parameter used with one is a tensor, whatever its name.
@@ -188,7 +188,7 @@ class _Walker:
             if head not in self.local_names and head != "self":
                 resolved = self.module.resolve(func)
                 if resolved is not None and resolved.split(".")[0] in ("mxnet",):
-                    if resolved.startswith(("mxnet.ndarray.", "mxnet.nd.", "mxnet.symbol.", "mxnet.sym.")):
+                    if resolved.startswith(NAMESPACE_PREFIXES):
                         return self._namespace_call(resolved.split(".", 2)[2], node)
                     return Kind.UNKNOWN
                 if resolved is not None and resolved.split(".")[0] in ("numpy", "math"):

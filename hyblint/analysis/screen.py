@@ -19,12 +19,13 @@ screened and unscreened checks of generated methods, so a screen that misses a c
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Iterable, List, Optional
+from typing import Dict, Iterable, List, Optional
 
 from hyblint.analysis.module import ND_MODULES, SYM_MODULES, ModuleFacts
 from hyblint.analysis.vocabulary import (CONTEXT_ATTRIBUTES, CONVERSION_BUILTINS, CONVERSION_METHODS,
                                          DTYPE_ATTRIBUTES, FROZEN_CALLS, GROUP_METHODS, GROUP_OPS,
-                                         IMPERATIVE_PREFIXES, INDEX_ARGUMENT, NESTED_OPS, NUMPY_FUNCTIONS,
+                                         IMPERATIVE_PREFIXES, INDEX_ARGUMENT, NAMESPACE_PREFIXES, NESTED_OPS,
+                                         NUMPY_FUNCTIONS,
                                          PYTHON_BUILTINS, PYTHON_METHODS, SHAPE_ATTRIBUTES, SPLIT_OPS,
                                          STATE_WORDS)
 
@@ -73,7 +74,6 @@ _NOT_CHILDREN = {"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "modu
 _CHILD_FIELDS: Dict[type, tuple] = {ast.Constant: ()}
 T = 1  # may be a tensor, or a child block's result
 G = 2  # may be a group or list of tensors
-_NAMESPACES = ("mxnet.ndarray.", "mxnet.nd.", "mxnet.symbol.", "mxnet.sym.")
 
 
 def _child_fields(kind: type) -> tuple:
@@ -289,7 +289,7 @@ class _Screen:
                 return 0
             resolved = self.imports.resolve_dotted(name) if head != "self" else None
             package = resolved.split(".")[0] if resolved is not None else None
-            if package == "mxnet" and resolved.startswith(_NAMESPACES):
+            if package == "mxnet" and resolved.startswith(NAMESPACE_PREFIXES):
                 imported = _namespace_flavor(resolved.split(".", 2)[2], node)
             if package in ("mxnet", "numpy", "math") and head not in self.locals:
                 return imported  # (a name bound in the method may still be the module to the analysis)
@@ -382,11 +382,6 @@ def _negative_number(node: ast.expr) -> bool:
     if kind is ast.Call and type(node.func) is ast.Attribute and node.func.attr in ("full", "array"):
         return any(_negative_number(part) for part in list(node.args[:2]) + [k.value for k in node.keywords])
     return False
-
-
-def cleared(source: str, imports: ModuleFacts, codes: FrozenSet[str]) -> bool:
-    """True when the screen proves that the method in `source` has nothing to report."""
-    return can_screen(codes) and not may_report(source, imports)
 
 
 _BINDINGS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,

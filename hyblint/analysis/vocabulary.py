@@ -14,6 +14,8 @@ PYTHON_BUILTINS = frozenset({"len", "range", "int", "float", "bool", "str", "isi
 SPLIT_OPS = frozenset({"split", "SliceChannel", "split_v2"})
 GROUP_OPS = SPLIT_OPS | {"bipartite_matching", "MultiBoxTarget", "box_encode", "gelqf", "syevd", "amp_multicast",
                          "meshgrid"}
+# The op namespaces, imperative and symbolic, as qualified names: `nd.relu` is an F op.
+NAMESPACE_PREFIXES = ("mxnet.ndarray.", "mxnet.nd.", "mxnet.symbol.", "mxnet.sym.")
 # Control-flow ops return Python structures of outputs and states (lists inside tuples).
 NESTED_OPS = frozenset({"foreach", "while_loop", "cond"})
 # Tensor methods whose result is a group, or a Python value; any other gives a tensor.
@@ -34,7 +36,7 @@ CONVERSION_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist"})
 CONVERSION_BUILTINS = frozenset({"float", "int", "bool", "complex"})
 NUMPY_FUNCTIONS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
 # HYB009: the imperative namespaces, as qualified names.
-IMPERATIVE_PREFIXES = ("mxnet.ndarray.", "mxnet.nd.")
+IMPERATIVE_PREFIXES = NAMESPACE_PREFIXES[:2]
 # HYB013: calls whose value is frozen into the graph when it is traced.
 FROZEN_CALLS = frozenset({"mxnet.autograd.is_training", "mxnet.autograd.is_recording"})
 # HYB014: ops that clip an index by default -> (keyword of the index argument, its position).

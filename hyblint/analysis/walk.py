@@ -84,10 +84,7 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 def visit_all(root: cst.CSTNode, visitor) -> None:
     """Call `visitor.visit_<NodeType>(node)` on `root` and every node under it, in no set order: a
     read-only visit for collecting facts, without libcst's rebuilding of each node it passes."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
+    for node in subtree(root):
         handler = getattr(visitor, "visit_" + type(node).__name__, None)
         if handler is not None:
             handler(node)
-        stack.extend(children(node))
