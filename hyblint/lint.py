@@ -8,7 +8,7 @@ import os
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Sequence, Tuple, Union
 
 from hyblint.analysis.hierarchy import hybrid_class_names, scan_class_bases
 from hyblint.diagnostics import Diagnostic, Location, Severity
@@ -65,9 +65,12 @@ def _check_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> List[Diagnosti
     return check_source(text, path, settings, extra_hybrid_classes=extra)
 
 
-def _triage_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> Triage:
+def _triage_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> Union[Triage, List[Diagnostic]]:
+    """What is left of a file for a checker, or, when nothing is, its diagnostics alone (the text,
+    which this process has, need not travel back)."""
     path, text, settings, extra = job
-    return triage(text, path, settings, extra_hybrid_classes=extra)
+    first = triage(text, path, settings, extra_hybrid_classes=extra)
+    return first.diagnostics if first.settled else first
 
 
 def _finish_one(first: Triage) -> List[Diagnostic]:
@@ -144,10 +147,8 @@ class _Crew:
                 if done is STARTING:
                     continue
                 job, step = done
-                if step != "triage":
+                if step != "triage" or isinstance(value, list):
                     results.append((job, value))
-                elif value.settled:
-                    results.append((job, value.diagnostics))
                 else:
                     to_finish.append((job, value))
                     waiting += _method_text(value)
