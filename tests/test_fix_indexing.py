@@ -56,7 +56,7 @@ def test_index_array_becomes_take_with_wrap():
     assert rewrite("x[rows, cols]", is_index_array=lambda n: True) == "F.gather_nd(x, F.stack(rows, cols))"
 
 
-@pytest.mark.parametrize("src", ["x[..., ::2]", "x[..., ::-1]", "x[0, ..., ...]", "x[*a]",
+@pytest.mark.parametrize("src", ["x[..., ::2]", "x[..., ::-1]", "x[0, ..., ...]", "x[*a]", "x[1:2:0]", "x[::0]", "x[0, ::-0]",
                                  "x[t]", "x[0.5]", "x[:, t:3]"])
 def test_no_rewrite_without_an_equivalent(src):
     assert rewrite(src) is None
@@ -147,3 +147,64 @@ def test_only_ints_by_construction_become_positions():
         "F.slice_axis(x, axis=1, begin=i, end=None)")
     assert fix_of("b, c, h, w = self.shape_of(x)\nreturn x[:, :c]") is None
     assert fix_of("i = F.argmax(x, axis=0)\nreturn x[i]") == "F.take(x, i, mode='wrap')"
+
+
+def _diagnostics(body, code="HYB001", args="x"):
+    from hyblint.engine import check_source
+    from hyblint.rules.base import hybrid_block
+    from hyblint.settings import Settings
+    return [d for d in check_source(hybrid_block(body, args=args), "e.py", Settings(select=(code,)))]
+
+
+def test_a_zero_step_is_flagged_without_a_fix():
+    # `x[1:2:0]` raises ValueError eagerly; rewritten to `x` it would return the whole tensor
+    found = _diagnostics("return x[1:2:0]")
+    assert [d.code for d in found] == ["HYB001"] and found[0].fix is None
+
+
+def test_the_take_rewrite_of_an_index_array_is_unsafe():
+    # x[idx] raises IndexError for an index past either end; mode='wrap' wraps it silently
+    from hyblint.fixer import fix_source
+    from hyblint.rules.base import hybrid_block
+    found = _diagnostics("return x[idx]", args="x, idx")
+    assert found[0].fix.applicability.value == "unsafe"
+    source = hybrid_block("return x[idx]", args="x, idx")
+    assert fix_source(source, "e.py").source == source
+    # one index array per axis: gather_nd raises on those indices as the original does
+    found = _diagnostics("return x[idx, col]", args="x, idx, col")
+    assert found[0].fix.applicability.value == "safe"
+
+
+def test_comments_inside_a_subscript_keep_it_unfixed():
+    found = _diagnostics("return x[\n    0,  # first row\n    1:3,  # columns\n]")
+    assert [d.code for d in found] == ["HYB001"] and found[0].fix is None
+    # a comment inside a part that the rewrite copies through is kept, so the fix is offered
+    found = _diagnostics("return x[(self.k  # the row\n         )]")
+    assert "# the row" in found[0].fix.edits[0].content
+    # HYB005's rewrite of a store into a subscript drops nothing either
+    found = _diagnostics("y = F.relu(x)\ny[\n    0  # the first row\n] = 2\nreturn y", code="HYB005")
+    assert [d.code for d in found] == ["HYB005"] and found[0].fix is None
+
+
+@pytest.mark.parametrize("body", [
+    "y = F.relu(x)\ny[0][1] = 2\nreturn y",
+    "y = F.relu(x)\ny[0][1:3] = 2\nreturn y",
+    "y = F.relu(x)\ny[0][1] += 2\nreturn y",
+    "y = F.relu(x)\ny[0][1]: int = 2\nreturn y",
+    "y = F.relu(x)\ny[0][0][1] = 2\nreturn y",
+    "y = F.relu(x)\ny[0].data[1] = 2\nreturn y",
+    "y = F.relu(x)\n(y[0][1], z) = 2, 3\nreturn y",
+    "y = F.relu(x)\na, *y[0][1:] = 2, 3\nreturn y",
+    "y = F.relu(x)\ndel y[0][1]\nreturn y",
+    "y = F.relu(x)\nfor y[0][1] in range(3):\n    pass\nreturn y",
+    "y = F.relu(x)\nz = [0 for y[0][1] in range(3)]\nreturn y",
+])
+def test_a_store_through_a_subscript_is_never_hyb001s(body):
+    # `y[0][1] = 2` writes into y through the view y[0] (measured on MXNet 1.9.1): rewriting
+    # `y[0]` would make the store land in a temporary and leave y unchanged
+    assert _diagnostics(body) == []
+    from hyblint.fixer import fix_source
+    from hyblint.rules.base import hybrid_block
+    from hyblint.settings import Settings
+    source = hybrid_block(body)
+    assert fix_source(source, "e.py", Settings(select=("HYB001",)), unsafe=True).source == source

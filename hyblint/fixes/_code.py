@@ -117,3 +117,16 @@ def fix_or_none(adapter):
                 cst.ParserSyntaxError):
             return None
     return guarded
+
+
+def keeps_comments(old: cst.CSTNode, new_text: str) -> bool:
+    """Whether every comment written inside `old` is still in `new_text`, its replacement. A
+    rewrite that would drop one (`x[0,  # first row` ...) is not offered: the user's words are
+    not the fixer's to delete."""
+    stack = [old]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Comment) and node.value not in new_text:
+            return False
+        stack.extend(node.children)  # whitespace nodes included: that is where comments are
+    return True

@@ -7,7 +7,7 @@ import libcst as cst
 
 from hyblint.analysis.walk import visit_all
 from hyblint.diagnostics import Applicability
-from hyblint.fixes._code import fix_or_none, int_value, render
+from hyblint.fixes._code import fix_or_none, int_value, keeps_comments, render
 from hyblint.fixes.assign import rewrite_item_assignment
 from hyblint.rules.base import CstFix
 
@@ -101,10 +101,13 @@ def item_assignment_fix(node: cst.Assign, target: cst.Subscript, rule) -> Option
                                       is_tensor=rule.is_tensor)
     if new is None:
         return None
+    rendered = render(new, module=rule.module)
+    if not keeps_comments(node, rendered):
+        return None
     name = target.value.value
     unsafe = observable_outside(name, rule) or _may_broadcast(node, name, rule)
     message = "Rebind `%s` to a new tensor" % name
     if "where(" in rule.code_of(new):
         message = "Rebind `%s` with %s.where over the assigned rows" % (name, rule.F)
     # as text: it already reads as it will in its block (see fixes._code)
-    return CstFix(((node, render(new, module=rule.module)),), message, Applicability.UNSAFE if unsafe else Applicability.SAFE)
+    return CstFix(((node, rendered),), message, Applicability.UNSAFE if unsafe else Applicability.SAFE)

@@ -23,8 +23,8 @@ from typing import Callable, List, Optional, Sequence
 
 import libcst as cst
 
-from hyblint.fixes._code import (code, expr, fix_or_none, int_value, is_none, is_self_attribute, render,
-                                 tuple_text)
+from hyblint.fixes._code import (code, expr, fix_or_none, int_value, is_none, is_self_attribute,
+                                 keeps_comments, render, tuple_text)
 
 IsInt = Callable[[cst.BaseExpression], bool]
 
@@ -99,6 +99,8 @@ def _classify(items, is_int: IsInt) -> Optional[list]:
             if not (_bound_ok(item.lower, is_int) and _bound_ok(item.upper, is_int)
                     and _bound_ok(item.step, is_int)):
                 return None
+            if item.step is not None and int_value(item.step) == 0:
+                return None  # `x[1:2:0]` raises; no rewrite may turn that into a result
             tagged.append(("slice", item))
         elif isinstance(item, cst.Ellipsis):
             tagged.append(("ellipsis",))
@@ -126,8 +128,6 @@ def _cut_for(tag, axis: int) -> Optional[_Cut]:
         step_text = code(step_node).strip()
     begin, end = _bound_text(part.lower), _bound_text(part.upper)
     if begin is None and end is None and step == 1:
-        return None
-    if step == 0:
         return None
     return _Cut(axis, begin, end, None if step == 1 else step, step_text)
 
@@ -258,8 +258,14 @@ def index_fix(node: cst.Subscript, rule):
     if new is None:
         return None
     text = code(new)
+    rendered = render(new, module=rule.module)
+    if not keeps_comments(node, rendered):
+        return None
+    applicability = Applicability.SAFE
     if text.startswith(f"{rule.F}.take("):
         message = f"Use {rule.F}.take(..., mode='wrap')"
+        # an index past either end raised an IndexError; `mode='wrap'` silently wraps it
+        applicability = Applicability.UNSAFE
     elif text.startswith(f"{rule.F}.gather_nd("):
         message = f"Use {rule.F}.gather_nd with the index arrays stacked"
     elif text == code(node.value).strip():
@@ -267,4 +273,4 @@ def index_fix(node: cst.Subscript, rule):
     else:
         message = f"Rewrite the index with {rule.F}.slice / {rule.F}.slice_axis"
     # as text: it already reads as it will in its block (see fixes._code)
-    return CstFix(((node, render(new, module=rule.module)),), message, Applicability.SAFE)
+    return CstFix(((node, rendered),), message, applicability)

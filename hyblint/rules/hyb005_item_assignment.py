@@ -43,7 +43,8 @@ class ItemAssignment(Rule):
     or an attribute refers to the same array: the rewrite only rebinds the local name.
     `x[:] = e` is also unsafe unless `e` is arithmetic with `x` itself as an operand: otherwise
     `e` may have had a smaller shape that the assignment broadcast into x's. Otherwise the fixes
-    are safe. Tensor values assigned to part of `x` have no fix. MXNet 1.x's own
+    are safe. Tensor values assigned to part of `x`, and assignments with comments inside (the
+    rewrite would drop them), have no fix. MXNet 1.x's own
     `x[bool_mask] = v` on NDArray does not do what NumPy does: it is flagged, never rewritten.
     """
     VALID = [

@@ -5,7 +5,6 @@ from hyblint.diagnostics import Applicability
 from hyblint.rules.base import CstFix, Invalid, Rule, hybrid_block
 
 
-
 class ClippedIndex(Rule):
     code = "HYB014"
     name = "clipped-index"
@@ -33,17 +32,20 @@ class ClippedIndex(Rule):
     ```
 
     ## Fix safety
-    Safe: `mode='wrap'` differs from `clip` only for indices outside `[0, n)`, where it gives
-    Python's meaning for `-n <= i < 0`.
+    Unsafe: the fix changes results by design. `mode='wrap'` differs from `clip` only for
+    indices outside `[0, n)`, and there it returns other values: Python's meaning for
+    `-n <= i < 0` (row `n + i` instead of row 0), and a wrapped row instead of the last one for
+    `i >= n`. That is the intended correction, but it is not the same result for every input,
+    so it is applied only with `--unsafe-fixes`.
     """
     VALID = [
         hybrid_block("return F.take(x, F.full((1,), -1), mode='wrap')"),
         hybrid_block("return F.take(x, idx)", args="x, idx"),
     ]
     INVALID = [
-        Invalid(hybrid_block("return F.take(x, F.full((1,), -1))"),
+        Invalid(hybrid_block("return F.take(x, F.full((1,), -1))"), unsafe=True,
                 fixed=hybrid_block("return F.take(x, F.full((1,), -1), mode='wrap')")),
-        Invalid(hybrid_block("return F.pick(x, F.ones_like(F.sum(x, axis=1)) * -1, axis=1)"),
+        Invalid(hybrid_block("return F.pick(x, F.ones_like(F.sum(x, axis=1)) * -1, axis=1)"), unsafe=True,
                 fixed=hybrid_block("return F.pick(x, F.ones_like(F.sum(x, axis=1)) * -1, axis=1, mode='wrap')")),
     ]
 
@@ -68,7 +70,7 @@ class ClippedIndex(Rule):
             cst.Arg(cst.SimpleString("'wrap'"), keyword=cst.Name("mode"),
                     equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                           whitespace_after=cst.SimpleWhitespace("")))]
-        fix = CstFix(((node, node.with_changes(args=args)),), "Add mode='wrap'", Applicability.SAFE)
+        fix = CstFix(((node, node.with_changes(args=args)),), "Add mode='wrap'", Applicability.UNSAFE)
         self.report(node, self.message.format(op=self.F + "." + func.attr.value, value=value), fix=fix)
 
 
