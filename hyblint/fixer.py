@@ -213,7 +213,7 @@ def fix_source(source: str, filename: str, settings: Settings = Settings(), *,
         diagnostics = check(current, filename)
     if any(d.code == "HYB009" for d in result.applied):
         from hyblint.fixes.imports import prune_unused_imports
-        pruned = prune_unused_imports(source, current)
+        pruned = prune_unused_imports(source, current, filename)
         if pruned != current and parses(pruned):
             current = pruned
             diagnostics = check(current, filename)

@@ -38,8 +38,11 @@ class ImperativeNamespace(Rule):
     Safe for operators that exist in both namespaces: the same operator runs with the same
     arguments. Only operators that MXNet 1.9.1 defines in both `mxnet.ndarray` and `mxnet.symbol`
     are rewritten; functions that only exist for NDArrays (`nd.array`, `nd.load`, ...) have no
-    fix. An import that only served the rewritten calls (`from mxnet import nd`) is removed; one
-    still used elsewhere is kept.
+    fix. An import that only served the rewritten calls (`from mxnet import nd`) is removed when
+    nothing else can need it; it is kept when it is used elsewhere in the module (a string
+    annotation such as `"nd.NDArray"` included), exported (listed in `__all__`, re-exported as
+    `nd as nd`, or any import of a package's `__init__.py`), marked `# noqa` on its line, or
+    when the module reaches names by their strings (`globals()`, `vars()`, `eval`, ...).
     """
     VALID = [
         hybrid_block("return F.relu(x)"),
@@ -57,6 +60,9 @@ class ImperativeNamespace(Rule):
         # `nd` is still used outside hybrid_forward: the import stays
         Invalid(hybrid_block("return nd.relu(x)") + _HELPER,
                 fixed=hybrid_block("return F.relu(x)") + _HELPER),
+        # `nd` is exported: the import stays
+        Invalid(hybrid_block("return nd.relu(x)") + '\n__all__ = ["Net", "nd"]\n',
+                fixed=hybrid_block("return F.relu(x)") + '\n__all__ = ["Net", "nd"]\n'),
         Invalid(hybrid_block("return mxnet.ndarray.contrib.box_nms(x)", imports="import mxnet\n"),
                 fixed=hybrid_block("return F.contrib.box_nms(x)")),
     ]
