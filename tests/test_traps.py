@@ -109,3 +109,21 @@ def test_syntax_error_is_one_diagnostic_with_a_position():
     found = check_source("class Net(nn.HybridBlock):\n    def hybrid_forward(self, F, x)\n        return x\n", "bad.py")
     assert [(d.code, d.location.row) for d in found] == [("HYB900", 2)]
     assert "syntax error" in found[0].message
+
+
+STORES_THROUGH_A_VIEW = {
+    # eagerly `y[0]` is a view: these write into y itself (measured on MXNet 1.9.1). HYB001 must
+    # not touch the inner subscript: rewritten, the store would land in a temporary.
+    "item of a row assigned": ("y[0][1] = 2", ["HYB005"]),
+    "item of a row updated": ("y[0][1] += 2", ["HYB005"]),
+    "slice of a row assigned": ("y[0][1:3] = 2", ["HYB005"]),
+    "item of a row deleted": ("del y[0][1]", []),
+    "item of a row as a loop target": ("for y[0][1] in range(3):\n    pass", []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STORES_THROUGH_A_VIEW))
+def test_a_store_through_a_view_is_not_hyb001s(name):
+    body, codes = STORES_THROUGH_A_VIEW[name]
+    source = hybrid_block("y = F.relu(x)\n" + body + "\nreturn y")
+    assert [d.code for d in check_source(source, "trap.py", ALL)] == codes
