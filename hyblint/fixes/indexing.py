@@ -8,8 +8,11 @@ MXNet 1.x legacy NDArray indexing, which the rewrite must reproduce (measured on
   `i` may be -1: `-1 + 1 == 0` would be an empty slice);
 - an index array selects along axis 0 with negative indices counted from the end, which is
   `F.take(..., mode='wrap')` for every index the original accepts (the default `clip` maps -1
-  to 0); several index arrays, one per leading axis, are `F.gather_nd(x, F.stack(...))`, which
-  counts negative indices from the end as well (measured on 1.9.1).
+  to 0), but an index past either end, which raised IndexError, wraps instead: that rewrite is
+  unsafe; several index arrays, one per leading axis, are `F.gather_nd(x, F.stack(...))`, which
+  counts negative indices from the end as well and raises where the original does (measured
+  on 1.9.1);
+- a zero step raises (`x[1:2:0]`): it has no rewrite.
 
 The rewrite works in three steps, each only when needed: slice the input (every axis keeps its
 length-1 place), insert the `None` axes, then squeeze the axes that integers dropped. Squeezing
