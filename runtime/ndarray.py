@@ -11,7 +11,7 @@ from runtime import autograd
 from runtime.base import MXNetError
 from runtime.context import Context, current_context
 from runtime.invoke import present_inputs, split_arguments
-from runtime.registry import OpDef
+from runtime.registry import OpDef, check_new_shape
 
 DEFAULT_DTYPE = np.float32
 
@@ -331,6 +331,8 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
     fast = _fast_path(op, args, kwargs)
     if fast is not None:
         parsed, visible_count, kernel = fast
+        if op.validates:
+            op.validate([a._data for a in args], parsed)
         if op.wants_training:
             results = op.run([a._data for a in args], parsed, is_train=autograd.is_training())
         else:
@@ -359,6 +361,8 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
             raise TypeError("%s: input %s must be an NDArray, got %s" % (public_name, input_name, type(value).__name__))
         arrays.append(value._data)
         ctx = ctx or value._ctx
+    if op.validates:
+        op.validate(arrays, parsed)
     results = op.run(arrays, parsed, is_train=autograd.is_training())
     if op.aux and autograd.is_training():
         _update_aux(op, parsed, inputs, results)
@@ -410,7 +414,10 @@ def empty(shape, ctx=None, dtype=None) -> NDArray:
 
 
 def _shape(shape):
-    return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    """A shape to allocate, after MXNet's checks on it (no negative dimension, under 2^31 elements)."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    check_new_shape(shape)
+    return shape
 
 
 def zeros(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
@@ -422,6 +429,8 @@ def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
 
 
 def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
+    if any(d < 0 for d in ((shape,) if isinstance(shape, (int, np.integer)) else shape)):
+        raise OverflowError("can't convert negative value to unsigned int")  # as MXNet's front end
     result = NDArray(np.full(_shape(shape), val, dtype=dtype or DEFAULT_DTYPE), ctx)
     if out is not None:
         out[:] = result
@@ -430,15 +439,23 @@ def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None) -> NDArray:
+    from runtime.ops.tensor import check_range
+    try:
+        check_range(start, stop, step, repeat)
+    except ValueError as exc:
+        raise MXNetError(str(exc)) from None
     values = np.arange(start, stop, step, dtype=np.float64) if stop is not None else np.arange(start, dtype=np.float64)
     return NDArray(np.repeat(values, repeat).astype(dtype or DEFAULT_DTYPE), ctx)
 
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None) -> NDArray:
+    if num < 0:
+        raise MXNetError("Number of sequence should be non-negative, received %d" % num)
     return NDArray(np.linspace(start, stop, num, endpoint=endpoint).astype(dtype or DEFAULT_DTYPE), ctx)
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs) -> NDArray:
+    check_new_shape((N, M or N))
     return NDArray(np.eye(N, M or None, k, dtype=dtype or DEFAULT_DTYPE), ctx)
 
 

@@ -5,14 +5,16 @@ import numpy as np
 
 
 # ---- reductions
-def _axes(ndim, axis, exclude=False):
+def _axes(ndim, axis, exclude=False, shape=None):
     if axis is None:
         axes = tuple(range(ndim))
     else:
         given = (axis,) if isinstance(axis, int) else tuple(axis)
         for a in given:
             if not -max(ndim, 1) <= a < max(ndim, 1):
-                raise ValueError("axis %s is out of bounds for a %d-d array" % (a, ndim))
+                raise ValueError("Reduction axis %s Exceeds input dimensions [%s]"
+                                 % (a, ",".join(str(d) for d in shape)) if shape else
+                                 "axis %s is out of bounds for a %d-d array" % (a, ndim))
         axes = tuple(a % ndim if ndim else a for a in given)
     if exclude:
         axes = tuple(a for a in range(ndim) if a not in axes)
@@ -21,7 +23,7 @@ def _axes(ndim, axis, exclude=False):
 
 def reducer(function):
     def kernel(x, axis=None, keepdims=False, exclude=False):
-        axes = _axes(x.ndim, axis, exclude)
+        axes = _axes(x.ndim, axis, exclude, x.shape)
         out = function(x, axis=axes, keepdims=keepdims)
         out = np.asarray(out, dtype=x.dtype)
         return out.reshape(1) if out.ndim == 0 else out
@@ -124,6 +126,8 @@ def reshape_shape(src, shape, reverse=False):
         if code == 0:
             out.append(src[j]); j += 1
         elif code == -1:
+            if infer >= 0:
+                raise ValueError("One and only one dim can be inferred")
             infer = len(out); out.append(1); j += 1
         elif code == -2:
             out.extend(src[j:]); j = len(src)
@@ -144,6 +148,9 @@ def reshape_shape(src, shape, reverse=False):
             raise ValueError("invalid reshape code %d" % code)
         i += 1
     total = int(np.prod(src))
+    if infer >= 0 and total == 0:
+        # MXNet 1.x reads a 0 dimension as unknown: nothing is left to infer -1 from
+        raise ValueError("Shape dim size cannot be a negative value -1")
     if infer >= 0:
         known = int(np.prod([d for k, d in enumerate(out) if k != infer]))
         if known == 0 or total % known:
@@ -357,6 +364,8 @@ def batch_take(a, indices):
 def one_hot(indices, depth, on_value=1.0, off_value=0.0, dtype="float32"):
     idx = indices.astype(np.int64)
     out = np.full(idx.shape + (depth,), off_value, dtype=dtype)
+    if depth == 0:
+        return out
     valid = (idx >= 0) & (idx < depth)
     np.put_along_axis(out, np.expand_dims(np.where(valid, idx, 0), -1),
                       np.where(np.expand_dims(valid, -1), on_value, off_value).astype(dtype), axis=-1)

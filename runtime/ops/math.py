@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.kernels import elementwise as k
-from runtime.registry import Attr, bool_, choice, declare, dtype_, float_
+from runtime.registry import Attr, bool_, choice, declare, dtype_, float_, same_shape
 
 _UNARY = {
     "relu": k.relu, "sigmoid": k.sigmoid, "tanh": np.tanh, "exp": np.exp, "abs": np.abs, "square": np.square,
@@ -26,8 +26,7 @@ def _keep_dtype(function):
     return kernel
 
 
-def _same_shape(in_shapes, attrs):
-    return in_shapes, [in_shapes[0]]
+_same_shape = same_shape
 
 
 for _name, _fn in _UNARY.items():

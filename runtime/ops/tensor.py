@@ -4,8 +4,106 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.kernels import tensor as k
-from runtime.registry import (Attr, axis_, bool_, choice, declare, dtype_, float_, int_, optional, shape_,
-                              str_)
+from runtime.registry import (Attr, axis_, bool_, check_new_shape, choice, declare, dtype_, float_, int_, optional,
+                              shape_, str_, uniform_types)
+
+
+# ---- MXNet's rejections, in MXNet's words (checked before a kernel runs, eagerly and at bind time)
+def _axis_within(axis, ndim):
+    if not -ndim <= axis < ndim:
+        raise ValueError("axis %d exceeds the input dimension of %d" % (axis, ndim))
+
+
+def _axis_attr_check(name, extra_dims=0):
+    def check(in_shapes, attrs):
+        axis = attrs[name]
+        if axis is not None:
+            _axis_within(axis, len(in_shapes[0]) + extra_dims)
+    return check
+
+
+def _take_check(in_shapes, attrs):
+    rank = len(in_shapes[0])
+    if not -rank <= attrs["axis"] < rank:
+        raise ValueError("Axis should be in the range of [-r, r-1] where r is the rank of input tensor")
+
+
+def _transpose_check(in_shapes, attrs):
+    axes, ndim = attrs["axes"], len(in_shapes[0])
+    if not axes:
+        return
+    if len(axes) != ndim:
+        raise ValueError("transpose needs one axis for each of the %d dimensions, got axes=%s" % (ndim, axes))
+    for axis in axes:
+        if not 0 <= axis < ndim:  # MXNet 1.9.1 takes no negative axes here
+            raise ValueError("index = %d must be in range [0, %d)" % (axis, ndim))
+
+
+def _swapaxes_check(in_shapes, attrs):
+    ndim = len(in_shapes[0])
+    for name in ("dim1", "dim2"):
+        if not -ndim <= attrs[name] < ndim:
+            raise ValueError("axis%s: axis %d is out of bounds for array of ndim %d" % (name[-1], attrs[name], ndim))
+
+
+def _expand_dims_check(in_shapes, attrs):
+    ndim, axis = len(in_shapes[0]), attrs["axis"]
+    if not -ndim - 1 <= axis <= ndim:
+        raise ValueError("axis must be in the range [-%d, %d] (%d provided)" % (ndim, ndim, axis))
+
+
+def _slice_axis_check(in_shapes, attrs):
+    shape = in_shapes[0]
+    axis = attrs["axis"]
+    _axis_within(axis, len(shape))
+    size = shape[axis]
+    begin, end = attrs["begin"], attrs["end"]
+    begin = begin + size if begin < 0 else begin
+    end = size if end is None else (end + size if end < 0 else end)
+    if end > size:
+        raise ValueError("Invalid end for end=%d as axis_size is %d" % (end, size))
+    if begin < 0:
+        raise ValueError("Invalid begin for begin=%d as axis_size is %d" % (attrs["begin"], size))
+    if begin >= end:
+        raise ValueError("Invalid begin, end, get begin=%d, end=%d" % (begin, end))
+
+
+def _pad_check(in_shapes, attrs):
+    ndim, width = len(in_shapes[0]), attrs["pad_width"]
+    if ndim not in (4, 5):
+        raise ValueError("Current implementation only supports 4-D or 5-D input.")
+    if any(width[:4]):
+        raise ValueError("Current implementation expects padding on the first two axes to be zero.")
+    if len(width) != 2 * ndim:
+        raise ValueError("Input shape vs. pad_width mismatch: pad_width needs %d values for a %d-D input, got %d"
+                         % (2 * ndim, ndim, len(width)))
+
+
+def _creation_check(in_shapes, attrs):
+    check_new_shape(attrs["shape"])
+
+
+def _eye_check(in_shapes, attrs):
+    check_new_shape((attrs["N"], attrs["M"] or attrs["N"]))
+
+
+def check_range(start, stop, step, repeat):
+    """MXNet's checks on arange's arguments (shared with `nd.arange`)."""
+    if step == 0:
+        raise ValueError("Range does not support step=0, received %g" % step)
+    if repeat <= 0:
+        raise ValueError("Range only supports repeat > 0, received %d" % repeat)
+    if stop is not None and (start >= stop if step > 0 else start <= stop):
+        raise ValueError("Invalid range (start, stop, step) = (%g,%g,%g)" % (start, stop, step))
+
+
+def _arange_check(in_shapes, attrs):
+    check_range(attrs["start"], attrs["stop"], attrs["step"], attrs["repeat"])
+
+
+def _linspace_check(in_shapes, attrs):
+    if attrs["num"] < 0:
+        raise ValueError("Number of sequence should be non-negative, received %d" % attrs["num"])
 
 _REDUCE_ATTRS = [Attr("axis", axis_, None), Attr("keepdims", bool_, False), Attr("exclude", bool_, False)]
 for _name, _fn in (("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min), ("prod", np.prod),
@@ -22,19 +120,20 @@ declare("argmax_channel", kernel=k.argmax_channel)
 declare("topk", attrs=[Attr("axis", optional(int_), -1), Attr("k", int_, 1),
                        Attr("ret_typ", choice("value", "indices", "mask", "both"), "indices"),
                        Attr("is_ascend", bool_, False), Attr("dtype", dtype_, "float32")],
-        kernel=k.topk, num_outputs=lambda a: 2 if a["ret_typ"] == "both" else 1)
+        kernel=k.topk, num_outputs=lambda a: 2 if a["ret_typ"] == "both" else 1, types=lambda d, a, n: (d, {
+            "value": [d[0]], "mask": [d[0]], "indices": [a["dtype"]], "both": [d[0], a["dtype"]]}[a["ret_typ"]]))
 declare("sort", attrs=[Attr("axis", optional(int_), -1), Attr("is_ascend", bool_, True)], kernel=k.sort)
 declare("argsort", attrs=[Attr("axis", optional(int_), -1), Attr("is_ascend", bool_, True),
                           Attr("dtype", dtype_, "float32")], kernel=k.argsort)
 _SOFTMAX = [Attr("axis", int_, -1), Attr("temperature", optional(float_), None),
             Attr("dtype", optional(dtype_), None), Attr("use_length", optional(bool_), False)]
-declare("softmax", attrs=_SOFTMAX,
+declare("softmax", attrs=_SOFTMAX, check=_axis_attr_check("axis"),
         kernel=lambda x, axis=-1, temperature=None, dtype=None, use_length=False: k.softmax(x, axis, temperature,
                                                                                               dtype=dtype))
-declare("log_softmax", attrs=_SOFTMAX,
+declare("log_softmax", attrs=_SOFTMAX, check=_axis_attr_check("axis"),
         kernel=lambda x, axis=-1, temperature=None, dtype=None, use_length=False: k.log_softmax(x, axis, temperature,
                                                                                                   dtype))
-declare("softmin", attrs=_SOFTMAX,
+declare("softmin", attrs=_SOFTMAX, check=_axis_attr_check("axis"),
         kernel=lambda x, axis=-1, temperature=None, dtype=None, use_length=False: k.softmin(x, axis, temperature,
                                                                                               dtype))
 
@@ -49,15 +148,18 @@ declare("reshape", attrs=[Attr("shape", shape_, ()), Attr("reverse", bool_, Fals
         kernel=k.reshape, aliases=("Reshape",), infer=_reshape_shapes)
 declare("reshape_like", inputs=("lhs", "rhs"),
         attrs=[Attr(n, optional(int_), None) for n in ("lhs_begin", "lhs_end", "rhs_begin", "rhs_end")],
-        kernel=k.reshape_like)
+        kernel=k.reshape_like, types=uniform_types(free=("rhs",)))
 declare("Flatten", kernel=k.flatten, aliases=("flatten",))
-declare("expand_dims", attrs=[Attr("axis", int_, required=True)], kernel=k.expand_dims)
+declare("expand_dims", attrs=[Attr("axis", int_, required=True)], kernel=k.expand_dims, check=_expand_dims_check)
 declare("squeeze", attrs=[Attr("axis", axis_, None)], kernel=k.squeeze)
-declare("transpose", attrs=[Attr("axes", shape_, ())], kernel=k.transpose)
-declare("SwapAxis", attrs=[Attr("dim1", int_, 0), Attr("dim2", int_, 0)], kernel=k.swapaxes, aliases=("swapaxes",))
-declare("Concat", inputs=("*data",), attrs=[Attr("dim", int_, 1)], kernel=k.concat, aliases=("concat",))
-declare("stack", inputs=("*data",), attrs=[Attr("axis", int_, 0)], kernel=k.stack)
-declare("SliceChannel", attrs=[Attr("num_outputs", int_, required=True), Attr("axis", int_, 1),
+declare("transpose", attrs=[Attr("axes", shape_, ())], kernel=k.transpose, check=_transpose_check)
+declare("SwapAxis", attrs=[Attr("dim1", int_, 0), Attr("dim2", int_, 0)], kernel=k.swapaxes, aliases=("swapaxes",),
+        check=_swapaxes_check)
+declare("Concat", inputs=("*data",), attrs=[Attr("dim", int_, 1)], kernel=k.concat, aliases=("concat",),
+        check=_axis_attr_check("dim"), types=uniform_types(wording="concat"))
+declare("stack", inputs=("*data",), attrs=[Attr("axis", int_, 0)], kernel=k.stack,
+        check=_axis_attr_check("axis", extra_dims=1))
+declare("SliceChannel", attrs=[Attr("num_outputs", int_, required=True, low=1), Attr("axis", int_, 1),
                                Attr("squeeze_axis", bool_, False)],
         kernel=k.split, aliases=("split",), num_outputs=lambda a: a["num_outputs"])
 declare("_split_v2", attrs=[Attr("indices", shape_, ()), Attr("axis", int_, 0), Attr("squeeze_axis", bool_, False),
@@ -67,14 +169,16 @@ declare("_split_v2", attrs=[Attr("indices", shape_, ()), Attr("axis", int_, 0), 
 declare("slice", attrs=[Attr("begin", shape_, required=True), Attr("end", shape_, required=True),
                         Attr("step", shape_, ())], kernel=k.slice_, aliases=("crop",))
 declare("slice_axis", attrs=[Attr("axis", int_, required=True), Attr("begin", int_, required=True),
-                             Attr("end", optional(int_), required=True)], kernel=k.slice_axis)
-declare("slice_like", inputs=("data", "shape_like"), attrs=[Attr("axes", shape_, ())], kernel=k.slice_like)
+                             Attr("end", optional(int_), required=True)], kernel=k.slice_axis,
+        check=_slice_axis_check)
+declare("slice_like", inputs=("data", "shape_like"), attrs=[Attr("axes", shape_, ())], kernel=k.slice_like,
+        types=uniform_types(free=("shape_like",)))
 declare("tile", attrs=[Attr("reps", shape_, required=True)], kernel=k.tile)
 declare("repeat", attrs=[Attr("repeats", int_, required=True), Attr("axis", optional(int_), None)], kernel=k.repeat)
 declare("reverse", attrs=[Attr("axis", shape_, required=True)], kernel=k.reverse, aliases=("flip",))
 declare("pad", attrs=[Attr("mode", choice("constant", "edge", "reflect"), "constant"),
                       Attr("pad_width", shape_, required=True), Attr("constant_value", float_, 0.0)],
-        kernel=k.pad, aliases=("Pad",))
+        kernel=k.pad, aliases=("Pad",), check=_pad_check)
 declare("diag", attrs=[Attr("k", int_, 0), Attr("axis1", int_, 0), Attr("axis2", int_, 1)], kernel=k.diag)
 declare("depth_to_space", attrs=[Attr("block_size", int_, required=True)], kernel=k.depth_to_space)
 declare("space_to_depth", attrs=[Attr("block_size", int_, required=True)], kernel=k.space_to_depth)
@@ -83,36 +187,41 @@ declare("broadcast_axis", attrs=[Attr("axis", shape_, ()), Attr("size", shape_, 
         aliases=("broadcast_axes",))
 declare("broadcast_like", inputs=("lhs", "rhs"), attrs=[Attr("lhs_axes", optional(shape_), None),
                                                         Attr("rhs_axes", optional(shape_), None)],
-        kernel=k.broadcast_like)
-declare("where", inputs=("condition", "x", "y"), kernel=k.where)
+        kernel=k.broadcast_like, types=uniform_types(free=("rhs",)))
+declare("where", inputs=("condition", "x", "y"), kernel=k.where, types=uniform_types(free=("condition",)))
 
 # ---- indexing
 _MODE = choice("clip", "wrap", "raise")
-declare("take", inputs=("a", "indices"), attrs=[Attr("axis", int_, 0), Attr("mode", _MODE, "clip")], kernel=k.take)
+declare("take", inputs=("a", "indices"), attrs=[Attr("axis", int_, 0), Attr("mode", _MODE, "clip")], kernel=k.take,
+        check=_take_check, types=uniform_types(free=("indices",)))
 declare("pick", inputs=("data", "index"), attrs=[Attr("axis", optional(int_), -1), Attr("keepdims", bool_, False),
-                                                 Attr("mode", _MODE, "clip")], kernel=k.pick)
-declare("gather_nd", inputs=("data", "indices"), kernel=k.gather_nd)
-declare("batch_take", inputs=("a", "indices"), kernel=k.batch_take)
+                                                 Attr("mode", _MODE, "clip")], kernel=k.pick,
+        types=uniform_types(free=("index",)))
+declare("gather_nd", inputs=("data", "indices"), kernel=k.gather_nd, types=uniform_types(free=("indices",)))
+declare("batch_take", inputs=("a", "indices"), kernel=k.batch_take, types=uniform_types(free=("indices",)))
 declare("one_hot", inputs=("indices",), attrs=[Attr("depth", int_, required=True), Attr("on_value", float_, 1.0),
                                                Attr("off_value", float_, 0.0), Attr("dtype", dtype_, "float32")],
         kernel=k.one_hot)
 
 # ---- creation (no inputs; `ctx` is accepted and ignored: everything lives on the CPU)
 _CREATE = [Attr("dtype", dtype_, "float32"), Attr("ctx", str_, "")]
-declare("_zeros", inputs=(), attrs=[Attr("shape", shape_, ())] + _CREATE, kernel=k.zeros, no_inputs=True)
-declare("_ones", inputs=(), attrs=[Attr("shape", shape_, ())] + _CREATE, kernel=k.ones, no_inputs=True)
+declare("_zeros", inputs=(), attrs=[Attr("shape", shape_, ())] + _CREATE, kernel=k.zeros, no_inputs=True,
+        check=_creation_check)
+declare("_ones", inputs=(), attrs=[Attr("shape", shape_, ())] + _CREATE, kernel=k.ones, no_inputs=True,
+        check=_creation_check)
 declare("_full", inputs=(), attrs=[Attr("shape", shape_, ()), Attr("value", float_, 0.0)] + _CREATE,
-        kernel=k.full, no_inputs=True)
+        kernel=k.full, no_inputs=True, check=_creation_check)
 declare("_arange", inputs=(), attrs=[Attr("start", float_, 0.0), Attr("stop", optional(float_), None),
                                      Attr("step", float_, 1.0), Attr("repeat", int_, 1),
-                                     Attr("infer_range", bool_, False)] + _CREATE, kernel=k.arange, no_inputs=True)
+                                     Attr("infer_range", bool_, False)] + _CREATE, kernel=k.arange, no_inputs=True,
+        check=_arange_check)
 declare("_linspace", inputs=(), attrs=[Attr("start", float_, 0.0), Attr("stop", float_, required=True),
                                        Attr("num", int_, required=True), Attr("endpoint", bool_, True)] + _CREATE,
-        kernel=k.linspace, no_inputs=True)
+        kernel=k.linspace, no_inputs=True, check=_linspace_check)
 declare("_eye", inputs=(), attrs=[Attr("N", int_, required=True), Attr("M", int_, 0), Attr("k", int_, 0)] + _CREATE,
-        kernel=k.eye, no_inputs=True)
-declare("shape_array", kernel=k.shape_array)
-declare("size_array", kernel=k.size_array)
+        kernel=k.eye, no_inputs=True, check=_eye_check)
+declare("shape_array", kernel=k.shape_array, types=lambda d, a, n: (d, "int64"))
+declare("size_array", kernel=k.size_array, types=lambda d, a, n: (d, "int64"))
 declare("_contrib_arange_like", attrs=[Attr("start", float_, 0.0), Attr("step", float_, 1.0),
                                        Attr("repeat", int_, 1), Attr("axis", optional(int_), None),
                                        Attr("ctx", str_, "")],
