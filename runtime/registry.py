@@ -126,7 +126,8 @@ def choice(*options: str) -> Callable:
     def parse_choice(value):
         value = str(_literal(value))
         if value not in options:
-            raise ValueError("expected one of %s, got %r" % (", ".join(options), value))
+            raise ValueError("Invalid Input: '%s', valid values are: {%s}"
+                             % (value, ", ".join("'%s'" % o for o in sorted(options))))
         return value
     return parse_choice
 
@@ -303,7 +304,8 @@ class OpDef:
         except MXNetError:
             raise
         except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
-            raise MXNetError("Error in operator %s: %s" % (self.name, exc)) from None
+            reason = str(exc).replace("Incompatible attr at", "Incompatible attr in node  at")
+            raise MXNetError("Error in operator %s: %s" % (self.name, reason)) from None
         if len(arrays) > 1:
             first = arrays[0].dtype
             if self.types is not None or any(a.dtype != first for a in arrays):

@@ -192,7 +192,8 @@ def squeeze(x, axis=None):
         axes = _axes(x.ndim, axis)
         for a in axes:
             if x.shape[a] != 1:
-                raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+                raise ValueError("cannot select an axis to squeeze out which has size=%d not equal to one"
+                                 % x.shape[a])
         out = np.squeeze(x, axis=axes)
     # MXNet 1.x has no 0-d arrays: squeezing every axis leaves shape (1,)
     return out.reshape(1) if out.ndim == 0 else out
@@ -216,7 +217,9 @@ def stack(*arrays, axis=0, num_args=None):
 
 def split(x, num_outputs, axis=1, squeeze_axis=False):
     if x.shape[axis] % num_outputs:
-        raise ValueError("cannot split axis of size %d into %d equal parts" % (x.shape[axis], num_outputs))
+        raise ValueError("You are trying to split the %d-th axis of input tensor with shape [%s] into num_outputs=%d "
+                         "evenly sized chunks, but this is not possible because %d is not a multiple of %d."
+                         % (axis % x.ndim, ",".join(map(str, x.shape)), num_outputs, x.shape[axis], num_outputs))
     parts = np.split(x, num_outputs, axis=axis)
     if squeeze_axis:
         parts = [np.squeeze(p, axis=axis) for p in parts]

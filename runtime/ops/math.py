@@ -67,7 +67,8 @@ def _broadcast_shapes(in_shapes, attrs):
     try:
         return in_shapes, [tuple(np.broadcast_shapes(in_shapes[0], in_shapes[1]))]
     except ValueError:
-        raise ValueError("operands could not be broadcast together with shapes %s %s" % tuple(in_shapes)) from None
+        raise ValueError("operands could not be broadcast together with shapes [%s] [%s]"
+                         % tuple(",".join(map(str, s)) for s in in_shapes)) from None
 
 
 def _equal_shapes(in_shapes, attrs):

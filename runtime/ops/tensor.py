@@ -79,6 +79,102 @@ def _pad_check(in_shapes, attrs):
                          % (2 * ndim, ndim, len(width)))
 
 
+def _reduce_check(in_shapes, attrs):
+    axis, shape = attrs["axis"], in_shapes[0]
+    if axis is None:
+        return
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    text = ",".join(map(str, shape))
+    for a in axes:
+        if not -len(shape) <= a < len(shape):
+            raise ValueError("Reduction axis %s Exceeds input dimensions [%s]"
+                             % (a if isinstance(axis, int) and a >= 0 else "[%s]" % a, text))
+    normal = [a % len(shape) for a in axes]
+    if len(set(normal)) != len(normal):
+        raise ValueError("Reduction axes have duplicates [%s]" % ",".join(map(str, axes)))
+
+
+def _sort_check(in_shapes, attrs):
+    axis, ndim = attrs["axis"], len(in_shapes[0])
+    if axis is not None and not -ndim <= axis < ndim:
+        raise ValueError("Invalid axis! axis should be between 0 and %d, found axis=%d" % (ndim, axis))
+
+
+def _topk_check(in_shapes, attrs):
+    _sort_check(in_shapes, attrs)
+    axis = attrs["axis"]
+    size = in_shapes[0][axis] if axis is not None else int(np.prod(in_shapes[0]))
+    if attrs["k"] > size:
+        raise ValueError("k must be smaller than %d, get k = %d" % (size, attrs["k"]))
+
+
+def _repeat_check(in_shapes, attrs):
+    if attrs["repeats"] < 0:
+        raise ValueError("repeats cannot be a negative number")
+    axis, ndim = attrs["axis"], len(in_shapes[0])
+    if axis is not None and not -ndim <= axis < ndim:
+        raise ValueError("axis = %d out of bounds" % axis)
+
+
+def _tile_check(in_shapes, attrs):
+    for rep in attrs["reps"]:
+        if rep < 0:
+            raise ValueError("shape dim size must be >= -1, while received %d" % rep)
+
+
+def _slice_check(in_shapes, attrs):
+    if len(attrs["begin"]) > len(in_shapes[0]):
+        raise ValueError("Slicing axis exceeds data dimensions")
+    for i, step in enumerate(attrs["step"]):
+        if step == 0:
+            raise ValueError("slice op step[%d] cannot be 0" % i)
+
+
+def _concat_check(in_shapes, attrs):
+    _axis_within(attrs["dim"], len(in_shapes[0]))
+    first = in_shapes[0]
+    axis = attrs["dim"] % len(first)
+    expected = [d if i != axis else -1 for i, d in enumerate(first)]
+    for shape in in_shapes[1:]:
+        if shape is None:
+            continue
+        if len(shape) != len(first) or any(d != e for i, (d, e) in enumerate(zip(shape, expected)) if i != axis):
+            raise ValueError("Incompatible input shape: expected [%s], got [%s]"
+                             % (",".join(map(str, expected)), ",".join(map(str, shape))))
+
+
+def _dot_check(in_shapes, attrs):
+    a, b = in_shapes
+    if b is None:
+        return
+    ka = a[0] if attrs["transpose_a"] else a[-1]
+    kb = b[-1] if attrs["transpose_b"] else b[0]
+    if ka != kb:
+        raise ValueError("dot shape error: [%s] X [%s]" % (",".join(map(str, a)), ",".join(map(str, b))))
+
+
+def _batch_dot_check(in_shapes, attrs):
+    a, b = in_shapes
+    if b is None:
+        return
+    text = "[%s] X [%s] trans_a=%d trans_b=%d" % (",".join(map(str, a)), ",".join(map(str, b)),
+                                                   attrs["transpose_a"], attrs["transpose_b"])
+    if len(a) < 3 or len(b) < 3:
+        raise ValueError("batch_dot currently only support N-D*N-D array (N >= 3)[%s] v.s. [%s]"
+                         % (",".join(map(str, a)), ",".join(map(str, b))))
+    if a[:-2] != b[:-2]:
+        raise ValueError("batch_dot shape error (the leading batch dimensions must be equal): " + text)
+    ka = a[-2] if attrs["transpose_a"] else a[-1]
+    kb = b[-1] if attrs["transpose_b"] else b[-2]
+    if ka != kb:
+        raise ValueError("batch_dot shape error (shape mismatch): " + text)
+
+
+def _one_hot_check(in_shapes, attrs):
+    if attrs["depth"] < 0:
+        raise ValueError("Dimension size, depth, must be a non-negative integer")
+
+
 def _creation_check(in_shapes, attrs):
     check_new_shape(attrs["shape"])
 
@@ -108,23 +204,24 @@ def _linspace_check(in_shapes, attrs):
 _REDUCE_ATTRS = [Attr("axis", axis_, None), Attr("keepdims", bool_, False), Attr("exclude", bool_, False)]
 for _name, _fn in (("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min), ("prod", np.prod),
                    ("nansum", np.nansum), ("nanprod", np.nanprod)):
-    declare(_name, attrs=_REDUCE_ATTRS, kernel=k.reducer(_fn),
+    declare(_name, attrs=_REDUCE_ATTRS, kernel=k.reducer(_fn), check=_reduce_check,
             aliases={"sum": ("sum_axis",), "max": ("max_axis",), "min": ("min_axis",)}.get(_name, ()))
 declare("norm", attrs=[Attr("ord", int_, 2), Attr("axis", axis_, None), Attr("keepdims", bool_, False),
-                       Attr("out_dtype", optional(dtype_), None)],
+                       Attr("out_dtype", optional(dtype_), None)], check=_reduce_check,
         kernel=lambda x, ord=2, axis=None, keepdims=False, out_dtype=None: k.norm(x, ord, axis, keepdims))
 for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
     declare(_name, attrs=[Attr("axis", optional(int_), None), Attr("keepdims", bool_, False)],
-            kernel=k.arg_reducer(_fn))
+            kernel=k.arg_reducer(_fn), check=_axis_attr_check("axis"))
 declare("argmax_channel", kernel=k.argmax_channel)
 declare("topk", attrs=[Attr("axis", optional(int_), -1), Attr("k", int_, 1),
                        Attr("ret_typ", choice("value", "indices", "mask", "both"), "indices"),
                        Attr("is_ascend", bool_, False), Attr("dtype", dtype_, "float32")],
-        kernel=k.topk, num_outputs=lambda a: 2 if a["ret_typ"] == "both" else 1, types=lambda d, a, n: (d, {
+        kernel=k.topk, check=_topk_check, num_outputs=lambda a: 2 if a["ret_typ"] == "both" else 1, types=lambda d, a, n: (d, {
             "value": [d[0]], "mask": [d[0]], "indices": [a["dtype"]], "both": [d[0], a["dtype"]]}[a["ret_typ"]]))
-declare("sort", attrs=[Attr("axis", optional(int_), -1), Attr("is_ascend", bool_, True)], kernel=k.sort)
+declare("sort", attrs=[Attr("axis", optional(int_), -1), Attr("is_ascend", bool_, True)], kernel=k.sort,
+        check=_sort_check)
 declare("argsort", attrs=[Attr("axis", optional(int_), -1), Attr("is_ascend", bool_, True),
-                          Attr("dtype", dtype_, "float32")], kernel=k.argsort)
+                          Attr("dtype", dtype_, "float32")], kernel=k.argsort, check=_sort_check)
 _SOFTMAX = [Attr("axis", int_, -1), Attr("temperature", optional(float_), None),
             Attr("dtype", optional(dtype_), None), Attr("use_length", optional(bool_), False)]
 declare("softmax", attrs=_SOFTMAX, check=_axis_attr_check("axis"),
@@ -156,7 +253,7 @@ declare("transpose", attrs=[Attr("axes", shape_, ())], kernel=k.transpose, check
 declare("SwapAxis", attrs=[Attr("dim1", int_, 0), Attr("dim2", int_, 0)], kernel=k.swapaxes, aliases=("swapaxes",),
         check=_swapaxes_check)
 declare("Concat", inputs=("*data",), attrs=[Attr("dim", int_, 1)], kernel=k.concat, aliases=("concat",),
-        check=_axis_attr_check("dim"), types=uniform_types(wording="concat"))
+        check=_concat_check, types=uniform_types(wording="concat"))
 declare("stack", inputs=("*data",), attrs=[Attr("axis", int_, 0)], kernel=k.stack,
         check=_axis_attr_check("axis", extra_dims=1))
 declare("SliceChannel", attrs=[Attr("num_outputs", int_, required=True, low=1), Attr("axis", int_, 1),
@@ -167,14 +264,15 @@ declare("_split_v2", attrs=[Attr("indices", shape_, ()), Attr("axis", int_, 0), 
         kernel=k.split_v2,
         num_outputs=lambda a: a["sections"] or (len(a["indices"]) - (1 if a["indices"][:1] == (0,) else 0) + 1))
 declare("slice", attrs=[Attr("begin", shape_, required=True), Attr("end", shape_, required=True),
-                        Attr("step", shape_, ())], kernel=k.slice_, aliases=("crop",))
+                        Attr("step", shape_, ())], kernel=k.slice_, aliases=("crop",), check=_slice_check)
 declare("slice_axis", attrs=[Attr("axis", int_, required=True), Attr("begin", int_, required=True),
                              Attr("end", optional(int_), required=True)], kernel=k.slice_axis,
         check=_slice_axis_check)
 declare("slice_like", inputs=("data", "shape_like"), attrs=[Attr("axes", shape_, ())], kernel=k.slice_like,
         types=uniform_types(free=("shape_like",)))
-declare("tile", attrs=[Attr("reps", shape_, required=True)], kernel=k.tile)
-declare("repeat", attrs=[Attr("repeats", int_, required=True), Attr("axis", optional(int_), None)], kernel=k.repeat)
+declare("tile", attrs=[Attr("reps", shape_, required=True)], kernel=k.tile, check=_tile_check)
+declare("repeat", attrs=[Attr("repeats", int_, required=True), Attr("axis", optional(int_), None)], kernel=k.repeat,
+        check=_repeat_check)
 declare("reverse", attrs=[Attr("axis", shape_, required=True)], kernel=k.reverse, aliases=("flip",))
 declare("pad", attrs=[Attr("mode", choice("constant", "edge", "reflect"), "constant"),
                       Attr("pad_width", shape_, required=True), Attr("constant_value", float_, 0.0)],
@@ -195,13 +293,13 @@ _MODE = choice("clip", "wrap", "raise")
 declare("take", inputs=("a", "indices"), attrs=[Attr("axis", int_, 0), Attr("mode", _MODE, "clip")], kernel=k.take,
         check=_take_check, types=uniform_types(free=("indices",)))
 declare("pick", inputs=("data", "index"), attrs=[Attr("axis", optional(int_), -1), Attr("keepdims", bool_, False),
-                                                 Attr("mode", _MODE, "clip")], kernel=k.pick,
+                                                 Attr("mode", _MODE, "clip")], kernel=k.pick, check=_axis_attr_check("axis"),
         types=uniform_types(free=("index",)))
 declare("gather_nd", inputs=("data", "indices"), kernel=k.gather_nd, types=uniform_types(free=("indices",)))
 declare("batch_take", inputs=("a", "indices"), kernel=k.batch_take, types=uniform_types(free=("indices",)))
 declare("one_hot", inputs=("indices",), attrs=[Attr("depth", int_, required=True), Attr("on_value", float_, 1.0),
                                                Attr("off_value", float_, 0.0), Attr("dtype", dtype_, "float32")],
-        kernel=k.one_hot)
+        kernel=k.one_hot, check=_one_hot_check)
 
 # ---- creation (no inputs; `ctx` is accepted and ignored: everything lives on the CPU)
 _CREATE = [Attr("dtype", dtype_, "float32"), Attr("ctx", str_, "")]
@@ -230,8 +328,8 @@ declare("_contrib_arange_like", attrs=[Attr("start", float_, 0.0), Attr("step", 
 # ---- linear algebra
 _TRANSPOSE = [Attr("transpose_a", bool_, False), Attr("transpose_b", bool_, False),
               Attr("forward_stype", optional(str_), None)]
-declare("dot", inputs=("lhs", "rhs"), attrs=_TRANSPOSE, kernel=k.dot)
-declare("batch_dot", inputs=("lhs", "rhs"), attrs=_TRANSPOSE, kernel=k.batch_dot)
+declare("dot", inputs=("lhs", "rhs"), attrs=_TRANSPOSE, kernel=k.dot, check=_dot_check)
+declare("batch_dot", inputs=("lhs", "rhs"), attrs=_TRANSPOSE, kernel=k.batch_dot, check=_batch_dot_check)
 declare("_linalg_gemm2", inputs=("A", "B"), attrs=[Attr("transpose_a", bool_, False), Attr("transpose_b", bool_, False),
                                                    Attr("alpha", float_, 1.0), Attr("axis", int_, -2)],
         kernel=k.gemm2, aliases=("linalg.gemm2", "linalg_gemm2"))
