@@ -52,7 +52,7 @@ def infer_shapes(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
             if child.is_variable and before is None and after is not None:
                 shapes[id(child)][index] = tuple(after)
             elif before is not None and after is not None and tuple(before) != tuple(after):
-                raise MXNetError("Error in operator %s: %s" % (node.name, shape_inconsistent(before, after)))
+                raise MXNetError("Error in operator %s: %s" % (node.name, shape_inconsistent(before, after, node.op.bracket_shapes)))
         shapes[id(node)] = [tuple(s) if s is not None else None for s in (out_shapes or [None])]
     aux = _aux_variables(order)
     args = [shapes[id(n)][0] for n in order if n.is_variable and id(n) not in aux]

@@ -190,6 +190,7 @@ class OpDef:
     check: Optional[Callable] = None        # check(in_shapes, attrs): MXNet's rejections, where `infer` is absent
     types: Optional[Callable] = None        # types(in_dtypes, attrs, names) -> (in_dtypes, out dtype or list)
     validates: bool = True                  # eager calls check their inputs first (set by declare)
+    bracket_shapes: bool = False            # MXNet prints this operator's inferred shapes as [a,b]
 
     @property
     def variadic(self) -> bool:
@@ -216,6 +217,9 @@ class OpDef:
             except DTypeNotUnderstood as exc:
                 raise TypeError(str(exc)) from None
             except (ValueError, TypeError) as exc:
+                if str(exc).startswith("Invalid Input: "):  # a choice: MXNet names the call's attributes
+                    raise MXNetError('%s, in operator %s(name="", %s)' % (exc, self.name, ", ".join(
+                        '%s="%s"' % (k, v) for k, v in given.items() if not k.startswith("__")))) from None
                 raise MXNetError("Invalid Parameter format for %s expect %s but value='%s', in operator %s: %s"
                                  % (key, spec.parse.__name__.rstrip("_"), value, self.name, exc)) from None
         for key, spec in self.attrs.items():
@@ -300,7 +304,8 @@ class OpDef:
                 completed, _ = self.infer(list(shapes), attrs)
                 for given, inferred in zip(shapes, completed):
                     if inferred is not None and tuple(given) != tuple(inferred):
-                        raise MXNetError("Error in operator %s: %s" % (self.name, shape_inconsistent(given, inferred)))
+                        raise MXNetError("Error in operator %s: %s" % (
+                            self.name, shape_inconsistent(given, inferred, self.bracket_shapes)))
         except MXNetError:
             raise
         except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
@@ -318,9 +323,11 @@ class OpDef:
                     raise MXNetError(reason) from None
 
 
-def shape_inconsistent(given, inferred) -> str:
-    return "Shape inconsistent, Provided = [%s], inferred shape=(%s)" % (
-        ",".join(map(str, given)), ",".join(map(str, inferred)) + ("," if len(inferred) == 1 else ""))
+def shape_inconsistent(given, inferred, brackets: bool = False) -> str:
+    """MXNet's words for a parameter of the wrong shape; some operators print the shape as a list."""
+    text = ",".join(map(str, inferred))
+    return "Shape inconsistent, Provided = [%s], inferred shape=%s" % (
+        ",".join(map(str, given)), "[%s]" % text if brackets else "(%s)" % (text + ("," if len(inferred) == 1 else "")))
 
 
 def same_shape(in_shapes, attrs):

@@ -135,17 +135,19 @@ def reshape_shape(src, shape, reverse=False):
             out.append(src[j] * src[j + 1]); j += 2
         elif code == -4:
             a, b = shape[i + 1], shape[i + 2]
+            if a == -1 and b == -1:
+                raise ValueError("Split dims cannot both be -1.")
             if a == -1:
                 a = src[j] // b
             if b == -1:
                 b = src[j] // a
             if a * b != src[j]:
-                raise ValueError("-4 split %d into %d x %d" % (src[j], a, b))
+                raise ValueError("Split dims %d, %d do not divide original dim %d" % (a, b, src[j]))
             out.extend([a, b]); j += 1; i += 2
         elif code > 0:
             out.append(code); j += 1
         else:
-            raise ValueError("invalid reshape code %d" % code)
+            raise ValueError("shape dim size must be >= -1, while received %d" % code)
         i += 1
     total = int(np.prod(src))
     if infer >= 0 and total == 0:
@@ -218,8 +220,11 @@ def stack(*arrays, axis=0, num_args=None):
 def split(x, num_outputs, axis=1, squeeze_axis=False):
     if x.shape[axis] % num_outputs:
         raise ValueError("You are trying to split the %d-th axis of input tensor with shape [%s] into num_outputs=%d "
-                         "evenly sized chunks, but this is not possible because %d is not a multiple of %d."
-                         % (axis % x.ndim, ",".join(map(str, x.shape)), num_outputs, x.shape[axis], num_outputs))
+                         "evenly sized chunks, but this is not possible because %d does not evenly divide %d"
+                         % (axis % x.ndim, ",".join(map(str, x.shape)), num_outputs, num_outputs, x.shape[axis]))
+    if squeeze_axis and x.shape[axis] != num_outputs:
+        raise ValueError("If squeeze axis is True, the size of the sliced axis must be the same as num_outputs. "
+                         "Input shape=[%s], axis=%d, num_outputs=%d." % (",".join(map(str, x.shape)), axis, num_outputs))
     parts = np.split(x, num_outputs, axis=axis)
     if squeeze_axis:
         parts = [np.squeeze(p, axis=axis) for p in parts]

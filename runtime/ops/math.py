@@ -41,8 +41,14 @@ declare("Activation", attrs=[Attr("act_type", choice("relu", "sigmoid", "tanh", 
 
 
 def _leaky_shapes(in_shapes, attrs):
-    if attrs["act_type"] == "prelu" and len(in_shapes) > 1 and in_shapes[1] is None:
-        in_shapes[1] = (in_shapes[0][1] if len(in_shapes[0]) > 1 else 1,)
+    if attrs["act_type"] == "prelu" and len(in_shapes) > 1:
+        data, gamma = in_shapes[0], in_shapes[1]
+        channels = data[1] if len(data) > 1 else 1
+        if gamma is None:
+            in_shapes[1] = (channels,)
+        elif tuple(gamma) not in ((channels,), (1,)):
+            raise ValueError("Cannot broadcast gamma to data. gamma: [%s], data: [%s]"
+                             % (",".join(map(str, gamma)), ",".join(map(str, data))))
     return in_shapes, [in_shapes[0]]
 
 
@@ -125,5 +131,16 @@ for _name, (_fn, _reverse) in _SCALAR.items():
             kernel=(lambda apply: lambda data, scalar, is_int=True: apply(data, scalar))(k.with_scalar(_fn, _reverse)),
             aliases=("_%sScalar" % camel,), infer=_same_shape)
 
+def _all_equal_shapes(in_shapes, attrs):
+    known = next((s for s in in_shapes if s is not None), None)
+    for i, shape in enumerate(in_shapes):
+        if shape is None:
+            in_shapes[i] = known
+        elif known is not None and tuple(shape) != tuple(known):
+            raise ValueError("Incompatible attr at %d-th input: expected [%s], got [%s]"
+                             % (i, ",".join(map(str, known)), ",".join(map(str, shape))))
+    return in_shapes, [known]
+
+
 declare("add_n", inputs=("*data",), kernel=lambda *a, num_args=None: k.add_n(*a), aliases=("ElementWiseSum",),
-        infer=lambda s, a: (s, [s[0]]))
+        infer=_all_equal_shapes)

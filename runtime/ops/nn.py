@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from runtime.kernels import nn as k
-from runtime.registry import (Attr, bool_, choice, declare, dtype_, float_, int_, optional, shape_, str_,
-                              uniform_types)
+from runtime.registry import (Attr, bool_, choice, declare, dtype_, float_, int_, optional, shape_,
+                              shape_inconsistent, str_, uniform_types)
 
 
 def _fc_shapes(in_shapes, attrs):
@@ -38,17 +38,45 @@ def _spatial(attrs, name, default):
     return tuple(values)
 
 
-def _check_spatial(attrs, stride, dilate):
+def _dims(values) -> str:
+    return "[%s]" % ",".join(map(str, values))
+
+
+def _check_spatial(attrs, stride, dilate, pad=None):
+    kernel = attrs["kernel"]
+    for name, values in (("Stride", stride), ("Dilate", dilate), ("Padding", pad)):
+        if values is not None and len(values) != len(kernel):
+            raise ValueError("%s must have the same number of dimensions with kernel_size,but kernel_size is set to "
+                             "%s while %s is %s" % (name, _dims(kernel), name.lower(), _dims(values)))
     for name, values in (("stride", stride), ("dilate", dilate)):
-        if len(values) != len(attrs["kernel"]) or not all(v > 0 for v in values):
-            raise ValueError("incorrect %s size: [%s]" % (name, ",".join(map(str, values))))
+        if not all(v > 0 for v in values):
+            raise ValueError("incorrect %s size: %s" % (name, _dims(values)))
+
+
+_CONV_LAYOUT = {1: "3D in batch-num_filter-x", 2: "4D in batch-num_filter-y-x", 3: "5D in batch-num_filter-depth-y-x"}
+
+
+def _check_conv_data(data, attrs, dilate, pad):
+    if attrs["layout"] and not attrs["layout"].startswith("NC"):
+        return  # channels last: the checks below read channels at axis 1
+    kernel = attrs["kernel"]
+    if len(data) != len(kernel) + 2:
+        raise ValueError("Input data should be %s" % _CONV_LAYOUT.get(len(kernel), "%dD" % (len(kernel) + 2)))
+    if data[1] % attrs["num_group"]:
+        raise ValueError("input num_filter must divide group size")
+    if attrs["num_filter"] % attrs["num_group"]:
+        raise ValueError("output num_filter must divide group size")
+    for d, kk, dl, p in zip(data[2:], kernel, dilate, pad):
+        if dl * (kk - 1) + 1 > d + 2 * p:
+            raise ValueError("kernel size exceed input")
 
 
 def _conv_shapes(in_shapes, attrs):
     data = in_shapes[0]
     kernel = attrs["kernel"]
     stride, dilate, pad = _spatial(attrs, "stride", 1), _spatial(attrs, "dilate", 1), _spatial(attrs, "pad", 0)
-    _check_spatial(attrs, stride, dilate)
+    _check_spatial(attrs, stride, dilate, pad)
+    _check_conv_data(data, attrs, dilate, pad)
     in_shapes[1] = (attrs["num_filter"], data[1] // attrs["num_group"]) + tuple(kernel)
     if not attrs["no_bias"]:
         in_shapes[2] = (attrs["num_filter"],)
@@ -81,14 +109,25 @@ declare("Deconvolution", inputs=("data", "weight", "bias"),
         + [Attr("adj", shape_, ()), Attr("target_shape", shape_, ())],
         kernel=k.deconvolution, infer=_deconv_shapes, types=uniform_types(wording="layer"))
 def _pooling_check(in_shapes, attrs):
+    data = in_shapes[0]
+    if len(data) not in (3, 4, 5):
+        raise ValueError("Input data should be  3D in (batch, channel, x) Or 4D in (batch, channel, y, x)  "
+                         "Or 5D in (batch, channel, d, y, x)")
     if attrs["global_pool"]:
         return
     kernel = attrs["kernel"]
     if not kernel:
-        raise ValueError("Pooling: kernel must be given unless global_pool is set")
-    for i, (p, kk) in enumerate(zip(attrs["pad"], kernel)):
+        raise ValueError("0D pooling not supported")
+    if attrs["stride"] and not all(attrs["stride"]):
+        raise ValueError("value %s for Parameter stride is invalid, the input shape must be nonzero in all dimensions"
+                         % _dims(attrs["stride"]))
+    pad = attrs["pad"] or (0,) * len(kernel)
+    for i, (p, kk) in enumerate(zip(pad, kernel)):
         if p >= kk:
-            raise ValueError("Check failed: pad_l[%d] < kernel[%d] (%d vs. %d) : " % (i, i, p, kk))
+            raise ValueError("pad_l[%d] < kernel[%d] (%d vs. %d): padding must be smaller than the kernel" % (i, i, p, kk))
+    for d, p, kk in zip(data[2:], pad, kernel):
+        if kk > d + 2 * p:
+            raise ValueError("kernel size (%d) exceeds input (%d padded to %d)" % (kk, d, d + 2 * p))
 
 
 declare("Pooling", attrs=[Attr("kernel", shape_, ()), Attr("pool_type", choice("max", "avg", "sum", "lp"), "max"),
@@ -99,9 +138,11 @@ declare("Pooling", attrs=[Attr("kernel", shape_, ()), Attr("pool_type", choice("
         kernel=k.pooling, check=_pooling_check)
 
 
-def _channel_params(count_inputs):
+def _channel_params(count_inputs, axis_words="%d"):
     def infer(in_shapes, attrs):
         axis = attrs.get("axis", 1)
+        if not -len(in_shapes[0]) <= axis < len(in_shapes[0]):
+            raise ValueError("Channel axis out of range: " + axis_words % axis)
         channels = in_shapes[0][axis % len(in_shapes[0])]
         for i in range(1, count_inputs):
             in_shapes[i] = (channels,)
@@ -132,7 +173,8 @@ declare("BatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var
         types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))
 declare("LayerNorm", inputs=("data", "gamma", "beta"),
         attrs=[Attr("axis", int_, -1), Attr("eps", float_, 1e-5), Attr("output_mean_var", bool_, False)],
-        kernel=k.layer_norm, infer=_with_outputs(_channel_params(3), lambda s, a: [s[0]]))
+        kernel=k.layer_norm, infer=_with_outputs(_channel_params(3, "axis=%d"), lambda s, a: [s[0]]),
+        bracket_shapes=True)
 declare("InstanceNorm", inputs=("data", "gamma", "beta"), attrs=[Attr("eps", float_, 1e-3)],
         kernel=k.instance_norm, infer=_with_outputs(_channel_params(3), lambda s, a: [s[0]]))
 
@@ -199,16 +241,35 @@ def _sequence_inputs(attrs):
     return ["data", "sequence_length"] if attrs.get("use_sequence_length") else ["data"]
 
 
+def _sequence_shapes(in_shapes, attrs):
+    data = in_shapes[0]
+    if attrs["axis"] not in (0, 1):
+        raise ValueError("Current implementation expects axis to be 0 or 1.")
+    if attrs["use_sequence_length"] and len(in_shapes) > 1:
+        batch = (data[1] if attrs["axis"] == 0 else data[0],)
+        given = in_shapes[1]
+        if given is not None and tuple(given) != batch:
+            raise ValueError(shape_inconsistent(given, batch))
+        in_shapes[1] = batch
+    return in_shapes, None
+
+
 for _name, _kernel, _extra in (("SequenceMask", k.sequence_mask, [Attr("value", float_, 0.0)]),
                                ("SequenceLast", k.sequence_last, []),
                                ("SequenceReverse", k.sequence_reverse, [])):
     _op = declare(_name, inputs=("data", "sequence_length"), attrs=_SEQUENCE + _extra, kernel=_kernel,
+                  check=_sequence_shapes,
                   types=uniform_types(free=("sequence_length",)))
     _op.input_names = _sequence_inputs
 
 declare("_contrib_AdaptiveAvgPooling2D", attrs=[Attr("output_size", shape_, ())], kernel=k.adaptive_avg_pool2d,
         aliases=("contrib.AdaptiveAvgPooling2D",))
-_resize = declare("_contrib_BilinearResize2D", inputs=("data", "like"),
+def _four_d_check(in_shapes, attrs):
+    if len(in_shapes[0]) != 4:
+        raise ValueError("index = %d must be in range [0, %d)" % (len(in_shapes[0]), len(in_shapes[0])))
+
+
+_resize = declare("_contrib_BilinearResize2D", inputs=("data", "like"), check=_four_d_check,
         attrs=[Attr("height", int_, 1, low=1), Attr("width", int_, 1, low=1), Attr("scale_height", optional(float_), None),
                Attr("scale_width", optional(float_), None),
                Attr("mode", choice("size", "like", "odd_scale", "to_even_down", "to_even_up", "to_odd_down",

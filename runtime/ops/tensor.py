@@ -5,7 +5,7 @@ import numpy as np
 
 from runtime.kernels import tensor as k
 from runtime.registry import (Attr, axis_, bool_, check_new_shape, choice, declare, dtype_, float_, int_, optional,
-                              shape_, str_, uniform_types)
+                              shape_, shape_inconsistent, str_, uniform_types)
 
 
 # ---- MXNet's rejections, in MXNet's words (checked before a kernel runs, eagerly and at bind time)
@@ -55,7 +55,9 @@ def _expand_dims_check(in_shapes, attrs):
 def _slice_axis_check(in_shapes, attrs):
     shape = in_shapes[0]
     axis = attrs["axis"]
-    _axis_within(axis, len(shape))
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError("Transformed axis must be smaller than the source ndim and larger than zero! Recieved axis=%d, "
+                         "src_ndim=%d, transformed axis=%d" % (axis, len(shape), axis + len(shape) if axis < 0 else axis))
     size = shape[axis]
     begin, end = attrs["begin"], attrs["end"]
     begin = begin + size if begin < 0 else begin
@@ -94,6 +96,18 @@ def _reduce_check(in_shapes, attrs):
         raise ValueError("Reduction axes have duplicates [%s]" % ",".join(map(str, axes)))
 
 
+def _pick_check(in_shapes, attrs):
+    data, index = in_shapes
+    axis = attrs["axis"]
+    if axis is None:
+        return
+    _axis_within(axis, len(data))
+    axis %= len(data)
+    expected = tuple(data[:axis]) + ((1,) if attrs["keepdims"] else ()) + tuple(data[axis + 1:])
+    if index is not None and tuple(index) != expected and int(np.prod(index)) != int(np.prod(expected)):
+        raise ValueError(shape_inconsistent(index, expected, brackets=True))
+
+
 def _sort_check(in_shapes, attrs):
     axis, ndim = attrs["axis"], len(in_shapes[0])
     if axis is not None and not -ndim <= axis < ndim:
@@ -117,9 +131,12 @@ def _repeat_check(in_shapes, attrs):
 
 
 def _tile_check(in_shapes, attrs):
-    for rep in attrs["reps"]:
+    shape, reps = tuple(in_shapes[0]), tuple(attrs["reps"])
+    width = max(len(shape), len(reps))
+    shape, reps = (1,) * (width - len(shape)) + shape, (1,) * (width - len(reps)) + reps
+    for dim, rep in zip(shape, reps):
         if rep < 0:
-            raise ValueError("shape dim size must be >= -1, while received %d" % rep)
+            raise ValueError("shape dim size must be >= -1, while received %d" % (dim * rep))
 
 
 def _slice_check(in_shapes, attrs):
@@ -173,6 +190,127 @@ def _batch_dot_check(in_shapes, attrs):
 def _one_hot_check(in_shapes, attrs):
     if attrs["depth"] < 0:
         raise ValueError("Dimension size, depth, must be a non-negative integer")
+
+
+def _dims(shape) -> str:
+    return "[%s]" % ",".join(map(str, shape))
+
+
+def _broadcast_target_check(source, target):
+    if len(source) != len(target) or any(s != t and s != 1 for s, t in zip(source, target)):
+        raise ValueError("Array cannot be broadcasted from %s to %s" % (_dims(source), _dims(target)))
+
+
+def _broadcast_to_check(in_shapes, attrs):
+    source = in_shapes[0]
+    target = tuple(s if t == 0 else t for s, t in zip(source, attrs["shape"])) + tuple(attrs["shape"][len(source):])
+    _broadcast_target_check(source, target)
+
+
+def _broadcast_like_check(in_shapes, attrs):
+    lhs, rhs = in_shapes
+    if rhs is None:
+        return
+    lhs_axes, rhs_axes = attrs["lhs_axes"], attrs["rhs_axes"]
+    if lhs_axes is None:
+        _broadcast_target_check(lhs, rhs)
+        return
+    for name, axes, shape in (("lhs_axes", lhs_axes, lhs), ("rhs_axes", rhs_axes or (), rhs)):
+        for axis in axes:
+            if not -len(shape) <= axis < len(shape):
+                raise ValueError("Invalid dimension specified in %s: %d" % (name, axis))
+
+
+def _broadcast_axis_check(in_shapes, attrs):
+    shape = in_shapes[0]
+    for axis in attrs["axis"]:
+        if not 0 <= axis < len(shape):
+            raise ValueError("index = %d must be in range [0, %d)" % (axis, len(shape)))
+        if shape[axis] != 1:
+            raise ValueError("Broadcasting axis must have size 1")
+
+
+def _reshape_like_check(in_shapes, attrs):
+    lhs, rhs = in_shapes
+    if rhs is None:
+        return
+    n, m = len(lhs), len(rhs)
+    lb = 0 if attrs["lhs_begin"] is None else attrs["lhs_begin"] % (n + 1)
+    le = n if attrs["lhs_end"] is None else attrs["lhs_end"] % (n + 1)
+    rb = 0 if attrs["rhs_begin"] is None else attrs["rhs_begin"] % (m + 1)
+    re_ = m if attrs["rhs_end"] is None else attrs["rhs_end"] % (m + 1)
+    target = tuple(lhs[:lb]) + tuple(rhs[rb:re_]) + tuple(lhs[le:])
+    if int(np.prod(target)) != int(np.prod(lhs)):
+        raise ValueError("Cannot reshape lhs with shape %sto new shape %s because they have different size."
+                         % (_dims(lhs), _dims(target)))
+
+
+def _squeeze_check(in_shapes, attrs):
+    axis, ndim = attrs["axis"], len(in_shapes[0])
+    for a in (() if axis is None else (axis,) if isinstance(axis, int) else axis):
+        if not -ndim <= a < ndim:
+            raise ValueError("axis %d is out of bounds for array of dimension %d" % (a, ndim))
+
+
+def _stack_check(in_shapes, attrs):
+    _axis_within(attrs["axis"], len(in_shapes[0]) + 1)
+    for shape in in_shapes[1:]:
+        if shape is not None and tuple(shape) != tuple(in_shapes[0]):
+            raise ValueError("new and old shape do not match total elements")
+
+
+def _split_check(in_shapes, attrs):
+    ndim = len(in_shapes[0])
+    if not -ndim <= attrs["axis"] < ndim:
+        raise ValueError("axis %d is out of bounds for the %d dimensions of the input" % (attrs["axis"], ndim))
+
+
+def _slice_like_check(in_shapes, attrs):
+    data, like = in_shapes
+    for axis in attrs["axes"]:
+        if not -len(data) <= axis < len(data):
+            raise ValueError("Slice axis: %d exceeds first input: %d" % (axis, len(data)))
+        if like is not None and not -len(like) <= axis < len(like):
+            raise ValueError("Slice axis: %d exceeds second input: %d" % (axis, len(like)))
+
+
+def _gather_nd_check(in_shapes, attrs):
+    data, indices = in_shapes
+    if indices is not None and indices[0] > len(data):
+        raise ValueError("Number of indices exceeds data dimension")
+
+
+def _arange_like_check(in_shapes, attrs):
+    axis = attrs["axis"]
+    if axis is not None and not -len(in_shapes[0]) <= axis < len(in_shapes[0]):
+        raise ValueError("cannot handle param.axis %d." % axis)
+
+
+def _depth_to_space_check(in_shapes, attrs):
+    shape, block = in_shapes[0], attrs["block_size"]
+    if len(shape) != 4:
+        raise ValueError("Depth To Space requires exactly 4D tensor")
+    if shape[1] % (block * block):
+        raise ValueError("Cannot perform Depth To Space operation on the specified tensor. Dimension:1(depth "
+                         "dimension) should be a multiple of 'block^2'")
+
+
+def _space_to_depth_check(in_shapes, attrs):
+    shape, block = in_shapes[0], attrs["block_size"]
+    if len(shape) != 4:
+        raise ValueError("Space To Depth requires exactly 4D tensor")
+    for axis, name in ((2, "1st"), (3, "2nd")):
+        if shape[axis] % block:
+            raise ValueError("Cannot perform Depth To Space operation on the specified tensor. Dimension:%d(%s Space "
+                             "dimension) should be a multiple of 'block'" % (axis, name))
+
+
+def _diag_check(in_shapes, attrs):
+    ndim = len(in_shapes[0])
+    if ndim >= 2:
+        a1, a2 = attrs["axis1"] % ndim, attrs["axis2"] % ndim
+        if a1 == a2:
+            raise ValueError("axis1 and axis2 cannot refer to the same axis %d" % a1)
 
 
 def _creation_check(in_shapes, attrs):
@@ -245,20 +383,20 @@ declare("reshape", attrs=[Attr("shape", shape_, ()), Attr("reverse", bool_, Fals
         kernel=k.reshape, aliases=("Reshape",), infer=_reshape_shapes)
 declare("reshape_like", inputs=("lhs", "rhs"),
         attrs=[Attr(n, optional(int_), None) for n in ("lhs_begin", "lhs_end", "rhs_begin", "rhs_end")],
-        kernel=k.reshape_like, types=uniform_types(free=("rhs",)))
+        kernel=k.reshape_like, check=_reshape_like_check, types=uniform_types(free=("rhs",)))
 declare("Flatten", kernel=k.flatten, aliases=("flatten",))
 declare("expand_dims", attrs=[Attr("axis", int_, required=True)], kernel=k.expand_dims, check=_expand_dims_check)
-declare("squeeze", attrs=[Attr("axis", axis_, None)], kernel=k.squeeze)
+declare("squeeze", attrs=[Attr("axis", axis_, None)], kernel=k.squeeze, check=_squeeze_check)
 declare("transpose", attrs=[Attr("axes", shape_, ())], kernel=k.transpose, check=_transpose_check)
 declare("SwapAxis", attrs=[Attr("dim1", int_, 0), Attr("dim2", int_, 0)], kernel=k.swapaxes, aliases=("swapaxes",),
         check=_swapaxes_check)
 declare("Concat", inputs=("*data",), attrs=[Attr("dim", int_, 1)], kernel=k.concat, aliases=("concat",),
         check=_concat_check, types=uniform_types(wording="concat"))
 declare("stack", inputs=("*data",), attrs=[Attr("axis", int_, 0)], kernel=k.stack,
-        check=_axis_attr_check("axis", extra_dims=1))
+        check=_stack_check)
 declare("SliceChannel", attrs=[Attr("num_outputs", int_, required=True, low=1), Attr("axis", int_, 1),
                                Attr("squeeze_axis", bool_, False)],
-        kernel=k.split, aliases=("split",), num_outputs=lambda a: a["num_outputs"])
+        kernel=k.split, aliases=("split",), check=_split_check, num_outputs=lambda a: a["num_outputs"])
 declare("_split_v2", attrs=[Attr("indices", shape_, ()), Attr("axis", int_, 0), Attr("squeeze_axis", bool_, False),
                             Attr("sections", int_, 0)],
         kernel=k.split_v2,
@@ -269,6 +407,7 @@ declare("slice_axis", attrs=[Attr("axis", int_, required=True), Attr("begin", in
                              Attr("end", optional(int_), required=True)], kernel=k.slice_axis,
         check=_slice_axis_check)
 declare("slice_like", inputs=("data", "shape_like"), attrs=[Attr("axes", shape_, ())], kernel=k.slice_like,
+        check=_slice_like_check,
         types=uniform_types(free=("shape_like",)))
 declare("tile", attrs=[Attr("reps", shape_, required=True)], kernel=k.tile, check=_tile_check)
 declare("repeat", attrs=[Attr("repeats", int_, required=True), Attr("axis", optional(int_), None)], kernel=k.repeat,
@@ -277,15 +416,19 @@ declare("reverse", attrs=[Attr("axis", shape_, required=True)], kernel=k.reverse
 declare("pad", attrs=[Attr("mode", choice("constant", "edge", "reflect"), "constant"),
                       Attr("pad_width", shape_, required=True), Attr("constant_value", float_, 0.0)],
         kernel=k.pad, aliases=("Pad",), check=_pad_check)
-declare("diag", attrs=[Attr("k", int_, 0), Attr("axis1", int_, 0), Attr("axis2", int_, 1)], kernel=k.diag)
-declare("depth_to_space", attrs=[Attr("block_size", int_, required=True)], kernel=k.depth_to_space)
-declare("space_to_depth", attrs=[Attr("block_size", int_, required=True)], kernel=k.space_to_depth)
-declare("broadcast_to", attrs=[Attr("shape", shape_, ())], kernel=k.broadcast_to)
+declare("diag", attrs=[Attr("k", int_, 0), Attr("axis1", int_, 0), Attr("axis2", int_, 1)], kernel=k.diag,
+        check=_diag_check)
+declare("depth_to_space", attrs=[Attr("block_size", int_, required=True)], kernel=k.depth_to_space,
+        check=_depth_to_space_check)
+declare("space_to_depth", attrs=[Attr("block_size", int_, required=True)], kernel=k.space_to_depth,
+        check=_space_to_depth_check)
+declare("broadcast_to", attrs=[Attr("shape", shape_, ())], kernel=k.broadcast_to, check=_broadcast_to_check)
 declare("broadcast_axis", attrs=[Attr("axis", shape_, ()), Attr("size", shape_, ())], kernel=k.broadcast_axis,
+        check=_broadcast_axis_check,
         aliases=("broadcast_axes",))
 declare("broadcast_like", inputs=("lhs", "rhs"), attrs=[Attr("lhs_axes", optional(shape_), None),
                                                         Attr("rhs_axes", optional(shape_), None)],
-        kernel=k.broadcast_like, types=uniform_types(free=("rhs",)))
+        kernel=k.broadcast_like, check=_broadcast_like_check, types=uniform_types(free=("rhs",)))
 declare("where", inputs=("condition", "x", "y"), kernel=k.where, types=uniform_types(free=("condition",)))
 
 # ---- indexing
@@ -293,9 +436,9 @@ _MODE = choice("clip", "wrap", "raise")
 declare("take", inputs=("a", "indices"), attrs=[Attr("axis", int_, 0), Attr("mode", _MODE, "clip")], kernel=k.take,
         check=_take_check, types=uniform_types(free=("indices",)))
 declare("pick", inputs=("data", "index"), attrs=[Attr("axis", optional(int_), -1), Attr("keepdims", bool_, False),
-                                                 Attr("mode", _MODE, "clip")], kernel=k.pick, check=_axis_attr_check("axis"),
+                                                 Attr("mode", _MODE, "clip")], kernel=k.pick, check=_pick_check,
         types=uniform_types(free=("index",)))
-declare("gather_nd", inputs=("data", "indices"), kernel=k.gather_nd, types=uniform_types(free=("indices",)))
+declare("gather_nd", inputs=("data", "indices"), kernel=k.gather_nd, check=_gather_nd_check, types=uniform_types(free=("indices",)))
 declare("batch_take", inputs=("a", "indices"), kernel=k.batch_take, types=uniform_types(free=("indices",)))
 declare("one_hot", inputs=("indices",), attrs=[Attr("depth", int_, required=True), Attr("on_value", float_, 1.0),
                                                Attr("off_value", float_, 0.0), Attr("dtype", dtype_, "float32")],
@@ -323,7 +466,7 @@ declare("size_array", kernel=k.size_array, types=lambda d, a, n: (d, "int64"))
 declare("_contrib_arange_like", attrs=[Attr("start", float_, 0.0), Attr("step", float_, 1.0),
                                        Attr("repeat", int_, 1), Attr("axis", optional(int_), None),
                                        Attr("ctx", str_, "")],
-        kernel=k.arange_like, aliases=("contrib.arange_like",))
+        kernel=k.arange_like, aliases=("contrib.arange_like",), check=_arange_like_check)
 
 # ---- linear algebra
 _TRANSPOSE = [Attr("transpose_a", bool_, False), Attr("transpose_b", bool_, False),
