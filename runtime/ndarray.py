@@ -11,7 +11,7 @@ from runtime import autograd
 from runtime.base import MXNetError
 from runtime.context import Context, current_context
 from runtime.invoke import present_inputs, split_arguments
-from runtime.registry import OpDef, check_new_shape
+from runtime.registry import MAX_ELEMENTS, OpDef, check_new_shape
 
 DEFAULT_DTYPE = np.float32
 
@@ -410,7 +410,16 @@ def array(source, ctx=None, dtype=None) -> NDArray:
 
 
 def empty(shape, ctx=None, dtype=None) -> NDArray:
-    return NDArray(np.empty(_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
+    return NDArray(np.empty(_allocated_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
+
+
+def _allocated_shape(shape):
+    """nd.empty and nd.full allocate in MXNet's Python front end, which raises a bare Exception."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if int(np.prod([max(d, 0) for d in shape], dtype=np.float64)) >= MAX_ELEMENTS:
+        raise Exception("[_new_alloc_handle] Size of tensor you are trying to allocate is larger than 2^31 elements. "
+                        "Please build with flag USE_INT64_TENSOR_SIZE=1")
+    return _shape(shape)
 
 
 def _shape(shape):
@@ -431,7 +440,7 @@ def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
 def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
     if any(d < 0 for d in ((shape,) if isinstance(shape, (int, np.integer)) else shape)):
         raise OverflowError("can't convert negative value to unsigned int")  # as MXNet's front end
-    result = NDArray(np.full(_shape(shape), val, dtype=dtype or DEFAULT_DTYPE), ctx)
+    result = NDArray(np.full(_allocated_shape(shape), val, dtype=dtype or DEFAULT_DTYPE), ctx)
     if out is not None:
         out[:] = result
         return out

@@ -311,8 +311,8 @@ class OpDef:
         except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
             reason = str(exc).replace("Incompatible attr at", "Incompatible attr in node  at")
             raise MXNetError("Error in operator %s: %s" % (self.name, reason)) from None
-        if len(arrays) > 1:
-            first = arrays[0].dtype
+        if self.types is not None or len(arrays) > 1:
+            first = arrays[0].dtype if arrays else None
             if self.types is not None or any(a.dtype != first for a in arrays):
                 try:
                     self.infer_types([a.dtype for a in arrays], attrs)

@@ -38,7 +38,14 @@ def test_runtime_agrees_with_mxnet_on_invalid_input(case, mode):
         if "words" in recorded:
             assert recorded["words"] in without_node_names(str(raised.value))
         return
-    check(call(case), recorded, case["op"])
+    result = call(case)
+    if isinstance(recorded, dict) and recorded["dtype"] == "float16":
+        # float16 results: MXNet rounds some intermediate values to float16 where NumPy keeps float32
+        np.testing.assert_allclose(result.asnumpy(), np.array(recorded["data"]).reshape(recorded["shape"]),
+                                   rtol=2e-3, atol=1e-3)
+        assert result.dtype == np.float16
+        return
+    check(result, recorded, case["op"])
 
 
 def test_numpy_messages_do_not_leak():

@@ -57,6 +57,8 @@ def argmax_channel(x):
 
 
 def topk(x, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
+    if k <= 0:  # MXNet: a k of 0 or less takes the whole axis
+        k = x.shape[axis]
     order = np.argsort(x if is_ascend else -x, axis=axis, kind="stable")
     index = np.take(order, np.arange(k), axis=axis)
     values = np.take_along_axis(x, index, axis=axis)

@@ -22,10 +22,23 @@ def _fc_shapes(in_shapes, attrs):
     return in_shapes, [out]
 
 
+_TYPE_FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5, "int64": 6}
+
+
+def _fc_types(in_dtypes, attrs, names):
+    """Uniform, and a floating type the CPU build implements (float16 needs cuDNN)."""
+    in_dtypes, dtype = uniform_types()(in_dtypes, attrs, names)
+    if dtype == "float16":
+        raise ValueError("float16 fully connected layer is currentlyonly supported by CuDNN version.")
+    if dtype is not None and dtype not in ("float32", "float64"):
+        raise ValueError("Unsupported type %s" % _TYPE_FLAGS.get(dtype, dtype))
+    return in_dtypes, dtype
+
+
 declare("FullyConnected", inputs=("data", "weight", "bias"),
         attrs=[Attr("num_hidden", int_, required=True, low=1), Attr("no_bias", bool_, False),
                Attr("flatten", bool_, True)],
-        kernel=k.fully_connected, infer=_fc_shapes)
+        kernel=k.fully_connected, infer=_fc_shapes, types=_fc_types)
 
 _CONV = [Attr("kernel", shape_, required=True), Attr("stride", shape_, ()), Attr("dilate", shape_, ()),
          Attr("pad", shape_, ()), Attr("num_filter", int_, required=True), Attr("num_group", int_, 1),
@@ -180,6 +193,8 @@ declare("InstanceNorm", inputs=("data", "gamma", "beta"), attrs=[Attr("eps", flo
 
 
 def _group_norm_shapes(in_shapes, attrs):
+    if in_shapes[0][1] % attrs["num_groups"]:
+        raise ValueError("# of channels must be divisible by # of groups")
     in_shapes[1] = in_shapes[2] = (attrs["num_groups"],)
     return in_shapes, [in_shapes[0]]
 
@@ -214,9 +229,13 @@ declare("Dropout", attrs=[Attr("p", float_, 0.5, low=0, high=1), Attr("mode", ch
 
 
 def _softmax_output_shapes(in_shapes, attrs):
-    if in_shapes[1] is None:
-        data = in_shapes[0]
-        in_shapes[1] = (data[0],) + tuple(data[2:]) if attrs["multi_output"] else (data[0],)
+    data = in_shapes[0]
+    if attrs["preserve_shape"]:
+        label = tuple(data[:-1])
+    else:
+        label = (data[0],) + tuple(data[2:]) if attrs["multi_output"] else (data[0],)
+    if in_shapes[1] is None or int(math.prod(in_shapes[1])) != int(math.prod(label)):
+        in_shapes[1] = label  # a label of the same size in another shape is accepted, as in MXNet
     return in_shapes, [in_shapes[0]]
 
 
@@ -225,11 +244,11 @@ declare("SoftmaxOutput", inputs=("data", "label"),
                Attr("use_ignore", bool_, False), Attr("preserve_shape", bool_, False),
                Attr("normalization", choice("null", "batch", "valid"), "null"), Attr("out_grad", bool_, False),
                Attr("smooth_alpha", float_, 0.0)],
-        kernel=k.softmax_output, aliases=("Softmax",), infer=_softmax_output_shapes,
+        kernel=k.softmax_output, aliases=("Softmax",), infer=_softmax_output_shapes, bracket_shapes=True,
         types=uniform_types(free=("label",)))
 declare("SoftmaxActivation", attrs=[Attr("mode", choice("instance", "channel"), "instance")],
         kernel=k.softmax_activation)
-declare("UpSampling", inputs=("*data",), attrs=[Attr("scale", int_, required=True), Attr("num_filter", int_, 0),
+declare("UpSampling", inputs=("*data",), attrs=[Attr("scale", int_, required=True, low=1), Attr("num_filter", int_, 0),
                                                 Attr("sample_type", choice("nearest", "bilinear"), required=True),
                                                 Attr("multi_input_mode", choice("concat", "sum"), "concat"),
                                                 Attr("workspace", int_, 512)],

@@ -79,6 +79,9 @@ def _pad_check(in_shapes, attrs):
     if len(width) != 2 * ndim:
         raise ValueError("Input shape vs. pad_width mismatch: pad_width needs %d values for a %d-D input, got %d"
                          % (2 * ndim, ndim, len(width)))
+    if attrs["mode"] == "reflect" and any(w >= d for i, d in enumerate(in_shapes[0]) for w in width[2 * i:2 * i + 2]):
+        raise ValueError("Current implementation of reflection padding only supports padding sizes smaller than "
+                         "the input size.")
 
 
 def _reduce_check(in_shapes, attrs):
@@ -223,11 +226,28 @@ def _broadcast_like_check(in_shapes, attrs):
 
 def _broadcast_axis_check(in_shapes, attrs):
     shape = in_shapes[0]
+    if len(attrs["axis"]) != len(attrs["size"]):
+        raise ValueError("broadcast_axis needs one size for each axis: axis=%s, size=%s" % (attrs["axis"], attrs["size"]))
     for axis in attrs["axis"]:
         if not 0 <= axis < len(shape):
             raise ValueError("index = %d must be in range [0, %d)" % (axis, len(shape)))
         if shape[axis] != 1:
             raise ValueError("Broadcasting axis must have size 1")
+
+
+def _reverse_check(in_shapes, attrs):
+    ndim = len(in_shapes[0])
+    for axis in attrs["axis"]:
+        if not 0 <= axis < ndim:  # MXNet 1.9.1 takes no negative axes here
+            raise ValueError("index = %d must be in range [0, %d)" % (axis, ndim))
+
+
+def _float_only(in_dtypes, attrs, names):
+    """softmax and its kin compute in floating point only."""
+    dtype = in_dtypes[0]
+    if dtype is not None and not np.issubdtype(np.dtype(dtype), np.floating):
+        raise ValueError("This operation only support floating point types, not %s" % dtype)
+    return in_dtypes, dtype
 
 
 def _reshape_like_check(in_shapes, attrs):
@@ -362,13 +382,13 @@ declare("argsort", attrs=[Attr("axis", optional(int_), -1), Attr("is_ascend", bo
                           Attr("dtype", dtype_, "float32")], kernel=k.argsort, check=_sort_check)
 _SOFTMAX = [Attr("axis", int_, -1), Attr("temperature", optional(float_), None),
             Attr("dtype", optional(dtype_), None), Attr("use_length", optional(bool_), False)]
-declare("softmax", attrs=_SOFTMAX, check=_axis_attr_check("axis"),
+declare("softmax", attrs=_SOFTMAX, check=_axis_attr_check("axis"), types=_float_only,
         kernel=lambda x, axis=-1, temperature=None, dtype=None, use_length=False: k.softmax(x, axis, temperature,
                                                                                               dtype=dtype))
-declare("log_softmax", attrs=_SOFTMAX, check=_axis_attr_check("axis"),
+declare("log_softmax", attrs=_SOFTMAX, check=_axis_attr_check("axis"), types=_float_only,
         kernel=lambda x, axis=-1, temperature=None, dtype=None, use_length=False: k.log_softmax(x, axis, temperature,
                                                                                                   dtype))
-declare("softmin", attrs=_SOFTMAX, check=_axis_attr_check("axis"),
+declare("softmin", attrs=_SOFTMAX, check=_axis_attr_check("axis"), types=_float_only,
         kernel=lambda x, axis=-1, temperature=None, dtype=None, use_length=False: k.softmin(x, axis, temperature,
                                                                                               dtype))
 
@@ -412,7 +432,8 @@ declare("slice_like", inputs=("data", "shape_like"), attrs=[Attr("axes", shape_,
 declare("tile", attrs=[Attr("reps", shape_, required=True)], kernel=k.tile, check=_tile_check)
 declare("repeat", attrs=[Attr("repeats", int_, required=True), Attr("axis", optional(int_), None)], kernel=k.repeat,
         check=_repeat_check)
-declare("reverse", attrs=[Attr("axis", shape_, required=True)], kernel=k.reverse, aliases=("flip",))
+declare("reverse", attrs=[Attr("axis", shape_, required=True)], kernel=k.reverse, aliases=("flip",),
+        check=_reverse_check)
 declare("pad", attrs=[Attr("mode", choice("constant", "edge", "reflect"), "constant"),
                       Attr("pad_width", shape_, required=True), Attr("constant_value", float_, 0.0)],
         kernel=k.pad, aliases=("Pad",), check=_pad_check)
