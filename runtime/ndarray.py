@@ -149,10 +149,11 @@ class NDArray:
             return _call(broadcast_op, other, self) if reverse else _call(broadcast_op, self, other)
         if isinstance(other, numbers.Number):
             return _call(scalar_op, self, scalar=float(other))
-        if isinstance(other, np.ndarray):
-            other = array(other, ctx=self._ctx, dtype=other.dtype)
-            return _call(broadcast_op, other, self) if reverse else _call(broadcast_op, self, other)
-        return NotImplemented
+        from runtime.symbol import Symbol
+        if isinstance(other, Symbol):
+            return NotImplemented  # the Symbol's reflected operator says why they do not mix
+        # MXNet takes NDArrays and numbers only: a NumPy array, a list or None is an error, not converted
+        raise TypeError("type %s not supported" % str(type(other)))
 
     def __add__(self, other):
         return self._binary(other, "broadcast_add", "_plus_scalar")
@@ -403,6 +404,8 @@ def array(source, ctx=None, dtype=None) -> NDArray:
         data = source._data
         dtype = dtype or data.dtype
     else:
+        if isinstance(source, (str, bytes)):
+            raise TypeError("source_array must be array like object")
         data = np.asarray(source)
         if dtype is None:
             dtype = data.dtype if isinstance(source, np.ndarray) and data.dtype != np.float64 else DEFAULT_DTYPE
@@ -414,8 +417,11 @@ def empty(shape, ctx=None, dtype=None) -> NDArray:
 
 
 def _allocated_shape(shape):
-    """nd.empty and nd.full allocate in MXNet's Python front end, which raises a bare Exception."""
+    """nd.empty and nd.full allocate in MXNet's Python front end, which raises a bare Exception
+    for a huge size and C's OverflowError for a negative one."""
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if any(d < 0 for d in shape):
+        raise OverflowError("can't convert negative value to unsigned int")
     if int(np.prod([max(d, 0) for d in shape], dtype=np.float64)) >= MAX_ELEMENTS:
         raise Exception("[_new_alloc_handle] Size of tensor you are trying to allocate is larger than 2^31 elements. "
                         "Please build with flag USE_INT64_TENSOR_SIZE=1")
@@ -438,8 +444,6 @@ def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
 
 
 def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
-    if any(d < 0 for d in ((shape,) if isinstance(shape, (int, np.integer)) else shape)):
-        raise OverflowError("can't convert negative value to unsigned int")  # as MXNet's front end
     result = NDArray(np.full(_allocated_shape(shape), val, dtype=dtype or DEFAULT_DTYPE), ctx)
     if out is not None:
         out[:] = result

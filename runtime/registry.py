@@ -168,6 +168,9 @@ def check_new_shape(shape: Tuple, name: str = "shape") -> None:
         if dim < -1:
             raise MXNetError("shape dim size must be >= -1, while received %d" % dim)
         size *= max(dim, 0)
+    if -1 in shape:  # -1 is an unknown dimension to MXNet: nothing of that shape can be allocated
+        raise MXNetError("shape : (%s): a shape to allocate has no unknown (-1) dimension"
+                         % ", ".join(map(str, shape)))
     if size >= MAX_ELEMENTS:
         raise MXNetError("[InitShape-input] Size of tensor you are trying to allocate is larger than 2^31 elements. "
                          "Please build with flag USE_INT64_TENSOR_SIZE=1")

@@ -93,3 +93,36 @@ def test_ndarray_arithmetic_rejects_mixed_dtypes():
     with pytest.raises(MXNetError, match="Incompatible attr in node  at 1-th input: expected float32, got float64"):
         nd.ones((2, 3)) + nd.ones((2, 3), dtype="float64")
     assert (nd.ones((2, 3), dtype="float64") * nd.ones((2, 3), dtype="float64")).dtype == np.float64
+
+
+# NDArray-level calls, with the exception MXNet 1.9.1 raised (recorded by hand from its output)
+_A = (2, 3)
+NDARRAY_CALLS = [
+    ("an NDArray plus a NumPy array", lambda: nd.ones(_A) + np.ones(_A), TypeError,
+     "type <class 'numpy.ndarray'> not supported"),
+    ("a NumPy array plus an NDArray", lambda: np.ones(_A, dtype=np.float32) + nd.ones(_A), TypeError,
+     "type <class 'numpy.ndarray'> not supported"),
+    ("an NDArray plus a list", lambda: nd.ones(_A) + [1, 2, 3], TypeError, "type <class 'list'> not supported"),
+    ("an NDArray plus None", lambda: nd.ones(_A) + None, TypeError, "type <class 'NoneType'> not supported"),
+    ("float32 greater than int32", lambda: nd.ones(_A) > nd.ones(_A, dtype="int32"), MXNetError,
+     "Incompatible attr in node  at 1-th input: expected float32, got int32"),
+    ("reshape(-1, -1) on an NDArray", lambda: nd.ones(_A).reshape(-1, -1), MXNetError,
+     "One and only one dim can be inferred"),
+    ("zeros with an unknown dimension", lambda: nd.zeros((2, -1)), MXNetError, "shape : (2, -1)"),
+    ("empty with a negative dimension", lambda: nd.empty((2, -3)), OverflowError,
+     "can't convert negative value to unsigned int"),
+    ("full with a huge size", lambda: nd.full((1 << 31,), 1.0), Exception,
+     "[_new_alloc_handle] Size of tensor you are trying to allocate is larger than 2^31 elements"),
+    ("an array of a string", lambda: nd.array("abc"), TypeError, "source_array must be array like object"),
+    ("arange counting down with a positive step", lambda: nd.arange(5, 0), MXNetError,
+     "Invalid range (start, stop, step) = (5,0,1)"),
+    ("symbols of float16 and float32 added", lambda: (sym.var("x") + sym.var("y")).infer_type(x="float16", y="float32"),
+     MXNetError, "at 1-th input: expected float16, got float32"),
+]
+
+
+@pytest.mark.parametrize("call, error, words", [c[1:] for c in NDARRAY_CALLS], ids=[c[0] for c in NDARRAY_CALLS])
+def test_ndarray_calls_fail_as_in_mxnet(call, error, words):
+    with pytest.raises(Exception) as raised:  # noqa: B017 - the exact type is compared below
+        call()
+    assert type(raised.value) is error and words in str(raised.value), repr(raised.value)
