@@ -327,6 +327,11 @@ def _fast_path(op: OpDef, args, kwargs):
     return hit
 
 
+def _eager_words(message: str) -> str:
+    """MXNet names the graph node in a shape mismatch; an eager call's node has no name."""
+    return message.replace("Incompatible attr at", "Incompatible attr in node  at")
+
+
 def invoke(op: OpDef, args, kwargs, public_name: str):
     """Run an operator eagerly, MXNet style: inputs first, then attributes."""
     fast = _fast_path(op, args, kwargs)
@@ -340,7 +345,7 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
             try:
                 result = kernel(*[a._data for a in args])
             except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
-                raise MXNetError("Error in operator %s: %s" % (op.name, exc)) from None
+                raise MXNetError(_eager_words("Error in operator %s: %s" % (op.name, exc))) from None
             if type(result) is np.ndarray:
                 return NDArray(result, args[0]._ctx if args else None)
             results = list(result)
@@ -364,7 +369,10 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         ctx = ctx or value._ctx
     if op.validates:
         op.validate(arrays, parsed)
-    results = op.run(arrays, parsed, is_train=autograd.is_training())
+    try:
+        results = op.run(arrays, parsed, is_train=autograd.is_training())
+    except MXNetError as exc:
+        raise MXNetError(_eager_words(str(exc))) from None
     if op.aux and autograd.is_training():
         _update_aux(op, parsed, inputs, results)
     visible = [NDArray(r if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)

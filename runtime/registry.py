@@ -194,6 +194,7 @@ class OpDef:
     types: Optional[Callable] = None        # types(in_dtypes, attrs, names) -> (in_dtypes, out dtype or list)
     validates: bool = True                  # eager calls check their inputs first (set by declare)
     bracket_shapes: bool = False            # MXNet prints this operator's inferred shapes as [a,b]
+    kernel_checks_shapes: bool = False      # the kernel rejects bad shapes in MXNet's words: eager calls skip `infer`
 
     @property
     def variadic(self) -> bool:
@@ -303,7 +304,7 @@ class OpDef:
             shapes = [a.shape for a in arrays]
             if self.check is not None:
                 self.check(shapes, attrs)
-            if self.infer is not None and self.infer is not same_shape:
+            if self.infer is not None and self.infer is not same_shape and not self.kernel_checks_shapes:
                 completed, _ = self.infer(list(shapes), attrs)
                 for given, inferred in zip(shapes, completed):
                     if inferred is not None and tuple(given) != tuple(inferred):
@@ -314,9 +315,10 @@ class OpDef:
         except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
             reason = str(exc).replace("Incompatible attr at", "Incompatible attr in node  at")
             raise MXNetError("Error in operator %s: %s" % (self.name, reason)) from None
-        if self.types is not None or len(arrays) > 1:
-            first = arrays[0].dtype if arrays else None
-            if self.types is not None or any(a.dtype != first for a in arrays):
+        if arrays and (self.types is not None or len(arrays) > 1):
+            first = arrays[0].dtype
+            # every rule accepts inputs that are all float32: only other dtypes need the rule run
+            if any(a.dtype != first for a in arrays) or (first != np.float32 and self.types is not None):
                 try:
                     self.infer_types([a.dtype for a in arrays], attrs)
                 except MXNetError as exc:

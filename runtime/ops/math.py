@@ -70,6 +70,8 @@ declare("smooth_l1", attrs=[Attr("scalar", float_, 1.0)], kernel=k.smooth_l1, in
 
 # ---- binary
 def _broadcast_shapes(in_shapes, attrs):
+    if in_shapes[0] == in_shapes[1]:
+        return in_shapes, [in_shapes[0]]
     try:
         return in_shapes, [tuple(np.broadcast_shapes(in_shapes[0], in_shapes[1]))]
     except ValueError:
@@ -100,16 +102,16 @@ _SYMBOL_ALIASES = {"add": ("_add", "_plus", "_Plus"), "sub": ("_sub", "_minus", 
 
 for _name in ("add", "sub", "mul", "div"):
     declare("elemwise_" + _name, inputs=("lhs", "rhs"), kernel=k.same_shape(_BINARY[_name]),
-            aliases=_SYMBOL_ALIASES[_name], infer=_equal_shapes)
+            aliases=_SYMBOL_ALIASES[_name], infer=_equal_shapes, kernel_checks_shapes=True)
 for _name in ("mod", "power", "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
               "lesser_equal", "hypot", "logical_and", "logical_or", "logical_xor"):
     aliases = ("_" + _name, "_" + "".join(p.capitalize() for p in _name.split("_")))
     declare(aliases[0], inputs=("lhs", "rhs"), kernel=k.same_shape(_BINARY[_name]), aliases=aliases[1:],
-            infer=_equal_shapes)
+            infer=_equal_shapes, kernel_checks_shapes=True)
 for _name, _fn in _BINARY.items():
     aliases = {"add": ("broadcast_plus",), "sub": ("broadcast_minus",)}.get(_name, ())
     declare("broadcast_" + _name, inputs=("lhs", "rhs"), kernel=k.broadcasting(_fn), aliases=aliases,
-            infer=_broadcast_shapes)
+            infer=_broadcast_shapes, kernel_checks_shapes=True)
 
 _SCALAR = {"plus": (np.add, False), "minus": (np.subtract, False), "rminus": (np.subtract, True),
            "mul": (np.multiply, False), "div": (np.true_divide, False), "rdiv": (np.true_divide, True),
