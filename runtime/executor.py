@@ -10,6 +10,7 @@ import numpy as np
 from runtime.base import MXNetError
 from runtime.graph import compile_plan, straight_line
 from runtime.ndarray import NDArray
+from runtime.registry import shape_inconsistent
 from runtime.symbol import Node, Symbol, _aux_variables, topological
 
 _INCOMPATIBLE = re.compile(r"Incompatible attr at")
@@ -51,8 +52,7 @@ def infer_shapes(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
             if child.is_variable and before is None and after is not None:
                 shapes[id(child)][index] = tuple(after)
             elif before is not None and after is not None and tuple(before) != tuple(after):
-                raise MXNetError("Error in operator %s: Shape inconsistent, Provided = [%s], inferred shape=[%s]"
-                                 % (node.name, ",".join(map(str, before)), ",".join(map(str, after))))
+                raise MXNetError("Error in operator %s: %s" % (node.name, shape_inconsistent(before, after, node.op.bracket_shapes)))
         shapes[id(node)] = [tuple(s) if s is not None else None for s in (out_shapes or [None])]
     aux = _aux_variables(order)
     args = [shapes[id(n)][0] for n in order if n.is_variable and id(n) not in aux]
@@ -60,6 +60,41 @@ def infer_shapes(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
     outs = [shapes[id(n)][i] if i < len(shapes[id(n)]) else None for n, i in symbol._outputs]
     if not partial and any(s is None for s in args + auxes + outs):
         return None, None, None
+    return args, outs, auxes
+
+
+def _declared_dtype(node: Node) -> Optional[str]:
+    flag = node.extra.get("__dtype__")
+    if flag is None:
+        return None
+    from runtime.serialization import _TYPE_FLAGS
+    text = str(flag)
+    return np.dtype(_TYPE_FLAGS[int(text)]).name if text.isdigit() and int(text) in _TYPE_FLAGS else np.dtype(text).name
+
+
+def infer_types(symbol: Symbol, known: Dict[str, str]):
+    """(argument dtypes, output dtypes, auxiliary dtypes) by names, like Symbol.infer_type: None
+    where the given dtypes do not decide them all; a contradiction raises MXNet's error."""
+    order = topological(symbol._outputs)
+    dtypes: Dict[int, List[Optional[str]]] = {}
+    for node in order:
+        if node.is_variable:
+            given = known.get(node.name)
+            dtypes[id(node)] = [np.dtype(given).name if given is not None else _declared_dtype(node)]
+            continue
+        in_dtypes = [dtypes[id(child)][index] for child, index in node.inputs]
+        try:
+            completed, out_dtypes = node.op.infer_types(in_dtypes, node.attrs)
+        except MXNetError as exc:
+            raise _node_error(node, exc) from None
+        for (child, index), before, after in zip(node.inputs, in_dtypes, completed):
+            if child.is_variable and before is None and after is not None:
+                dtypes[id(child)][index] = after
+        dtypes[id(node)] = list(out_dtypes)
+    aux = _aux_variables(order)
+    args = [dtypes[id(n)][0] for n in order if n.is_variable and id(n) not in aux]
+    auxes = [dtypes[id(n)][0] for n in order if n.is_variable and id(n) in aux]
+    outs = [dtypes[id(n)][i] if i < len(dtypes[id(n)]) else None for n, i in symbol._outputs]
     return args, outs, auxes
 
 
@@ -79,7 +114,9 @@ class Executor:
         self._plans: Dict[Tuple[bool, Tuple[str, ...]], tuple] = {}
         self._has_aux_ops = any(node.op is not None and node.op.aux for node in self._order)
         # shapes are checked once, now, so that a graph that cannot run fails at bind time as in MXNet
-        infer_shapes(symbol, {n: a.shape for n, a in {**self.arg_dict, **self.aux_dict}.items()}, partial=True)
+        bound = {**self.arg_dict, **self.aux_dict}
+        infer_shapes(symbol, {n: a.shape for n, a in bound.items()}, partial=True)
+        infer_types(symbol, {n: a.dtype for n, a in bound.items()})
 
     @staticmethod
     def _named(names: List[str], given, what: str) -> Dict[str, NDArray]:

@@ -11,7 +11,7 @@ from runtime import autograd
 from runtime.base import MXNetError
 from runtime.context import Context, current_context
 from runtime.invoke import present_inputs, split_arguments
-from runtime.registry import OpDef
+from runtime.registry import MAX_ELEMENTS, OpDef, check_new_shape
 
 DEFAULT_DTYPE = np.float32
 
@@ -149,10 +149,11 @@ class NDArray:
             return _call(broadcast_op, other, self) if reverse else _call(broadcast_op, self, other)
         if isinstance(other, numbers.Number):
             return _call(scalar_op, self, scalar=float(other))
-        if isinstance(other, np.ndarray):
-            other = array(other, ctx=self._ctx, dtype=other.dtype)
-            return _call(broadcast_op, other, self) if reverse else _call(broadcast_op, self, other)
-        return NotImplemented
+        from runtime.symbol import Symbol
+        if isinstance(other, Symbol):
+            return NotImplemented  # the Symbol's reflected operator says why they do not mix
+        # MXNet takes NDArrays and numbers only: a NumPy array, a list or None is an error, not converted
+        raise TypeError("type %s not supported" % str(type(other)))
 
     def __add__(self, other):
         return self._binary(other, "broadcast_add", "_plus_scalar")
@@ -326,18 +327,25 @@ def _fast_path(op: OpDef, args, kwargs):
     return hit
 
 
+def _eager_words(message: str) -> str:
+    """MXNet names the graph node in a shape mismatch; an eager call's node has no name."""
+    return message.replace("Incompatible attr at", "Incompatible attr in node  at")
+
+
 def invoke(op: OpDef, args, kwargs, public_name: str):
     """Run an operator eagerly, MXNet style: inputs first, then attributes."""
     fast = _fast_path(op, args, kwargs)
     if fast is not None:
         parsed, visible_count, kernel = fast
+        if op.validates:
+            op.validate([a._data for a in args], parsed)
         if op.wants_training:
             results = op.run([a._data for a in args], parsed, is_train=autograd.is_training())
         else:
             try:
                 result = kernel(*[a._data for a in args])
             except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
-                raise MXNetError("Error in operator %s: %s" % (op.name, exc)) from None
+                raise MXNetError(_eager_words("Error in operator %s: %s" % (op.name, exc))) from None
             if type(result) is np.ndarray:
                 return NDArray(result, args[0]._ctx if args else None)
             results = list(result)
@@ -359,7 +367,12 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
             raise TypeError("%s: input %s must be an NDArray, got %s" % (public_name, input_name, type(value).__name__))
         arrays.append(value._data)
         ctx = ctx or value._ctx
-    results = op.run(arrays, parsed, is_train=autograd.is_training())
+    if op.validates:
+        op.validate(arrays, parsed)
+    try:
+        results = op.run(arrays, parsed, is_train=autograd.is_training())
+    except MXNetError as exc:
+        raise MXNetError(_eager_words(str(exc))) from None
     if op.aux and autograd.is_training():
         _update_aux(op, parsed, inputs, results)
     visible = [NDArray(r if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)
@@ -399,6 +412,8 @@ def array(source, ctx=None, dtype=None) -> NDArray:
         data = source._data
         dtype = dtype or data.dtype
     else:
+        if isinstance(source, (str, bytes)):
+            raise TypeError("source_array must be array like object")
         data = np.asarray(source)
         if dtype is None:
             dtype = data.dtype if isinstance(source, np.ndarray) and data.dtype != np.float64 else DEFAULT_DTYPE
@@ -406,11 +421,26 @@ def array(source, ctx=None, dtype=None) -> NDArray:
 
 
 def empty(shape, ctx=None, dtype=None) -> NDArray:
-    return NDArray(np.empty(_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
+    return NDArray(np.empty(_allocated_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
+
+
+def _allocated_shape(shape):
+    """nd.empty and nd.full allocate in MXNet's Python front end, which raises a bare Exception
+    for a huge size and C's OverflowError for a negative one."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if any(d < 0 for d in shape):
+        raise OverflowError("can't convert negative value to unsigned int")
+    if int(np.prod([max(d, 0) for d in shape], dtype=np.float64)) >= MAX_ELEMENTS:
+        raise Exception("[_new_alloc_handle] Size of tensor you are trying to allocate is larger than 2^31 elements. "
+                        "Please build with flag USE_INT64_TENSOR_SIZE=1")
+    return _shape(shape)
 
 
 def _shape(shape):
-    return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    """A shape to allocate, after MXNet's checks on it (no negative dimension, under 2^31 elements)."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    check_new_shape(shape)
+    return shape
 
 
 def zeros(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
@@ -422,7 +452,7 @@ def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
 
 
 def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
-    result = NDArray(np.full(_shape(shape), val, dtype=dtype or DEFAULT_DTYPE), ctx)
+    result = NDArray(np.full(_allocated_shape(shape), val, dtype=dtype or DEFAULT_DTYPE), ctx)
     if out is not None:
         out[:] = result
         return out
@@ -430,15 +460,23 @@ def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None) -> NDArray:
+    from runtime.ops.tensor import check_range
+    try:
+        check_range(start, stop, step, repeat)
+    except ValueError as exc:
+        raise MXNetError(str(exc)) from None
     values = np.arange(start, stop, step, dtype=np.float64) if stop is not None else np.arange(start, dtype=np.float64)
     return NDArray(np.repeat(values, repeat).astype(dtype or DEFAULT_DTYPE), ctx)
 
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None) -> NDArray:
+    if num < 0:
+        raise MXNetError("Number of sequence should be non-negative, received %d" % num)
     return NDArray(np.linspace(start, stop, num, endpoint=endpoint).astype(dtype or DEFAULT_DTYPE), ctx)
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs) -> NDArray:
+    check_new_shape((N, M or N))
     return NDArray(np.eye(N, M or None, k, dtype=dtype or DEFAULT_DTYPE), ctx)
 
 

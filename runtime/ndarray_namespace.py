@@ -20,7 +20,7 @@ _FUNCTIONS: Dict[str, Callable] = {}
 def _default_kernel(op):
     """The kernel with its default attributes bound, for a one-input, one-output operator whose
     attributes all have defaults; None when calls must go through `invoke`."""
-    if op.variadic or op.aux or op.wants_training or op.no_inputs or len(op.inputs) != 1:
+    if op.variadic or op.aux or op.wants_training or op.no_inputs or len(op.inputs) != 1 or op.check is not None:
         return None
     if any(a.required for a in op.attrs.values()):
         return None

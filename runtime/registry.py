@@ -110,19 +110,24 @@ def axis_(value):
     return int_(value)
 
 
+class DTypeNotUnderstood(TypeError):
+    """MXNet's Python front end asks NumPy for the dtype and lets its TypeError through."""
+
+
 def dtype_(value) -> str:
     value = _literal(value)
     try:
         return np.dtype(value).name
     except TypeError:
-        raise ValueError("unknown dtype %r" % (value,)) from None
+        raise DTypeNotUnderstood("data type %r not understood" % (value,)) from None
 
 
 def choice(*options: str) -> Callable:
     def parse_choice(value):
         value = str(_literal(value))
         if value not in options:
-            raise ValueError("expected one of %s, got %r" % (", ".join(options), value))
+            raise ValueError("Invalid Input: '%s', valid values are: {%s}"
+                             % (value, ", ".join("'%s'" % o for o in sorted(options))))
         return value
     return parse_choice
 
@@ -133,6 +138,42 @@ class Attr:
     parse: Callable[[Any], Any]
     default: Any = None
     required: bool = False
+    low: Optional[float] = None             # MXNet's declared bounds (set_lower_bound, set_range)
+    high: Optional[float] = None
+
+    def check_bounds(self, value, op_name: str) -> None:
+        if value is None or not isinstance(value, (int, float)):
+            return
+        if self.high is not None:
+            if not self.low <= value <= self.high:
+                raise MXNetError("value %s for Parameter %s exceed bound [%s,%s]"
+                                 % (_number(value), self.name, _number(self.low), _number(self.high)))
+        elif self.low is not None and value < self.low:
+            raise MXNetError("value %s for Parameter %s should be greater equal to %s"
+                             % (_number(value), self.name, _number(self.low)))
+
+
+def _number(value) -> str:
+    return "%g" % value
+
+
+# MXNet's TShape holds at most 2^31 - 1 elements unless built with 64-bit sizes (1.9.1's wheels are not)
+MAX_ELEMENTS = (1 << 31) - 1
+
+
+def check_new_shape(shape: Tuple, name: str = "shape") -> None:
+    """A shape to allocate: MXNet's checks on its dimensions and its size, in MXNet's words."""
+    size = 1
+    for dim in shape:
+        if dim < -1:
+            raise MXNetError("shape dim size must be >= -1, while received %d" % dim)
+        size *= max(dim, 0)
+    if -1 in shape:  # -1 is an unknown dimension to MXNet: nothing of that shape can be allocated
+        raise MXNetError("shape : (%s): a shape to allocate has no unknown (-1) dimension"
+                         % ", ".join(map(str, shape)))
+    if size >= MAX_ELEMENTS:
+        raise MXNetError("[InitShape-input] Size of tensor you are trying to allocate is larger than 2^31 elements. "
+                         "Please build with flag USE_INT64_TENSOR_SIZE=1")
 
 
 @dataclass
@@ -149,6 +190,11 @@ class OpDef:
     wants_training: bool = False            # the kernel takes is_train (Dropout, BatchNorm)
     visible_outputs: Optional[Callable[[Dict], int]] = None  # outputs shown to users (BatchNorm: 1)
     no_inputs: bool = False                 # a creation op (zeros, arange): shape from attributes
+    check: Optional[Callable] = None        # check(in_shapes, attrs): MXNet's rejections, where `infer` is absent
+    types: Optional[Callable] = None        # types(in_dtypes, attrs, names) -> (in_dtypes, out dtype or list)
+    validates: bool = True                  # eager calls check their inputs first (set by declare)
+    bracket_shapes: bool = False            # MXNet prints this operator's inferred shapes as [a,b]
+    kernel_checks_shapes: bool = False      # the kernel rejects bad shapes in MXNet's words: eager calls skip `infer`
 
     @property
     def variadic(self) -> bool:
@@ -172,7 +218,12 @@ class OpDef:
                                  % (key, self.name, ", ".join(self.attrs) or "(none)"))
             try:
                 parsed[key] = spec.parse(value)
+            except DTypeNotUnderstood as exc:
+                raise TypeError(str(exc)) from None
             except (ValueError, TypeError) as exc:
+                if str(exc).startswith("Invalid Input: "):  # a choice: MXNet names the call's attributes
+                    raise MXNetError('%s, in operator %s(name="", %s)' % (exc, self.name, ", ".join(
+                        '%s="%s"' % (k, v) for k, v in given.items() if not k.startswith("__")))) from None
                 raise MXNetError("Invalid Parameter format for %s expect %s but value='%s', in operator %s: %s"
                                  % (key, spec.parse.__name__.rstrip("_"), value, self.name, exc)) from None
         for key, spec in self.attrs.items():
@@ -181,6 +232,8 @@ class OpDef:
                     raise MXNetError("Required parameter %s of %s is not presented, in operator %s"
                                      % (key, self.name, self.name))
                 parsed[key] = spec.default
+            elif spec.low is not None:
+                spec.check_bounds(parsed[key], self.name)
         return parsed
 
     def input_names(self, attrs: Dict) -> List[str]:
@@ -202,16 +255,25 @@ class OpDef:
             raise
         except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:  # numpy's AxisError is a ValueError
             raise MXNetError("Error in operator %s: %s" % (self.name, exc)) from None
+        except MemoryError:
+            raise MXNetError("Error in operator %s: out of memory for its outputs" % self.name) from None
         return list(result) if isinstance(result, (tuple, list)) else [result]
 
     def infer_shapes(self, in_shapes: List[Optional[Tuple]], attrs: Dict, dtypes=None):
         """(input shapes completed, output shapes). Unknown input shapes are None."""
+        if self.check is not None and (not in_shapes or in_shapes[0] is not None):
+            try:
+                self.check(list(in_shapes), attrs)
+            except MXNetError:
+                raise
+            except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
+                raise MXNetError("Error in operator %s: %s" % (self.name, exc)) from None
         if self.infer is not None:
             try:
                 return self.infer(list(in_shapes), attrs)
             except MXNetError:
                 raise
-            except (ValueError, IndexError, TypeError) as exc:
+            except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
                 raise MXNetError("Error in operator %s: %s" % (self.name, exc)) from None
         if any(s is None for s in in_shapes):
             missing = [n for n, s in zip(self.input_names(attrs), in_shapes) if s is None]
@@ -219,6 +281,91 @@ class OpDef:
         dtypes = dtypes or ["float32"] * len(in_shapes)
         probes = [np.zeros(s, dtype=d) for s, d in zip(in_shapes, dtypes)]
         return list(in_shapes), [o.shape for o in self.run(probes, attrs)]
+
+
+    def infer_types(self, in_dtypes: List[Optional[str]], attrs: Dict):
+        """(input dtypes completed, output dtypes), as MXNet's type inference: unknown ones are None."""
+        names = self.input_names(attrs) if not self.variadic else ["arg%d" % i for i in range(len(in_dtypes))]
+        rule = self.types or uniform_types()
+        try:
+            in_dtypes, out = rule([None if d is None else np.dtype(d).name for d in in_dtypes], attrs, names)
+        except MXNetError:
+            raise
+        except (ValueError, TypeError) as exc:
+            raise MXNetError("Error in operator %s: %s" % (self.name, exc)) from None
+        if not isinstance(out, list):
+            chosen = attrs.get("dtype") if "dtype" in self.attrs else None
+            out = [chosen or out] * self.outputs(attrs)
+        return in_dtypes, out
+
+    def validate(self, arrays: Sequence[np.ndarray], attrs: Dict) -> None:
+        """Before an eager call: reject what MXNet's shape and type inference reject."""
+        try:
+            shapes = [a.shape for a in arrays]
+            if self.check is not None:
+                self.check(shapes, attrs)
+            if self.infer is not None and self.infer is not same_shape and not self.kernel_checks_shapes:
+                completed, _ = self.infer(list(shapes), attrs)
+                for given, inferred in zip(shapes, completed):
+                    if inferred is not None and tuple(given) != tuple(inferred):
+                        raise MXNetError("Error in operator %s: %s" % (
+                            self.name, shape_inconsistent(given, inferred, self.bracket_shapes)))
+        except MXNetError:
+            raise
+        except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
+            reason = str(exc).replace("Incompatible attr at", "Incompatible attr in node  at")
+            raise MXNetError("Error in operator %s: %s" % (self.name, reason)) from None
+        if arrays and (self.types is not None or len(arrays) > 1):
+            first = arrays[0].dtype
+            # every rule accepts inputs that are all float32: only other dtypes need the rule run
+            if any(a.dtype != first for a in arrays) or (first != np.float32 and self.types is not None):
+                try:
+                    self.infer_types([a.dtype for a in arrays], attrs)
+                except MXNetError as exc:
+                    reason = str(exc).replace("Incompatible attr at", "Incompatible attr in node  at")
+                    if not reason.startswith("Error in operator "):
+                        reason = "Error in operator %s: %s" % (self.name, reason)
+                    raise MXNetError(reason) from None
+
+
+def shape_inconsistent(given, inferred, brackets: bool = False) -> str:
+    """MXNet's words for a parameter of the wrong shape; some operators print the shape as a list."""
+    text = ",".join(map(str, inferred))
+    return "Shape inconsistent, Provided = [%s], inferred shape=%s" % (
+        ",".join(map(str, given)), "[%s]" % text if brackets else "(%s)" % (text + ("," if len(inferred) == 1 else "")))
+
+
+def same_shape(in_shapes, attrs):
+    """The output has the (first) input's shape: nothing to check before an eager call."""
+    return in_shapes, [in_shapes[0]]
+
+
+def uniform_types(free: Sequence[str] = (), wording: str = "attr", params: Sequence[str] = ()):
+    """MXNet's commonest type rule: the inputs (except the `free` ones, indices) share one dtype,
+    which the output takes. `wording` says a mismatch as most operators do ("attr"), or as
+    Convolution and BatchNorm ("layer") or Concat do; `params` are BatchNorm-style parameters,
+    float32 when the data is float16."""
+    def rule(in_dtypes, attrs, names):
+        typed = [i for i, name in enumerate(names[:len(in_dtypes)]) if name not in free]
+        dtype = next((in_dtypes[i] for i in typed if in_dtypes[i] is not None), None)
+        if dtype is None:
+            return in_dtypes, None
+        param_dtype = "float32" if dtype == "float16" else dtype
+        for i in typed:
+            want = param_dtype if names[i] in params else dtype
+            given = in_dtypes[i]
+            if given is None:
+                in_dtypes[i] = want
+            elif given != want:
+                if wording == "layer":
+                    raise MXNetError("This layer requires uniform type. Expected '%s' v.s. given '%s' at '%s'"
+                                     % (want, given, names[i]))
+                if wording == "concat":
+                    raise MXNetError("Non-uniform data type in Concat, expected data type %s, got data type %s "
+                                     "for input %d" % (want, given, i))
+                raise MXNetError("Incompatible attr at %d-th input: expected %s, got %s" % (i, want, given))
+        return in_dtypes, dtype
+    return rule
 
 
 REGISTRY: Dict[str, OpDef] = {}
@@ -230,6 +377,9 @@ def declare(name: str, inputs: Sequence[str] = ("data",), attrs: Sequence[Attr] 
                aliases=tuple(aliases), **options)
     if op.variadic and "num_args" not in op.attrs:
         op.attrs["num_args"] = Attr("num_args", int_, None)
+    # one input whose shape passes through unchecked: nothing to reject before running the kernel
+    op.validates = not (op.check is None and (op.infer is None or op.infer is same_shape)
+                        and len(op.inputs) <= 1 and not op.variadic)
     for key in (name, *aliases):
         if key in REGISTRY:
             raise ValueError("operator %s declared twice" % key)

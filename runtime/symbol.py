@@ -289,13 +289,15 @@ class Symbol:
         return {k: tuple(v) for k, v in known.items() if v is not None}
 
     def infer_type(self, *args, **kwargs):
+        from runtime.executor import infer_types
         names = self.list_arguments()
         given = dict(zip(names, args))
         given.update(kwargs)
-        dtype = next((np.dtype(v).type for v in given.values() if v is not None), np.float32)
-        return ([np.dtype(given.get(n) or dtype).type for n in names],
-                [dtype for _ in self._outputs],
-                [np.float32 for _ in self.list_auxiliary_states()])
+        arg_types, out_types, aux_types = infer_types(self, {k: v for k, v in given.items() if v is not None})
+        if any(t is None for t in arg_types + out_types + aux_types):
+            return None, None, None
+        return ([np.dtype(t).type for t in arg_types], [np.dtype(t).type for t in out_types],
+                [np.dtype(t).type for t in aux_types])
 
     # ---- execution
     def bind(self, ctx=None, args=None, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,

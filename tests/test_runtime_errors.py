@@ -94,19 +94,21 @@ def test_unknown_attribute_names_the_operator():
 
 
 def test_wrong_shapes_name_the_operator():
-    with pytest.raises(MXNetError, match="Error in operator FullyConnected: .*features"):
+    # MXNet 1.9.1's words: "Shape inconsistent, Provided = [3,4], inferred shape=(3,5)"
+    with pytest.raises(MXNetError, match=r"Error in operator FullyConnected: Shape inconsistent, "
+                                         r"Provided = \[3,4\], inferred shape=\(3,5\)"):
         nd.FullyConnected(nd.ones((2, 5)), nd.ones((3, 4)), nd.ones(3), num_hidden=3)
 
 
 def test_bad_dtype_and_bad_values():
-    with pytest.raises(MXNetError, match="Invalid Parameter format for dtype"):
+    with pytest.raises(TypeError, match="^data type 'floaty' not understood$"):  # as MXNet 1.9.1's front end
         nd.cast(nd.ones(2), dtype="floaty")
     with pytest.raises(MXNetError, match="Required parameter a_min of clip is not presented"):
         nd.clip(nd.ones(2), a_max=1)
 
 
 def test_out_of_range_axis():
-    with pytest.raises(MXNetError, match="Error in operator sum: axis 5 is out of bounds"):
+    with pytest.raises(MXNetError, match=r"Error in operator sum: Reduction axis 5 Exceeds input dimensions \[2,2\]"):
         nd.sum(nd.ones((2, 2)), axis=5)
     with pytest.raises(MXNetError, match="Error in operator expand_dims"):
         nd.expand_dims(nd.ones((2, 2)), axis=4)

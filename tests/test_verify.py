@@ -99,6 +99,41 @@ def test_failure_points_at_the_line_in_hybrid_forward(golden_dir, capsys):
     assert source_lines[result["line"] - 1].strip() == "return x[0, 0]"
 
 
+# Each of these blocks fails on MXNet 1.9.1, eagerly and hybridized, with these words
+MXNET_REJECTS = {
+    "FlattenTwice": ("return F.reshape(x, shape=(-1, -1))", "One and only one dim can be inferred"),
+    "TakeThirdAxis": ("return F.take(x, F.zeros((1,)), axis=2)", "Axis should be in the range of [-r, r-1]"),
+    "TransposeNegative": ("return F.transpose(x, axes=(-1, 0))", "index = -1 must be in range [0, 2)"),
+    "MixedPrecision": ('return F.broadcast_add(x, F.cast(x, dtype="float64"))',
+                       "Incompatible attr in node  at 1-th input: expected float32, got float64"),
+}
+
+
+def test_blocks_that_mxnet_rejects_do_not_agree(tmp_path, capsys):
+    source = ["from mxnet.gluon import nn\n"]
+    for name, (line, _) in MXNET_REJECTS.items():
+        source.append("class %s(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n        %s\n" % (name, line))
+    source.append(textwrap.dedent("""\
+        class WrongBias(nn.HybridBlock):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                with self.name_scope():
+                    self.weight = self.params.get("weight", shape=(4, 3))
+                    self.bias = self.params.get("bias", shape=(5,))
+
+            def hybrid_forward(self, F, x, weight, bias):
+                return F.FullyConnected(x, weight, bias, num_hidden=4)
+        """))
+    (tmp_path / "rejected.py").write_text("\n".join(source))
+    expected = dict({name: words for name, (_, words) in MXNET_REJECTS.items()},
+                    WrongBias="Unexpected shape for bias [5]")
+    code, results = run_verify(capsys, tmp_path, *[shape_arg("rejected." + name, [[2, 3]]) for name in expected])
+    for name, words in expected.items():
+        result = results[("rejected.py", name)]
+        assert result["status"] != "agrees", result
+        assert words in result["detail"], result
+
+
 def test_input_shapes_come_from_the_first_layer(tmp_path, capsys):
     (tmp_path / "mlp.py").write_text(textwrap.dedent("""\
         from mxnet.gluon import nn

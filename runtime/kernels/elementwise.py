@@ -103,6 +103,8 @@ def leaky_relu(x, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125, u
 
 
 def clip(x, a_min, a_max):
+    if a_min > a_max:  # MXNet tests the upper bound first: values above it take it, the rest at least a_min
+        return _same(x, np.where(x > a_max, a_max, np.where(x < a_min, a_min, x)))
     return _same(x, np.clip(x, a_min, a_max))
 
 

@@ -497,6 +497,10 @@ def _pool2d_fast(x, kh, kw, sh, sw, ph, pw, oh, ow, pool_type, include):
 
 def pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False, pooling_convention="valid",
             stride=(), pad=(), p_value=None, count_include_pad=None, layout=None):
+    if pool_type == "lp":  # the p-norm of each window: (sum of x^p)^(1/p)
+        p = p_value or 2
+        summed = pooling(np.power(data, p), kernel, "sum", global_pool, cudnn_off, pooling_convention, stride, pad)
+        return np.power(summed, 1.0 / p).astype(data.dtype, copy=False)
     one_d = data.ndim == 3
     x = data[:, :, None, :] if one_d else data
     if global_pool:

@@ -5,14 +5,16 @@ import numpy as np
 
 
 # ---- reductions
-def _axes(ndim, axis, exclude=False):
+def _axes(ndim, axis, exclude=False, shape=None):
     if axis is None:
         axes = tuple(range(ndim))
     else:
         given = (axis,) if isinstance(axis, int) else tuple(axis)
         for a in given:
             if not -max(ndim, 1) <= a < max(ndim, 1):
-                raise ValueError("axis %s is out of bounds for a %d-d array" % (a, ndim))
+                raise ValueError("Reduction axis %s Exceeds input dimensions [%s]"
+                                 % (a, ",".join(str(d) for d in shape)) if shape else
+                                 "axis %s is out of bounds for a %d-d array" % (a, ndim))
         axes = tuple(a % ndim if ndim else a for a in given)
     if exclude:
         axes = tuple(a for a in range(ndim) if a not in axes)
@@ -21,7 +23,7 @@ def _axes(ndim, axis, exclude=False):
 
 def reducer(function):
     def kernel(x, axis=None, keepdims=False, exclude=False):
-        axes = _axes(x.ndim, axis, exclude)
+        axes = _axes(x.ndim, axis, exclude, x.shape)
         out = function(x, axis=axes, keepdims=keepdims)
         out = np.asarray(out, dtype=x.dtype)
         return out.reshape(1) if out.ndim == 0 else out
@@ -55,6 +57,8 @@ def argmax_channel(x):
 
 
 def topk(x, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
+    if k <= 0:  # MXNet: a k of 0 or less takes the whole axis
+        k = x.shape[axis]
     order = np.argsort(x if is_ascend else -x, axis=axis, kind="stable")
     index = np.take(order, np.arange(k), axis=axis)
     values = np.take_along_axis(x, index, axis=axis)
@@ -124,6 +128,8 @@ def reshape_shape(src, shape, reverse=False):
         if code == 0:
             out.append(src[j]); j += 1
         elif code == -1:
+            if infer >= 0:
+                raise ValueError("One and only one dim can be inferred")
             infer = len(out); out.append(1); j += 1
         elif code == -2:
             out.extend(src[j:]); j = len(src)
@@ -131,19 +137,24 @@ def reshape_shape(src, shape, reverse=False):
             out.append(src[j] * src[j + 1]); j += 2
         elif code == -4:
             a, b = shape[i + 1], shape[i + 2]
+            if a == -1 and b == -1:
+                raise ValueError("Split dims cannot both be -1.")
             if a == -1:
                 a = src[j] // b
             if b == -1:
                 b = src[j] // a
             if a * b != src[j]:
-                raise ValueError("-4 split %d into %d x %d" % (src[j], a, b))
+                raise ValueError("Split dims %d, %d do not divide original dim %d" % (a, b, src[j]))
             out.extend([a, b]); j += 1; i += 2
         elif code > 0:
             out.append(code); j += 1
         else:
-            raise ValueError("invalid reshape code %d" % code)
+            raise ValueError("shape dim size must be >= -1, while received %d" % code)
         i += 1
     total = int(np.prod(src))
+    if infer >= 0 and total == 0:
+        # MXNet 1.x reads a 0 dimension as unknown: nothing is left to infer -1 from
+        raise ValueError("Shape dim size cannot be a negative value -1")
     if infer >= 0:
         known = int(np.prod([d for k, d in enumerate(out) if k != infer]))
         if known == 0 or total % known:
@@ -185,7 +196,8 @@ def squeeze(x, axis=None):
         axes = _axes(x.ndim, axis)
         for a in axes:
             if x.shape[a] != 1:
-                raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+                raise ValueError("cannot select an axis to squeeze out which has size=%d not equal to one"
+                                 % x.shape[a])
         out = np.squeeze(x, axis=axes)
     # MXNet 1.x has no 0-d arrays: squeezing every axis leaves shape (1,)
     return out.reshape(1) if out.ndim == 0 else out
@@ -209,7 +221,12 @@ def stack(*arrays, axis=0, num_args=None):
 
 def split(x, num_outputs, axis=1, squeeze_axis=False):
     if x.shape[axis] % num_outputs:
-        raise ValueError("cannot split axis of size %d into %d equal parts" % (x.shape[axis], num_outputs))
+        raise ValueError("You are trying to split the %d-th axis of input tensor with shape [%s] into num_outputs=%d "
+                         "evenly sized chunks, but this is not possible because %d does not evenly divide %d"
+                         % (axis % x.ndim, ",".join(map(str, x.shape)), num_outputs, num_outputs, x.shape[axis]))
+    if squeeze_axis and x.shape[axis] != num_outputs:
+        raise ValueError("If squeeze axis is True, the size of the sliced axis must be the same as num_outputs. "
+                         "Input shape=[%s], axis=%d, num_outputs=%d." % (",".join(map(str, x.shape)), axis, num_outputs))
     parts = np.split(x, num_outputs, axis=axis)
     if squeeze_axis:
         parts = [np.squeeze(p, axis=axis) for p in parts]
@@ -357,6 +374,8 @@ def batch_take(a, indices):
 def one_hot(indices, depth, on_value=1.0, off_value=0.0, dtype="float32"):
     idx = indices.astype(np.int64)
     out = np.full(idx.shape + (depth,), off_value, dtype=dtype)
+    if depth == 0:
+        return out
     valid = (idx >= 0) & (idx < depth)
     np.put_along_axis(out, np.expand_dims(np.where(valid, idx, 0), -1),
                       np.where(np.expand_dims(valid, -1), on_value, off_value).astype(dtype), axis=-1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.kernels import elementwise as k
-from runtime.registry import Attr, bool_, choice, declare, dtype_, float_
+from runtime.registry import Attr, bool_, choice, declare, dtype_, float_, same_shape
 
 _UNARY = {
     "relu": k.relu, "sigmoid": k.sigmoid, "tanh": np.tanh, "exp": np.exp, "abs": np.abs, "square": np.square,
@@ -26,8 +26,7 @@ def _keep_dtype(function):
     return kernel
 
 
-def _same_shape(in_shapes, attrs):
-    return in_shapes, [in_shapes[0]]
+_same_shape = same_shape
 
 
 for _name, _fn in _UNARY.items():
@@ -42,8 +41,14 @@ declare("Activation", attrs=[Attr("act_type", choice("relu", "sigmoid", "tanh", 
 
 
 def _leaky_shapes(in_shapes, attrs):
-    if attrs["act_type"] == "prelu" and len(in_shapes) > 1 and in_shapes[1] is None:
-        in_shapes[1] = (in_shapes[0][1] if len(in_shapes[0]) > 1 else 1,)
+    if attrs["act_type"] == "prelu" and len(in_shapes) > 1:
+        data, gamma = in_shapes[0], in_shapes[1]
+        channels = data[1] if len(data) > 1 else 1
+        if gamma is None:
+            in_shapes[1] = (channels,)
+        elif tuple(gamma) not in ((channels,), (1,)):
+            raise ValueError("Cannot broadcast gamma to data. gamma: [%s], data: [%s]"
+                             % (",".join(map(str, gamma)), ",".join(map(str, data))))
     return in_shapes, [in_shapes[0]]
 
 
@@ -65,10 +70,13 @@ declare("smooth_l1", attrs=[Attr("scalar", float_, 1.0)], kernel=k.smooth_l1, in
 
 # ---- binary
 def _broadcast_shapes(in_shapes, attrs):
+    if in_shapes[0] == in_shapes[1]:
+        return in_shapes, [in_shapes[0]]
     try:
         return in_shapes, [tuple(np.broadcast_shapes(in_shapes[0], in_shapes[1]))]
     except ValueError:
-        raise ValueError("operands could not be broadcast together with shapes %s %s" % tuple(in_shapes)) from None
+        raise ValueError("operands could not be broadcast together with shapes [%s] [%s]"
+                         % tuple(",".join(map(str, s)) for s in in_shapes)) from None
 
 
 def _equal_shapes(in_shapes, attrs):
@@ -94,16 +102,16 @@ _SYMBOL_ALIASES = {"add": ("_add", "_plus", "_Plus"), "sub": ("_sub", "_minus", 
 
 for _name in ("add", "sub", "mul", "div"):
     declare("elemwise_" + _name, inputs=("lhs", "rhs"), kernel=k.same_shape(_BINARY[_name]),
-            aliases=_SYMBOL_ALIASES[_name], infer=_equal_shapes)
+            aliases=_SYMBOL_ALIASES[_name], infer=_equal_shapes, kernel_checks_shapes=True)
 for _name in ("mod", "power", "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
               "lesser_equal", "hypot", "logical_and", "logical_or", "logical_xor"):
     aliases = ("_" + _name, "_" + "".join(p.capitalize() for p in _name.split("_")))
     declare(aliases[0], inputs=("lhs", "rhs"), kernel=k.same_shape(_BINARY[_name]), aliases=aliases[1:],
-            infer=_equal_shapes)
+            infer=_equal_shapes, kernel_checks_shapes=True)
 for _name, _fn in _BINARY.items():
     aliases = {"add": ("broadcast_plus",), "sub": ("broadcast_minus",)}.get(_name, ())
     declare("broadcast_" + _name, inputs=("lhs", "rhs"), kernel=k.broadcasting(_fn), aliases=aliases,
-            infer=_broadcast_shapes)
+            infer=_broadcast_shapes, kernel_checks_shapes=True)
 
 _SCALAR = {"plus": (np.add, False), "minus": (np.subtract, False), "rminus": (np.subtract, True),
            "mul": (np.multiply, False), "div": (np.true_divide, False), "rdiv": (np.true_divide, True),
@@ -125,5 +133,16 @@ for _name, (_fn, _reverse) in _SCALAR.items():
             kernel=(lambda apply: lambda data, scalar, is_int=True: apply(data, scalar))(k.with_scalar(_fn, _reverse)),
             aliases=("_%sScalar" % camel,), infer=_same_shape)
 
+def _all_equal_shapes(in_shapes, attrs):
+    known = next((s for s in in_shapes if s is not None), None)
+    for i, shape in enumerate(in_shapes):
+        if shape is None:
+            in_shapes[i] = known
+        elif known is not None and tuple(shape) != tuple(known):
+            raise ValueError("Incompatible attr at %d-th input: expected [%s], got [%s]"
+                             % (i, ",".join(map(str, known)), ",".join(map(str, shape))))
+    return in_shapes, [known]
+
+
 declare("add_n", inputs=("*data",), kernel=lambda *a, num_args=None: k.add_n(*a), aliases=("ElementWiseSum",),
-        infer=lambda s, a: (s, [s[0]]))
+        infer=_all_equal_shapes)

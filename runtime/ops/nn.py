@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 from runtime.kernels import nn as k
-from runtime.registry import Attr, bool_, choice, declare, dtype_, float_, int_, optional, shape_, str_
+from runtime.registry import (Attr, bool_, choice, declare, dtype_, float_, int_, optional, shape_,
+                              shape_inconsistent, str_, uniform_types)
 
 
 def _fc_shapes(in_shapes, attrs):
@@ -13,14 +14,31 @@ def _fc_shapes(in_shapes, attrs):
     features = int(math.prod(data[1:])) if attrs["flatten"] else data[-1]
     in_shapes[1] = (attrs["num_hidden"], features)
     if not attrs["no_bias"]:
+        bias = in_shapes[2]
+        if bias is not None and tuple(bias) != (attrs["num_hidden"],):
+            raise ValueError("Unexpected shape for bias [%s]" % ",".join(map(str, bias)))
         in_shapes[2] = (attrs["num_hidden"],)
     out = (data[0], attrs["num_hidden"]) if attrs["flatten"] else tuple(data[:-1]) + (attrs["num_hidden"],)
     return in_shapes, [out]
 
 
+_TYPE_FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5, "int64": 6}
+
+
+def _fc_types(in_dtypes, attrs, names):
+    """Uniform, and a floating type the CPU build implements (float16 needs cuDNN)."""
+    in_dtypes, dtype = uniform_types()(in_dtypes, attrs, names)
+    if dtype == "float16":
+        raise ValueError("float16 fully connected layer is currentlyonly supported by CuDNN version.")
+    if dtype is not None and dtype not in ("float32", "float64"):
+        raise ValueError("Unsupported type %s" % _TYPE_FLAGS.get(dtype, dtype))
+    return in_dtypes, dtype
+
+
 declare("FullyConnected", inputs=("data", "weight", "bias"),
-        attrs=[Attr("num_hidden", int_, required=True), Attr("no_bias", bool_, False), Attr("flatten", bool_, True)],
-        kernel=k.fully_connected, infer=_fc_shapes)
+        attrs=[Attr("num_hidden", int_, required=True, low=1), Attr("no_bias", bool_, False),
+               Attr("flatten", bool_, True)],
+        kernel=k.fully_connected, infer=_fc_shapes, types=_fc_types)
 
 _CONV = [Attr("kernel", shape_, required=True), Attr("stride", shape_, ()), Attr("dilate", shape_, ()),
          Attr("pad", shape_, ()), Attr("num_filter", int_, required=True), Attr("num_group", int_, 1),
@@ -33,10 +51,45 @@ def _spatial(attrs, name, default):
     return tuple(values)
 
 
+def _dims(values) -> str:
+    return "[%s]" % ",".join(map(str, values))
+
+
+def _check_spatial(attrs, stride, dilate, pad=None):
+    kernel = attrs["kernel"]
+    for name, values in (("Stride", stride), ("Dilate", dilate), ("Padding", pad)):
+        if values is not None and len(values) != len(kernel):
+            raise ValueError("%s must have the same number of dimensions with kernel_size,but kernel_size is set to "
+                             "%s while %s is %s" % (name, _dims(kernel), name.lower(), _dims(values)))
+    for name, values in (("stride", stride), ("dilate", dilate)):
+        if not all(v > 0 for v in values):
+            raise ValueError("incorrect %s size: %s" % (name, _dims(values)))
+
+
+_CONV_LAYOUT = {1: "3D in batch-num_filter-x", 2: "4D in batch-num_filter-y-x", 3: "5D in batch-num_filter-depth-y-x"}
+
+
+def _check_conv_data(data, attrs, dilate, pad):
+    if attrs["layout"] and not attrs["layout"].startswith("NC"):
+        return  # channels last: the checks below read channels at axis 1
+    kernel = attrs["kernel"]
+    if len(data) != len(kernel) + 2:
+        raise ValueError("Input data should be %s" % _CONV_LAYOUT.get(len(kernel), "%dD" % (len(kernel) + 2)))
+    if data[1] % attrs["num_group"]:
+        raise ValueError("input num_filter must divide group size")
+    if attrs["num_filter"] % attrs["num_group"]:
+        raise ValueError("output num_filter must divide group size")
+    for d, kk, dl, p in zip(data[2:], kernel, dilate, pad):
+        if dl * (kk - 1) + 1 > d + 2 * p:
+            raise ValueError("kernel size exceed input")
+
+
 def _conv_shapes(in_shapes, attrs):
     data = in_shapes[0]
     kernel = attrs["kernel"]
     stride, dilate, pad = _spatial(attrs, "stride", 1), _spatial(attrs, "dilate", 1), _spatial(attrs, "pad", 0)
+    _check_spatial(attrs, stride, dilate, pad)
+    _check_conv_data(data, attrs, dilate, pad)
     in_shapes[1] = (attrs["num_filter"], data[1] // attrs["num_group"]) + tuple(kernel)
     if not attrs["no_bias"]:
         in_shapes[2] = (attrs["num_filter"],)
@@ -50,6 +103,7 @@ def _deconv_shapes(in_shapes, attrs):
     kernel = attrs["kernel"]
     stride, dilate, pad = _spatial(attrs, "stride", 1), _spatial(attrs, "dilate", 1), _spatial(attrs, "pad", 0)
     adj = _spatial(attrs, "adj", 0)
+    _check_spatial(attrs, stride, dilate)
     in_shapes[1] = (data[1], attrs["num_filter"] // attrs["num_group"]) + tuple(kernel)
     if not attrs["no_bias"]:
         in_shapes[2] = (attrs["num_filter"],)
@@ -61,22 +115,47 @@ def _deconv_shapes(in_shapes, attrs):
     return in_shapes, [(data[0], attrs["num_filter"]) + spatial]
 
 
-declare("Convolution", inputs=("data", "weight", "bias"), attrs=_CONV, kernel=k.convolution, infer=_conv_shapes)
+declare("Convolution", inputs=("data", "weight", "bias"), attrs=_CONV, kernel=k.convolution, infer=_conv_shapes,
+        types=uniform_types(wording="layer"))
 declare("Deconvolution", inputs=("data", "weight", "bias"),
         attrs=[a if a.name != "no_bias" else Attr("no_bias", bool_, True) for a in _CONV]
         + [Attr("adj", shape_, ()), Attr("target_shape", shape_, ())],
-        kernel=k.deconvolution, infer=_deconv_shapes)
+        kernel=k.deconvolution, infer=_deconv_shapes, types=uniform_types(wording="layer"))
+def _pooling_check(in_shapes, attrs):
+    data = in_shapes[0]
+    if len(data) not in (3, 4, 5):
+        raise ValueError("Input data should be  3D in (batch, channel, x) Or 4D in (batch, channel, y, x)  "
+                         "Or 5D in (batch, channel, d, y, x)")
+    if attrs["global_pool"]:
+        return
+    kernel = attrs["kernel"]
+    if not kernel:
+        raise ValueError("0D pooling not supported")
+    if attrs["stride"] and not all(attrs["stride"]):
+        raise ValueError("value %s for Parameter stride is invalid, the input shape must be nonzero in all dimensions"
+                         % _dims(attrs["stride"]))
+    pad = attrs["pad"] or (0,) * len(kernel)
+    for i, (p, kk) in enumerate(zip(pad, kernel)):
+        if p >= kk:
+            raise ValueError("pad_l[%d] < kernel[%d] (%d vs. %d): padding must be smaller than the kernel" % (i, i, p, kk))
+    for d, p, kk in zip(data[2:], pad, kernel):
+        if kk > d + 2 * p:
+            raise ValueError("kernel size (%d) exceeds input (%d padded to %d)" % (kk, d, d + 2 * p))
+
+
 declare("Pooling", attrs=[Attr("kernel", shape_, ()), Attr("pool_type", choice("max", "avg", "sum", "lp"), "max"),
                           Attr("global_pool", bool_, False), Attr("cudnn_off", bool_, False),
                           Attr("pooling_convention", choice("valid", "full", "same"), "valid"),
                           Attr("stride", shape_, ()), Attr("pad", shape_, ()), Attr("p_value", optional(int_), None),
                           Attr("count_include_pad", optional(bool_), None), Attr("layout", optional(str_), None)],
-        kernel=k.pooling)
+        kernel=k.pooling, check=_pooling_check)
 
 
-def _channel_params(count_inputs):
+def _channel_params(count_inputs, axis_words="%d"):
     def infer(in_shapes, attrs):
         axis = attrs.get("axis", 1)
+        if not -len(in_shapes[0]) <= axis < len(in_shapes[0]):
+            raise ValueError("Channel axis out of range: " + axis_words % axis)
         channels = in_shapes[0][axis % len(in_shapes[0])]
         for i in range(1, count_inputs):
             in_shapes[i] = (channels,)
@@ -103,15 +182,19 @@ declare("BatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var
                Attr("max_calib_range", optional(float_), None)],
         kernel=k.batch_norm, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
         visible_outputs=lambda a: 3 if a["output_mean_var"] else 1,
-        infer=_with_outputs(_channel_params(5), _bn_outputs))
+        infer=_with_outputs(_channel_params(5), _bn_outputs),
+        types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))
 declare("LayerNorm", inputs=("data", "gamma", "beta"),
         attrs=[Attr("axis", int_, -1), Attr("eps", float_, 1e-5), Attr("output_mean_var", bool_, False)],
-        kernel=k.layer_norm, infer=_with_outputs(_channel_params(3), lambda s, a: [s[0]]))
+        kernel=k.layer_norm, infer=_with_outputs(_channel_params(3, "axis=%d"), lambda s, a: [s[0]]),
+        bracket_shapes=True)
 declare("InstanceNorm", inputs=("data", "gamma", "beta"), attrs=[Attr("eps", float_, 1e-3)],
         kernel=k.instance_norm, infer=_with_outputs(_channel_params(3), lambda s, a: [s[0]]))
 
 
 def _group_norm_shapes(in_shapes, attrs):
+    if in_shapes[0][1] % attrs["num_groups"]:
+        raise ValueError("# of channels must be divisible by # of groups")
     in_shapes[1] = in_shapes[2] = (attrs["num_groups"],)
     return in_shapes, [in_shapes[0]]
 
@@ -123,6 +206,14 @@ declare("L2Normalization", attrs=[Attr("eps", float_, 1e-10), Attr("mode", choic
                                                                    "instance")], kernel=k.l2_normalization)
 
 
+def _embedding_types(in_dtypes, attrs, names):
+    """The indices may have any dtype; the output has the weight's (`dtype` when it is unknown)."""
+    weight = in_dtypes[1] if len(in_dtypes) > 1 else None
+    if weight is None and len(in_dtypes) > 1:
+        in_dtypes[1] = weight = attrs["dtype"]
+    return in_dtypes, [weight or attrs["dtype"]]
+
+
 def _embedding_shapes(in_shapes, attrs):
     in_shapes[1] = (attrs["input_dim"], attrs["output_dim"])
     return in_shapes, [tuple(in_shapes[0]) + (attrs["output_dim"],)]
@@ -131,16 +222,20 @@ def _embedding_shapes(in_shapes, attrs):
 declare("Embedding", inputs=("data", "weight"),
         attrs=[Attr("input_dim", int_, required=True), Attr("output_dim", int_, required=True),
                Attr("dtype", dtype_, "float32"), Attr("sparse_grad", bool_, False)],
-        kernel=k.embedding, infer=_embedding_shapes)
-declare("Dropout", attrs=[Attr("p", float_, 0.5), Attr("mode", choice("training", "always"), "training"),
+        kernel=k.embedding, infer=_embedding_shapes, types=_embedding_types)
+declare("Dropout", attrs=[Attr("p", float_, 0.5, low=0, high=1), Attr("mode", choice("training", "always"), "training"),
                           Attr("axes", shape_, ()), Attr("cudnn_off", optional(bool_), False)],
         kernel=k.dropout, wants_training=True, infer=lambda s, a: (s, [s[0]]))
 
 
 def _softmax_output_shapes(in_shapes, attrs):
-    if in_shapes[1] is None:
-        data = in_shapes[0]
-        in_shapes[1] = (data[0],) + tuple(data[2:]) if attrs["multi_output"] else (data[0],)
+    data = in_shapes[0]
+    if attrs["preserve_shape"]:
+        label = tuple(data[:-1])
+    else:
+        label = (data[0],) + tuple(data[2:]) if attrs["multi_output"] else (data[0],)
+    if in_shapes[1] is None or int(math.prod(in_shapes[1])) != int(math.prod(label)):
+        in_shapes[1] = label  # a label of the same size in another shape is accepted, as in MXNet
     return in_shapes, [in_shapes[0]]
 
 
@@ -149,10 +244,11 @@ declare("SoftmaxOutput", inputs=("data", "label"),
                Attr("use_ignore", bool_, False), Attr("preserve_shape", bool_, False),
                Attr("normalization", choice("null", "batch", "valid"), "null"), Attr("out_grad", bool_, False),
                Attr("smooth_alpha", float_, 0.0)],
-        kernel=k.softmax_output, aliases=("Softmax",), infer=_softmax_output_shapes)
+        kernel=k.softmax_output, aliases=("Softmax",), infer=_softmax_output_shapes, bracket_shapes=True,
+        types=uniform_types(free=("label",)))
 declare("SoftmaxActivation", attrs=[Attr("mode", choice("instance", "channel"), "instance")],
         kernel=k.softmax_activation)
-declare("UpSampling", inputs=("*data",), attrs=[Attr("scale", int_, required=True), Attr("num_filter", int_, 0),
+declare("UpSampling", inputs=("*data",), attrs=[Attr("scale", int_, required=True, low=1), Attr("num_filter", int_, 0),
                                                 Attr("sample_type", choice("nearest", "bilinear"), required=True),
                                                 Attr("multi_input_mode", choice("concat", "sum"), "concat"),
                                                 Attr("workspace", int_, 512)],
@@ -164,28 +260,55 @@ def _sequence_inputs(attrs):
     return ["data", "sequence_length"] if attrs.get("use_sequence_length") else ["data"]
 
 
+def _sequence_shapes(in_shapes, attrs):
+    data = in_shapes[0]
+    if attrs["axis"] not in (0, 1):
+        raise ValueError("Current implementation expects axis to be 0 or 1.")
+    if attrs["use_sequence_length"] and len(in_shapes) > 1:
+        batch = (data[1] if attrs["axis"] == 0 else data[0],)
+        given = in_shapes[1]
+        if given is not None and tuple(given) != batch:
+            raise ValueError(shape_inconsistent(given, batch))
+        in_shapes[1] = batch
+    return in_shapes, None
+
+
 for _name, _kernel, _extra in (("SequenceMask", k.sequence_mask, [Attr("value", float_, 0.0)]),
                                ("SequenceLast", k.sequence_last, []),
                                ("SequenceReverse", k.sequence_reverse, [])):
-    _op = declare(_name, inputs=("data", "sequence_length"), attrs=_SEQUENCE + _extra, kernel=_kernel)
+    _op = declare(_name, inputs=("data", "sequence_length"), attrs=_SEQUENCE + _extra, kernel=_kernel,
+                  check=_sequence_shapes,
+                  types=uniform_types(free=("sequence_length",)))
     _op.input_names = _sequence_inputs
 
 declare("_contrib_AdaptiveAvgPooling2D", attrs=[Attr("output_size", shape_, ())], kernel=k.adaptive_avg_pool2d,
         aliases=("contrib.AdaptiveAvgPooling2D",))
-_resize = declare("_contrib_BilinearResize2D", inputs=("data", "like"),
-        attrs=[Attr("height", int_, 1), Attr("width", int_, 1), Attr("scale_height", optional(float_), None),
+def _four_d_check(in_shapes, attrs):
+    if len(in_shapes[0]) != 4:
+        raise ValueError("index = %d must be in range [0, %d)" % (len(in_shapes[0]), len(in_shapes[0])))
+
+
+_resize = declare("_contrib_BilinearResize2D", inputs=("data", "like"), check=_four_d_check,
+        attrs=[Attr("height", int_, 1, low=1), Attr("width", int_, 1, low=1), Attr("scale_height", optional(float_), None),
                Attr("scale_width", optional(float_), None),
                Attr("mode", choice("size", "like", "odd_scale", "to_even_down", "to_even_up", "to_odd_down",
                                    "to_odd_up"), "size"),
                Attr("align_corners", bool_, True)],
-        kernel=k.bilinear_resize2d, aliases=("contrib.BilinearResize2D",))
+        kernel=k.bilinear_resize2d, aliases=("contrib.BilinearResize2D",), types=uniform_types(free=("like",)))
 _resize.input_names = lambda a: ["data", "like"] if a.get("mode") == "like" else ["data"]
 declare("_contrib_box_iou", inputs=("lhs", "rhs"), attrs=[Attr("format", choice("corner", "center"), "corner")],
         kernel=k.box_iou, aliases=("contrib.box_iou",))
+def _box_nms_check(in_shapes, attrs):
+    width = in_shapes[0][-1]
+    start, end = attrs["coord_start"], attrs["coord_start"] + 3
+    if not (start >= 0 and end < width):
+        raise ValueError("coordinates: (%d, %d) out of range:: (0, %d)" % (start, end, width))
+
+
 declare("_contrib_box_nms", attrs=[Attr("overlap_thresh", float_, 0.5), Attr("valid_thresh", float_, 0.0),
                                    Attr("topk", int_, -1), Attr("coord_start", int_, 2), Attr("score_index", int_, 1),
                                    Attr("id_index", int_, -1), Attr("background_id", int_, -1),
                                    Attr("force_suppress", bool_, False),
                                    Attr("in_format", choice("corner", "center"), "corner"),
                                    Attr("out_format", choice("corner", "center"), "corner")],
-        kernel=k.box_nms, aliases=("contrib.box_nms", "_contrib_box_non_maximum_suppression"))
+        kernel=k.box_nms, aliases=("contrib.box_nms", "_contrib_box_non_maximum_suppression"), check=_box_nms_check)
