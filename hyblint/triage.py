@@ -17,6 +17,7 @@ from typing import FrozenSet, List, Optional, Set, Tuple
 from hyblint.analysis.module import ModuleFacts, collect_imports, in_scope_classes, scan_classes
 from hyblint.analysis.screen import can_screen, may_report
 from hyblint.diagnostics import Diagnostic, Location, Severity, physical_lines
+from hyblint.guard import guarded
 from hyblint.selection import selected_codes
 from hyblint.settings import Settings
 
@@ -55,6 +56,14 @@ class Triage:
 def triage(source: str, filename: str, settings: Settings = Settings(), *,
            extra_hybrid_classes: FrozenSet[str] = frozenset()) -> Triage:
     codes = selected_codes(settings)
+
+    def failed(diagnostics: List[Diagnostic]) -> Triage:
+        return Triage(source, filename, codes, diagnostics=diagnostics)
+    return guarded(_triage, filename, failed, source, filename, settings, codes, extra_hybrid_classes)
+
+
+def _triage(source: str, filename: str, settings: Settings, codes: Tuple[str, ...],
+            extra_hybrid_classes: FrozenSet[str]) -> Triage:
     result = Triage(source, filename, codes)
     if "hybrid_forward" not in source:
         return result  # nothing in scope: such files are not even parsed
@@ -161,17 +170,30 @@ def suppressed(lines: List[str], row: int, code: str) -> bool:
 
 
 def syntax_error(source: str, filename: str) -> Optional[Diagnostic]:
-    """Python's own parser's verdict. Its symbol table is the cheapest way to run it: 40% less than
-    compiling to bytecode, and several times less than building an `ast` tree. (What only the
-    bytecode compiler rejects, such as `return` outside a function, parses; pyflakes reports it.)"""
+    """Python's own parser's verdict (see `_symbols`)."""
+    return _symbols(source, filename)[1]
+
+
+def _symbols(source: str, filename: str):
+    """(the module's symbol table, None) or (None, its syntax error). The symbol table is the
+    cheapest way to run Python's own parser: 40% less than compiling to bytecode, and several
+    times less than building an `ast` tree. (What only the bytecode compiler rejects, such as
+    `return` outside a function, parses; pyflakes reports it.) Too deep a nesting raises
+    RecursionError, for the caller's guard to retry with a larger stack."""
     try:
-        symtable.symtable(source, filename, "exec")
+        return symtable.symtable(source, filename, "exec"), None
     except SyntaxError as exc:
         row = exc.lineno or 1
         column = max(exc.offset or 1, 1)
-        return Diagnostic(SYNTAX_ERROR, "syntax error: %s" % exc.msg, filename, Location(row, column),
-                          Location(row, column), Severity.ERROR)
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return Diagnostic(SYNTAX_ERROR, "cannot parse: %s" % exc, filename, Location(1, 1), Location(1, 1),
-                          Severity.ERROR)
-    return None
+        return None, Diagnostic(SYNTAX_ERROR, "syntax error: %s" % exc.msg, filename, Location(row, column),
+                                Location(row, column), Severity.ERROR)
+    except RecursionError:
+        raise
+    except (ValueError, MemoryError) as exc:
+        return None, cannot_parse(filename, exc)
+
+
+def cannot_parse(filename: str, exc: BaseException) -> Diagnostic:
+    reason = str(exc).strip() or type(exc).__name__
+    return Diagnostic(SYNTAX_ERROR, "cannot parse: %s" % reason, filename, Location(1, 1), Location(1, 1),
+                      Severity.ERROR)
