@@ -8,6 +8,7 @@ than the analysis. When a method cannot be cut out cleanly, the whole module is 
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Type
 
 import libcst as cst
@@ -126,7 +127,24 @@ def _check_whole_module(source, filename, rules, imports, scope) -> List[Diagnos
         return [cannot_parse(filename, exc)]
     functions = list(_hybrid_forwards(module, scope))
     violations = run_rules(module, functions, rules, imports)
-    return to_diagnostics(module, source, filename, violations, 0, "") if violations else []
+    if not violations:
+        return []
+    diagnostics = to_diagnostics(module, source, filename, violations, 0, "")
+    if module.code != source:
+        diagnostics = _without_misplaced_fixes(diagnostics, source, module.code)
+    return diagnostics
+
+
+def _without_misplaced_fixes(diagnostics: List[Diagnostic], source: str, code: str) -> List[Diagnostic]:
+    """libcst drops some characters it does not keep in its tree (a form feed in indentation): on
+    lines where its text differs from the file's, a fix's columns would not be the file's."""
+    ours, theirs = physical_lines(source), physical_lines(code)
+    if len(ours) != len(theirs):
+        return [replace(d, fix=None) for d in diagnostics]
+    differ = {row for row, (a, b) in enumerate(zip(ours, theirs), 1) if a != b}
+    return [replace(d, fix=None) if d.fix is not None and any(
+        row in differ for e in d.fix.edits for row in range(e.location.row, e.end_location.row + 1)) else d
+        for d in diagnostics]
 
 
 def run_rules(module: cst.Module, functions: Sequence[cst.FunctionDef], rules: Sequence[Type[Rule]],
