@@ -30,7 +30,7 @@ def internal_error(filename: str, reason: str) -> Diagnostic:
 
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, RecursionError):
-        return "too deeply nested to check (nesting beyond %d levels)" % DEEP_RECURSION_LIMIT
+        return "too deeply nested to check (beyond %d frames of recursion)" % DEEP_RECURSION_LIMIT
     if isinstance(exc, MemoryError):
         return "too large to check (out of memory)"
     frames = traceback.extract_tb(exc.__traceback__)
