@@ -119,7 +119,7 @@ def _rule(args) -> int:
 def _settings(args):
     from hyblint.config import find_config, load_settings
     config = Path(args.config) if args.config else find_config(args.paths)
-    if args.config and not config.is_file():
+    if args.config and not os.path.lexists(config):
         from hyblint.config import ConfigError
         raise ConfigError("%s: no such file" % args.config)
     settings = load_settings(config)

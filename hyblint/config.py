@@ -1,10 +1,12 @@
 """`[tool.hyblint]` in pyproject.toml: found by walking up from the linted paths."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any, Dict, Optional, Sequence, Tuple
 
+from hyblint.files import InputError, read_regular
 from hyblint.settings import DEFAULT_HYBRID_BASES, Settings
 
 if sys.version_info >= (3, 11):
@@ -12,6 +14,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+MAX_CONFIG_BYTES = 1024 * 1024
 KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
               "hybrid-bases", "verify"}
 
@@ -22,7 +25,11 @@ class ConfigError(Exception):
 
 def find_config(paths: Sequence[str]) -> Optional[Path]:
     """The nearest pyproject.toml with a [tool.hyblint] table, from the first path upwards."""
-    start = Path(paths[0] if paths else ".").resolve()
+    first = paths[0] if paths else "."
+    try:
+        start = Path(first).resolve()
+    except (RuntimeError, OSError):  # a symbolic link loop: reported when the file is read
+        start = Path(os.path.abspath(first))
     if not start.is_dir():
         start = start.parent
     for folder in [start, *start.parents]:
@@ -33,20 +40,33 @@ def find_config(paths: Sequence[str]) -> Optional[Path]:
 
 
 def _load(path: Path) -> Dict[str, Any]:
+    """Every way a pyproject.toml can be bad is a ConfigError naming the file and the reason."""
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
+        raw = read_regular(path, str(path), MAX_CONFIG_BYTES)
+    except InputError as exc:
+        raise ConfigError("%s: %s" % (path, "no such file" if exc.code == "HYB905" else exc.reason)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError("%s: not valid UTF-8 (byte 0x%02x on line %d)"
+                          % (path, raw[exc.start], raw[:exc.start].count(b"\n") + 1)) from None
+    try:
+        return tomllib.loads(text)
+    except ValueError as exc:  # TOMLDecodeError, and odd values
         raise ConfigError("%s: invalid TOML: %s" % (path, exc)) from None
-    except OSError as exc:
-        raise ConfigError("%s: cannot read: %s" % (path, exc.strerror or exc)) from None
+    except RecursionError:
+        raise ConfigError("%s: invalid TOML: arrays or tables nested too deeply" % path) from None
+
+
+def _strings(table, key, path, what: str) -> Tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError("%s: [tool.hyblint] %s must be a list of %s" % (path, key, what))
+    return tuple(value)
 
 
 def _codes(table, key, path) -> Tuple[str, ...]:
-    value = table.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError("%s: [tool.hyblint] %s must be a list of rule codes" % (path, key))
-    return tuple(v.strip().upper() for v in value)
+    return tuple(v.strip().upper() for v in _strings(table, key, path, "rule codes"))
 
 
 def load_table(path: Path) -> Dict[str, Any]:
@@ -71,8 +91,9 @@ def load_settings(path: Optional[Path]) -> Settings:
         if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
             raise ConfigError("%s: per-file-ignores %r must be a list of rule codes" % (path, pattern))
         per_file_ignores.append((pattern, tuple(c.upper() for c in codes)))
-    for key in ("exclude", "extend-exclude", "hybrid-bases"):
-        _codes(table, key, path)  # validates the list of strings
+    for key in ("exclude", "extend-exclude"):
+        _strings(table, key, path, "glob patterns (strings)")
+    _strings(table, "hybrid-bases", path, "class names (strings)")
     return Settings(
         select=_codes(table, "select", path) if "select" in table else None,
         ignore=_codes(table, "ignore", path),

@@ -70,6 +70,8 @@ INPUT_ERROR_CODES = {
     "HYB903": "unreadable-file",    # permission denied or another I/O error
     "HYB904": "symlink-loop",       # a symbolic link that resolves to itself
     "HYB905": "file-vanished",      # listed, then gone before it could be read
+    "HYB906": "cannot-check",       # too deeply nested, too large, or an internal error
+    "HYB907": "not-a-regular-file", # a FIFO, device or socket, or a file over the size limit
 }
 
 

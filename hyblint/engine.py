@@ -8,6 +8,7 @@ than the analysis. When a method cannot be cut out cleanly, the whole module is 
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Type
 
 import libcst as cst
@@ -16,12 +17,13 @@ from hyblint.analysis.function import analyze
 from hyblint.analysis.module import ModuleFacts
 from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Severity, physical_lines
 from hyblint.fixes._code import block_indent, render
+from hyblint.guard import guarded
 from hyblint.positions import positions_of
 from hyblint.rules import ALL_RULES
 from hyblint.rules.base import REMOVE, Rule, Violation
 from hyblint.selection import selected_codes
 from hyblint.settings import Settings
-from hyblint.triage import NOQA, SYNTAX_ERROR, Triage, suppressed, syntax_error, triage
+from hyblint.triage import NOQA, SYNTAX_ERROR, Triage, cannot_parse, suppressed, syntax_error, triage
 
 __all__ = ["NOQA", "SYNTAX_ERROR", "check_source", "finish", "run_rules", "selected_rules", "to_diagnostics"]
 
@@ -46,6 +48,10 @@ def finish(first: Triage) -> List[Diagnostic]:
     """The diagnostics of a file, from what triage found and left."""
     if first.settled:
         return first.diagnostics
+    return guarded(_finish, first.filename, lambda diagnostics: diagnostics, first)
+
+
+def _finish(first: Triage) -> List[Diagnostic]:
     source, filename, imports = first.source, first.filename, first.imports
     rules = [ALL_RULES[code] for code in first.codes]
     if first.whole_module:
@@ -75,7 +81,7 @@ def _check_snippet(text: str, context, rules, imports) -> Optional[List[Diagnost
         return found
     try:
         module = cst.parse_module(text)
-    except (cst.ParserSyntaxError, RecursionError, ValueError):
+    except (cst.ParserSyntaxError, ValueError):
         return None
     functions = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward"]
     violations = run_rules(module, functions, rules, imports)
@@ -117,12 +123,28 @@ def _check_whole_module(source, filename, rules, imports, scope) -> List[Diagnos
     except cst.ParserSyntaxError as exc:
         # Python's own parser names the cause and the place more precisely, when it disagrees too
         return [syntax_error(source, filename) or _parse_failure(exc, filename)]
-    except (RecursionError, ValueError) as exc:
-        return [Diagnostic(SYNTAX_ERROR, "cannot parse: %s" % exc, filename, Location(1, 1), Location(1, 1),
-                           Severity.ERROR)]
+    except ValueError as exc:
+        return [cannot_parse(filename, exc)]
     functions = list(_hybrid_forwards(module, scope))
     violations = run_rules(module, functions, rules, imports)
-    return to_diagnostics(module, source, filename, violations, 0, "") if violations else []
+    if not violations:
+        return []
+    diagnostics = to_diagnostics(module, source, filename, violations, 0, "")
+    if module.code != source:
+        diagnostics = _without_misplaced_fixes(diagnostics, source, module.code)
+    return diagnostics
+
+
+def _without_misplaced_fixes(diagnostics: List[Diagnostic], source: str, code: str) -> List[Diagnostic]:
+    """libcst drops some characters it does not keep in its tree (a form feed in indentation): on
+    lines where its text differs from the file's, a fix's columns would not be the file's."""
+    ours, theirs = physical_lines(source), physical_lines(code)
+    if len(ours) != len(theirs):
+        return [replace(d, fix=None) for d in diagnostics]
+    differ = {row for row, (a, b) in enumerate(zip(ours, theirs), 1) if a != b}
+    return [replace(d, fix=None) if d.fix is not None and any(
+        row in differ for e in d.fix.edits for row in range(e.location.row, e.end_location.row + 1)) else d
+        for d in diagnostics]
 
 
 def run_rules(module: cst.Module, functions: Sequence[cst.FunctionDef], rules: Sequence[Type[Rule]],

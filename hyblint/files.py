@@ -46,10 +46,32 @@ def _declared_encoding(raw: bytes) -> str:
     return "utf-8"
 
 
-def read_source(path) -> SourceFile:
-    shown = str(path)
+# Larger files are not read: no source file is this large, and reading /dev/zero-like input
+# whole would exhaust memory.
+MAX_FILE_BYTES = 10 * 1024 * 1024
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _open(path) -> int:
+    # O_NONBLOCK: should the path become a FIFO after it was checked, opening it cannot block
+    return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+
+
+def read_regular(path, shown: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes. Anything else raises InputError,
+    without opening it when it is already known not to be one."""
     try:
-        raw = Path(path).read_bytes()
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise InputError("HYB907", shown, "not a regular file (%s)" % file_kind(os.stat(path).st_mode))
+        descriptor = _open(path)
     except FileNotFoundError:
         if os.path.islink(path):
             raise InputError("HYB904", shown, "symbolic link loop or dangling link") from None
@@ -58,6 +80,51 @@ def read_source(path) -> SourceFile:
         if exc.errno == errno.ELOOP:
             raise InputError("HYB904", shown, "symbolic link loop") from None
         raise InputError("HYB903", shown, "cannot read: %s" % (exc.strerror or exc)) from None
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):  # replaced between the check and the open
+            raise InputError("HYB907", shown, "not a regular file (%s)" % file_kind(info.st_mode))
+        if info.st_size > limit:
+            raise InputError("HYB907", shown, "too large: %d bytes, over the limit of %d MB"
+                             % (info.st_size, limit // (1024 * 1024)))
+        chunks, size = [], 0
+        while True:  # a file growing while it is read stops at the limit too
+            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise InputError("HYB907", shown, "too large: over the limit of %d MB" % (limit // (1024 * 1024)))
+        return b"".join(chunks)
+    except OSError as exc:
+        raise InputError("HYB903", shown, "cannot read: %s" % (exc.strerror or exc)) from None
+    finally:
+        os.close(descriptor)
+
+
+def _utf16_or_32(raw: bytes) -> str:
+    """The wide Unicode encoding a file is in, by its byte order mark or by the NUL bytes that
+    ASCII characters leave on one side in UTF-16; '' for other files."""
+    if raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "UTF-32"
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "UTF-16"
+    sample = raw[:4096]
+    if len(sample) >= 4 and b"\x00" in sample:
+        even, odd = sample[0::2], sample[1::2]
+        if (even.count(0) == 0 and odd.count(0) >= len(odd) * 0.9) or \
+                (odd.count(0) == 0 and even.count(0) >= len(even) * 0.9):
+            return "UTF-16"
+    return ""
+
+
+def read_source(path) -> SourceFile:
+    shown = str(path)
+    raw = read_regular(path, shown)
+    wide = _utf16_or_32(raw)
+    if wide:
+        raise InputError("HYB901", shown, "not UTF-8 (looks like %s); save it as UTF-8" % wide)
     if b"\x00" in raw:
         raise InputError("HYB902", shown, "binary file (contains NUL bytes)")
     bom = raw.startswith(codecs.BOM_UTF8)

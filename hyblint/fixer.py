@@ -15,6 +15,7 @@ from typing import Callable, FrozenSet, Iterable, List, Optional, Sequence, Tupl
 
 from hyblint.diagnostics import Applicability, Diagnostic, Edit
 from hyblint.engine import check_source
+from hyblint.guard import guarded
 from hyblint.settings import Settings
 
 MAX_ROUNDS = 10
@@ -82,7 +83,7 @@ def apply_edits(source: str, edits: Iterable[Edit]) -> str:
 def parses(source: str) -> bool:
     try:
         ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     try:
         import libcst as cst
@@ -213,7 +214,8 @@ def fix_source(source: str, filename: str, settings: Settings = Settings(), *,
         diagnostics = check(current, filename)
     if any(d.code == "HYB009" for d in result.applied):
         from hyblint.fixes.imports import prune_unused_imports
-        pruned = prune_unused_imports(source, current, filename)
+        # deep code is pruned on a larger stack, or not at all (the file's own failure, not the run's)
+        pruned = guarded(prune_unused_imports, filename, lambda _: current, source, current, filename)
         if pruned != current and parses(pruned):
             current = pruned
             diagnostics = check(current, filename)

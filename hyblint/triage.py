@@ -8,15 +8,17 @@ never import libcst, whose import alone costs as much as screening a whole corpu
 """
 from __future__ import annotations
 
+import ast
 import re
 import symtable
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import FrozenSet, List, Optional, Set, Tuple
 
-from hyblint.analysis.module import ModuleFacts, collect_imports, in_scope_classes, scan_classes
+from hyblint.analysis.module import ClassLine, ModuleFacts, collect_imports, in_scope_classes, scan_classes
 from hyblint.analysis.screen import can_screen, may_report
 from hyblint.diagnostics import Diagnostic, Location, Severity, physical_lines
+from hyblint.guard import guarded
 from hyblint.selection import selected_codes
 from hyblint.settings import Settings
 
@@ -53,16 +55,35 @@ class Triage:
 
 
 def triage(source: str, filename: str, settings: Settings = Settings(), *,
-           extra_hybrid_classes: FrozenSet[str] = frozenset()) -> Triage:
+           extra_hybrid_classes: FrozenSet[str] = frozenset(), exact: bool = False) -> Triage:
+    """`exact`: take the classes from Python's tree and parse the whole module, never the
+    text scan (what `tools/check_screen.py` and the tests compare triage with)."""
     codes = selected_codes(settings)
+
+    def failed(diagnostics: List[Diagnostic]) -> Triage:
+        return Triage(source, filename, codes, diagnostics=diagnostics)
+    return guarded(_triage, filename, failed, source, filename, settings, codes, extra_hybrid_classes, exact)
+
+
+def _triage(source: str, filename: str, settings: Settings, codes: Tuple[str, ...],
+            extra_hybrid_classes: FrozenSet[str], exact: bool) -> Triage:
     result = Triage(source, filename, codes)
     if "hybrid_forward" not in source:
         return result  # nothing in scope: such files are not even parsed
-    error = syntax_error(source, filename)
+    table, error = _symbols(source, filename)
     if error is not None:
         result.diagnostics.append(error)
         return result
     classes = scan_classes(source)
+    if exact or not _agrees(source, classes, table):
+        # the text scan misread the file (a class line in a string, a form feed, a line
+        # continued after `class`, lone CR line endings): the classes come from Python's own
+        # tree, and the whole module is parsed
+        plain = _LONE_CR.sub("\n", source)  # the same offsets, lines Python counts alike
+        result.scope = in_scope_classes(_exact_classes(plain), settings.hybrid_bases, extra_hybrid_classes)
+        result.imports = collect_imports(plain)
+        result.whole_module = True
+        return result
     result.scope = in_scope_classes(classes, settings.hybrid_bases, extra_hybrid_classes)
     result.imports = collect_imports(source)
     snippets = _cut_snippets(source, classes, result.scope)
@@ -134,6 +155,59 @@ def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:
     return snippets
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _agrees(source: str, classes, table) -> bool:
+    """Whether the class lines and hybrid_forward lines the text scan found, and the class each
+    method belongs to, are those of Python's own symbol table."""
+    if "\r" in source and _LONE_CR.search(source):
+        return False  # the scans count lines by \n
+    expected_classes, expected_methods = [], []
+    stack = [(table, None)]
+    while stack:
+        scope, owner = stack.pop()
+        for child in scope.get_children():
+            if child.get_type() == "class":
+                expected_classes.append((child.get_lineno(), child.get_name()))
+                stack.append((child, child.get_name()))
+            else:
+                if child.get_name() == "hybrid_forward" and child.get_type() == "function":
+                    expected_methods.append((child.get_lineno(), owner))
+                if child.get_children():
+                    stack.append((child, None))
+    rows = _rows(source, [c.offset for c in classes])
+    if sorted(expected_classes) != sorted(zip(rows, (c.name for c in classes))):
+        return False
+    matches = list(_DEF.finditer(source))
+    rows = _rows(source, [m.start() for m in matches])
+    found = [(row, _owner_class(classes, m.start(), len(m.group("indent").expandtabs())))
+             for row, m in zip(rows, matches)]
+    return sorted(expected_methods, key=str) == sorted(found, key=str)
+
+
+def _rows(source: str, offsets: List[int]) -> List[int]:
+    """1-based rows of increasing offsets (lines end at \n here)."""
+    rows, row, counted = [], 1, 0
+    for offset in offsets:
+        row += source.count("\n", counted, offset)
+        counted = offset
+        rows.append(row)
+    return rows
+
+
+def _exact_classes(source: str):
+    """The module's classes from Python's `ast` tree, as the text scan would list them."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            bases = tuple(ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases)
+            decorators = tuple(ast.unparse(d.func if isinstance(d, ast.Call) else d).rsplit(".", 1)[-1]
+                               for d in node.decorator_list)
+            found.append(ClassLine(node.name, node.col_offset, 0, bases, decorators))
+    return found
+
+
 def _line_breaks(source: str, start: int, end: int) -> int:
     """How many lines end between two offsets that start lines."""
     if "\r" not in source:
@@ -161,17 +235,30 @@ def suppressed(lines: List[str], row: int, code: str) -> bool:
 
 
 def syntax_error(source: str, filename: str) -> Optional[Diagnostic]:
-    """Python's own parser's verdict. Its symbol table is the cheapest way to run it: 40% less than
-    compiling to bytecode, and several times less than building an `ast` tree. (What only the
-    bytecode compiler rejects, such as `return` outside a function, parses; pyflakes reports it.)"""
+    """Python's own parser's verdict (see `_symbols`)."""
+    return _symbols(source, filename)[1]
+
+
+def _symbols(source: str, filename: str):
+    """(the module's symbol table, None) or (None, its syntax error). The symbol table is the
+    cheapest way to run Python's own parser: 40% less than compiling to bytecode, and several
+    times less than building an `ast` tree. (What only the bytecode compiler rejects, such as
+    `return` outside a function, parses; pyflakes reports it.) Too deep a nesting raises
+    RecursionError, for the caller's guard to retry with a larger stack."""
     try:
-        symtable.symtable(source, filename, "exec")
+        return symtable.symtable(source, filename, "exec"), None
     except SyntaxError as exc:
         row = exc.lineno or 1
         column = max(exc.offset or 1, 1)
-        return Diagnostic(SYNTAX_ERROR, "syntax error: %s" % exc.msg, filename, Location(row, column),
-                          Location(row, column), Severity.ERROR)
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return Diagnostic(SYNTAX_ERROR, "cannot parse: %s" % exc, filename, Location(1, 1), Location(1, 1),
-                          Severity.ERROR)
-    return None
+        return None, Diagnostic(SYNTAX_ERROR, "syntax error: %s" % exc.msg, filename, Location(row, column),
+                                Location(row, column), Severity.ERROR)
+    except RecursionError:
+        raise
+    except (ValueError, MemoryError) as exc:
+        return None, cannot_parse(filename, exc)
+
+
+def cannot_parse(filename: str, exc: BaseException) -> Diagnostic:
+    reason = str(exc).strip() or type(exc).__name__
+    return Diagnostic(SYNTAX_ERROR, "cannot parse: %s" % reason, filename, Location(1, 1), Location(1, 1),
+                      Severity.ERROR)

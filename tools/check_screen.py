@@ -3,7 +3,9 @@
     python3 tools/check_screen.py DIR [--select CODES]
 
 Checks every Python file under DIR that holds a hybrid_forward twice, with the screen and with
-every method sent to libcst, and compares the diagnostics. Prints how many methods the screen
+every method sent to libcst, and compares the diagnostics; and the unscreened check with one that
+takes the classes from Python's tree and parses the whole module (triage must read the text as
+Python's tokenizer does). Prints how many methods the screen
 cleared, and every file where the two checks differ (a screen that clears a method some rule
 reports in: the screen must learn what that rule reports on). Exits 1 when any file differs.
 """
@@ -49,6 +51,11 @@ def main() -> int:
         finally:
             triage.may_report = screen
             triage._VERDICTS.clear()
+        engine._SNIPPET_CACHE.clear()
+        exact = engine.finish(triage.triage(source.text, path, settings, extra_hybrid_classes=extra, exact=True))
+        if exact != unscreened:
+            differing += 1
+            print("%s: triage %d diagnostics, from Python's tree %d" % (path, len(unscreened), len(exact)))
         methods += len(everything.snippets)
         cleared += len(everything.snippets) - len(first.snippets)
         if screened != unscreened:

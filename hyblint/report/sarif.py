@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import quote
 from typing import Dict, List
 
 from hyblint import __version__
@@ -30,8 +31,10 @@ def _rules():
 
 
 def _uri(filename: str) -> str:
+    """A URI reference: a relative path percent-encoded (`#`, `%`, spaces, and `:`, which would
+    make its first segment read as a scheme), or a file: URI."""
     path = Path(filename)
-    return path.as_posix() if not path.is_absolute() else path.as_uri()
+    return quote(path.as_posix(), safe="/-._~!$&'()*+,;=@") if not path.is_absolute() else path.as_uri()
 
 
 def _region(start, end) -> dict:

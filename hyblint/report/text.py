@@ -12,10 +12,25 @@ def _line(d: Diagnostic) -> str:
     return "%s:%d:%d: %s %s%s" % (d.filename, d.location.row, d.location.column, d.code, marker, d.message)
 
 
+def _count(number: int, noun: str) -> str:
+    return "%d %s%s" % (number, noun, "" if number == 1 else "s")
+
+
+def found(diagnostics: List[Diagnostic]) -> str:
+    """'Found 3 errors.', or with warnings among them, how many of each."""
+    warnings = sum(1 for d in diagnostics if d.severity.value == "warning")
+    if not warnings:
+        return "Found %s." % _count(len(diagnostics), "error")
+    if warnings == len(diagnostics):
+        return "Found %s." % _count(warnings, "warning")
+    return "Found %s: %s, %s." % (_count(len(diagnostics), "diagnostic"), _count(len(diagnostics) - warnings, "error"),
+                                  _count(warnings, "warning"))
+
+
 def summary(diagnostics: List[Diagnostic], fix_hint: str = "--fix") -> str:
     if not diagnostics:
         return "All checks passed!"
-    lines = ["Found %d error%s." % (len(diagnostics), "" if len(diagnostics) == 1 else "s")]
+    lines = [found(diagnostics)]
     safe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability.value == "safe")
     unsafe = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability.value == "unsafe")
     if safe:
