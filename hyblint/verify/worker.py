@@ -244,9 +244,12 @@ def _touched_by_tree(net, request: dict) -> set:
     """The changed classes of this module that the built block or any block inside it runs."""
     changed = set(request.get("changed") or ())
     module = request.get("module")
-    found, stack = set(), [net]
+    found, seen, stack = set(), set(), [net]
     while stack:
         block = stack.pop()
+        if id(block) in seen:  # a block shared by two parents, or one that contains itself
+            continue
+        seen.add(id(block))
         found |= {c.__name__ for c in type(block).__mro__ if c.__module__ == module}
         stack.extend(getattr(block, "_children", {}).values())
     return found & changed
