@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 HELP = """Import the modules on hyblint's MXNet-compatible runtime and run every HybridBlock that
 can be built, eagerly and then hybridized, on random inputs. Reports blocks that fail once
@@ -27,6 +28,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--write", action="store_true",
                         help="with --fix, write the fixed modules whose fixes were all proved")
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--timeout", type=float, default=None, help="seconds per module (default 120)")
+    parser.add_argument("--timeout", type=positive_seconds, default=None, help="seconds per module (default 120)")
     parser.add_argument("--python", default=None,
                         help="run the blocks with this interpreter's real `mxnet` instead of the runtime")
+
+
+def positive_seconds(text: str) -> float:
+    """A time limit: a finite number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds" % text) from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError("%r: the time limit must be a positive number of seconds" % text)
+    return value

@@ -10,10 +10,11 @@ import ast
 import json
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from hyblint.config import ConfigError
-from hyblint.verify import runner, worker
+from hyblint.verify import runner, setup, worker
+
 
 def parse_shapes(items: List[str]) -> Dict[str, List[List[int]]]:
     shapes: Dict[str, List[List[int]]] = {}
@@ -42,13 +43,6 @@ def parse_shapes(items: List[str]) -> Dict[str, List[List[int]]]:
     return shapes
 
 
-def _verify_config(paths: List[str]) -> dict:
-    """The `[tool.hyblint.verify]` table of the configuration `hyblint check` would use."""
-    from hyblint.config import find_config, load_table
-    config = find_config(paths or ["."])
-    return load_table(config).get("verify", {}) if config else {}
-
-
 def _python_files(paths: List[str]) -> List[Path]:
     found: List[Path] = []
     for raw in paths:
@@ -63,15 +57,22 @@ def _python_files(paths: List[str]) -> List[Path]:
     return found
 
 
+# Fixes documented to change results (the behaviour they fix is the bug): equality with the
+# original proves nothing about them, so they are reported for review, never as proved.
+BY_DESIGN_CODES = ("HYB014",)  # mode='wrap': a negative index means the last rows, not row 0
+MODULE_CODE = "<module-level code>"  # a change outside the top-level classes and functions
+
+
 def run(args: argparse.Namespace) -> int:
     try:
-        config = _verify_config(args.paths)
+        config = setup.verify_table(args.paths)
         shapes = {name: [s if isinstance(s, dict) else list(s) for s in groups]
                   for name, groups in config.get("shapes", {}).items()}
         shapes.update(parse_shapes(args.shapes))
+        python = setup.check_python(args.python) if args.python else None
         options = runner.VerifyOptions(
             shapes=shapes, factories=args.factory or config.get("factories", []),
-            fix=args.fix, unsafe_fixes=args.unsafe_fixes, python=args.python,
+            fix=args.fix, unsafe_fixes=args.unsafe_fixes, python=python,
             timeout=args.timeout or float(config.get("timeout", 120)))
         paths = args.paths or ([] if options.factories else ["."])
         files = _python_files(paths)
@@ -80,35 +81,49 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     results: List[runner.BlockResult] = []
-    for path in files:
-        try:
-            source = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            print("hyblint verify: error: %s: %s" % (path, exc), file=sys.stderr)
-            return 2
-        if "mxnet" not in source and "gluon" not in source:
-            continue
-        fixed = _fixed_source(source, path, options, args.extend_select) if options.fix else None
-        module_results = runner.verify_module(path, source, fixed, options)
-        results.extend(module_results)
-        if args.write and fixed is not None and _all_proved(module_results):
-            _write(path, fixed)
-
-    if options.fix and options.factories:
-        print("hyblint verify: note: --fix proves fixes of modules given as paths, not of factories",
-              file=sys.stderr)
-    for spec in options.factories:
-        results.extend(runner.verify_factory(spec, options))
+    verdicts: List[Tuple[str, Optional[str], bool]] = []  # (path, why its fix is not proved, written)
+    try:
+        for path in files:
+            try:
+                source = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                print("hyblint verify: error: %s: %s" % (path, exc), file=sys.stderr)
+                return 2
+            if "mxnet" not in source and "gluon" not in source:
+                continue
+            fixed, changed, by_design = (_fixed_source(source, path, options, args.extend_select)
+                                         if options.fix else (None, [], {}))
+            module_results = runner.verify_module(path, source, fixed, options, changed, by_design)
+            results.extend(module_results)
+            if fixed is not None:
+                why = unproved_reason(module_results, changed)
+                if why is None and args.write:
+                    _write(path, fixed)
+                verdicts.append((str(path), why, why is None and args.write))
+        if options.fix and options.factories:
+            print("hyblint verify: note: --fix proves fixes of modules given as paths, not of factories",
+                  file=sys.stderr)
+        for spec in options.factories:
+            results.extend(runner.verify_factory(spec, options))
+    except (runner.InterpreterError, ConfigError) as exc:
+        print("hyblint verify: error: %s" % exc, file=sys.stderr)
+        return 2
 
     results = runner.sort_results(results)
     if args.format == "json":
         print(json.dumps([r.to_json() for r in results], indent=2))
+        if verdicts:
+            print("\n".join(render_verdicts(verdicts, args.write)), file=sys.stderr)
     else:
         print(render_text(results, options.fix))
-    return exit_code(results, options.fix)
+        if verdicts:
+            print("\n".join(render_verdicts(verdicts, args.write)))
+    return exit_code(results, options.fix, any(why for _, why, _ in verdicts))
 
 
-def _fixed_source(source: str, path: Path, options: runner.VerifyOptions, extend_select: str) -> Optional[str]:
+def _fixed_source(source: str, path: Path, options: runner.VerifyOptions, extend_select: str):
+    """(fixed text or None, the top-level definitions it changes, {definition: codes} of those
+    changed by fixes that change results by design)."""
     from dataclasses import replace
 
     from hyblint.config import find_config, load_settings
@@ -118,12 +133,65 @@ def _fixed_source(source: str, path: Path, options: runner.VerifyOptions, extend
     if codes:
         settings = replace(settings, extend_select=settings.extend_select + codes)
     result = fix_source(source, str(path), settings, unsafe=options.unsafe_fixes)
-    return result.source if result.source != source else None
+    if result.source == source:
+        return None, [], {}
+    changed = changed_definitions(source, result.source)
+    by_design: Dict[str, List[str]] = {}
+    design_codes = sorted({d.code for d in result.applied if d.code in BY_DESIGN_CODES})
+    if design_codes:
+        # What the other fixes alone would make of it: the definitions that differ from that
+        # are the ones the by-design fixes changed.
+        without = fix_source(source, str(path), replace(settings, ignore=settings.ignore + tuple(design_codes)),
+                             unsafe=options.unsafe_fixes).source
+        by_design = {name: design_codes for name in changed_definitions(without, result.source)}
+    return result.source, changed, by_design
 
 
-def _all_proved(results: List[runner.BlockResult]) -> bool:
-    statuses = [r.fix_status for r in results]
-    return worker.PROVED in statuses and all(s in (worker.PROVED, None) for s in statuses)
+def changed_definitions(before: str, after: str) -> List[str]:
+    """Names of the top-level classes and functions whose code differs (positions aside), and
+    MODULE_CODE when other top-level statements than imports differ."""
+    def parts(source: str):
+        definitions, other = {}, []
+        for node in ast.parse(source).body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                definitions[node.name] = ast.dump(node)
+            elif not isinstance(node, (ast.Import, ast.ImportFrom)):
+                other.append(ast.dump(node))
+        return definitions, other
+    old, old_other = parts(before)
+    new, new_other = parts(after)
+    changed = sorted(name for name in set(old) | set(new) if old.get(name) != new.get(name))
+    return changed + ([MODULE_CODE] if old_other != new_other else [])
+
+
+def unproved_reason(results: List[runner.BlockResult], changed: List[str]) -> Optional[str]:
+    """Why a module's fix is not proved, or None when it is: every block whose code the fix changed
+    ran and agreed, every changed definition ran in such a block, and the module's other blocks
+    that ran are unchanged by it."""
+    for r in results:
+        if r.status in runner.MODULE_FAILURES:
+            return "%s (%s)" % (MODULE_FAILURE_REASONS[r.status], r.detail)
+    unproved = [r for r in results if r.fix_status not in (worker.PROVED, None)]
+    if unproved:
+        return "; ".join("%s: %s" % (r.name, r.fix_detail or FIX_LABELS.get(r.fix_status, r.fix_status))
+                         for r in unproved)
+    covered = {name for r in results if r.fix_status == worker.PROVED for name in r.touches}
+    missing = [name for name in changed if name not in covered]
+    if missing:
+        return "the fixed code of %s ran in no block that was proved" % ", ".join(missing)
+    if not any(r.fixed_ran for r in results):
+        return "no block ran the fixed module"
+    return None
+
+
+def render_verdicts(verdicts: List[Tuple[str, Optional[str], bool]], write: bool) -> List[str]:
+    lines = []
+    for path, why, written in verdicts:
+        if why is None:
+            lines.append("%s: fixes proved%s" % (path, ", written" if written else ""))
+        else:
+            lines.append("%s: fixes not proved%s: %s" % (path, ", not written" if write else "", why))
+    return lines
 
 
 def _write(path: Path, text: str) -> None:
@@ -131,11 +199,17 @@ def _write(path: Path, text: str) -> None:
     write_source(path, read_source(path), text)
 
 
-def exit_code(results: List[runner.BlockResult], fix: bool) -> int:
-    if fix:
-        return 1 if any(r.fix_status == worker.DISPROVED for r in results) else 0
-    bad = {worker.FAILS, worker.DISAGREES, runner.TIMEOUT, runner.CRASHED, runner.IMPORT_FAILED}
-    return 1 if any(r.status in bad for r in results) else 0
+# Statuses that make a run fail: the block does not work as written, or was not checked at all.
+BAD_STATUSES = {worker.FAILS, worker.DISAGREES, worker.NOT_BUILT, *runner.MODULE_FAILURES}
+
+
+def exit_code(results: List[runner.BlockResult], fix: bool, unproved_modules: bool = False) -> int:
+    if not fix:
+        return 1 if any(r.status in BAD_STATUSES for r in results) else 0
+    if unproved_modules or any(r.fix_status not in (worker.PROVED, None) for r in results):
+        return 1
+    # A block that fails as written is fine only when its fix is proved.
+    return 1 if any(r.status in BAD_STATUSES and r.fix_status != worker.PROVED for r in results) else 0
 
 
 LABELS = {
@@ -149,6 +223,23 @@ LABELS = {
     runner.IMPORT_FAILED: "module failed to import",
 }
 
+MODULE_FAILURE_REASONS = {
+    runner.TIMEOUT: "the module timed out",
+    runner.CRASHED: "the module crashed",
+    runner.IMPORT_FAILED: "the module failed to import",
+}
+
+FIX_LABELS = {
+    worker.PROVED: "fix proved",
+    worker.DISPROVED: "fix disproved",
+    worker.UNPROVED: "fix not proved",
+    worker.BY_DESIGN: "fix changes results by design",
+}
+
+
+def plural(count: int, noun: str) -> str:
+    return "%d %s%s" % (count, noun, "" if count == 1 else "s")
+
 
 def render_text(results: List[runner.BlockResult], fix: bool) -> str:
     if not results:
@@ -158,7 +249,7 @@ def render_text(results: List[runner.BlockResult], fix: bool) -> str:
         where = "%s:%s" % (r.path, r.line) if r.line else r.path
         status = LABELS.get(r.status, r.status)
         if fix and r.fix_status:
-            status += "; fix %s" % r.fix_status
+            status += "; " + FIX_LABELS.get(r.fix_status, r.fix_status)
         detail = "; ".join(d for d in (r.detail, r.fix_detail) if d)
         rows.append((where, r.name, status, detail))
     widths = [max(len(row[i]) for row in rows + [("location", "block", "result", "")]) for i in range(3)]
@@ -170,9 +261,13 @@ def render_text(results: List[runner.BlockResult], fix: bool) -> str:
         counts[r.status] = counts.get(r.status, 0) + 1
     summary = ", ".join("%d %s" % (n, LABELS.get(s, s)) for s, n in counts.items())
     lines.append("")
-    lines.append("%d blocks: %s." % (len(results), summary))
+    lines.append("%s: %s." % (plural(len(results), "block"), summary))
     if fix:
-        proved = sum(r.fix_status == worker.PROVED for r in results)
-        disproved = sum(r.fix_status == worker.DISPROVED for r in results)
-        lines.append("Fixes: %d blocks proved, %d disproved." % (proved, disproved))
+        fixed = [r for r in results if r.fix_status]
+        if fixed:
+            lines.append("Fixes: %s." % ", ".join(
+                "%s %s" % (plural(sum(r.fix_status == s for r in fixed), "block"), label[len("fix "):])
+                for s, label in FIX_LABELS.items() if any(r.fix_status == s for r in fixed)))
+        else:
+            lines.append("Fixes: none to prove.")
     return "\n".join(lines)

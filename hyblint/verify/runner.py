@@ -22,6 +22,12 @@ IMPORT_FAILED = "import-failed"
 # Worst first: a silent divergence is the case nobody would notice without running the code.
 STATUS_ORDER = [worker.DISAGREES, worker.FAILS, TIMEOUT, CRASHED, IMPORT_FAILED,
                 worker.NOT_BUILT, worker.NO_INPUTS, worker.AGREES]
+# A module that did not get as far as its blocks.
+MODULE_FAILURES = (TIMEOUT, CRASHED, IMPORT_FAILED)
+
+
+class InterpreterError(Exception):
+    """The interpreter cannot run any module (no `mxnet` to import): a usage error, not a finding."""
 
 
 @dataclass
@@ -33,6 +39,8 @@ class BlockResult:
     line: Optional[int] = None
     fix_status: Optional[str] = None
     fix_detail: str = ""
+    touches: List[str] = field(default_factory=list)  # the changed definitions this block runs
+    fixed_ran: bool = False                           # its fixed version ran and agreed
 
     def to_json(self) -> dict:
         return {"path": self.path, "block": self.name, "status": self.status, "detail": self.detail,
@@ -65,10 +73,13 @@ def module_name_and_root(path: Path):
     return ".".join(parts), str(folder)
 
 
-def verify_module(path: Path, source: str, fixed_source: Optional[str], options: VerifyOptions) -> List[BlockResult]:
+def verify_module(path: Path, source: str, fixed_source: Optional[str], options: VerifyOptions,
+                  changed: Sequence[str] = (), by_design: Optional[Dict[str, List[str]]] = None) -> List[BlockResult]:
+    """`changed`: the module's top-level definitions the fix changed; `by_design`: those changed by
+    fixes that change results on purpose, with the codes of those fixes."""
     module, root = module_name_and_root(path)
     request = {"path": str(path.resolve()), "module": module, "package_root": root, "source": source,
-               "fixed_source": fixed_source}
+               "fixed_source": fixed_source, "changed": list(changed), "by_design": by_design or {}}
     return _run_worker(request, str(path), options)
 
 
@@ -93,10 +104,13 @@ def _run_worker(request: dict, shown: str, options: VerifyOptions) -> List[Block
     except ValueError:
         tail = (done.stderr.strip().splitlines() or ["exit code %d" % done.returncode])[-1]
         return [BlockResult(shown, "*", CRASHED, "the worker process died: " + tail[:300])]
+    if answer.get("fatal"):
+        raise InterpreterError("%s: %s" % (options.python or sys.executable, answer["fatal"]))
     if answer["error"]:
         return [BlockResult(shown, "*", IMPORT_FAILED, answer["error"])]
     where = shown if "factory" not in request else request["factory"]
-    return [BlockResult(where, b["name"], b["status"], b["detail"], b["line"], b["fix_status"], b["fix_detail"])
+    return [BlockResult(where, b["name"], b["status"], b["detail"], b["line"], b["fix_status"], b["fix_detail"],
+                        b.get("touches", []), b.get("fixed_ran", False))
             for b in answer["blocks"]]
 
 

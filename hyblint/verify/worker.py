@@ -7,10 +7,14 @@ and an `mxnet` to import — hyblint's own runtime (the default) or, with `--pyt
 installed in another interpreter.
 
 Request: {"path", "module", "package_root", "source", "fixed_source" (or null), "backend",
-          "shapes": {name: [[dims...], ...]}, "seed", "rtol", "atol"}
+          "shapes": {name: [[dims...], ...]}, "seed", "rtol", "atol",
+          "changed": [top-level names whose code the fix changed],
+          "by_design": {name: [codes of fixes that change results on purpose]}}
           or, for a factory job, {"factory": "module:function", "backend", "shapes", ...}
-Answer:  {"blocks": [{"name", "status", "detail", "line", "fix_status", "fix_detail"}, ...],
-          "error": null or "why the module could not be imported"}
+Answer:  {"blocks": [{"name", "status", "detail", "line", "fix_status", "fix_detail", "touches",
+                      "fixed_ran"}, ...],
+          "error": null or "why the module could not be imported",
+          "fatal": null or "why no module can run with this interpreter (no mxnet)"}
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ import inspect
 import io
 import json
 import os
+import re
 import sys
 import traceback
 import types
@@ -31,6 +36,8 @@ NOT_BUILT = "not-built"
 NO_INPUTS = "no-inputs"
 PROVED = "proved"
 DISPROVED = "disproved"
+UNPROVED = "unproved"            # the block's fixed code never ran
+BY_DESIGN = "changes-results"    # the fix changes results on purpose: not judged by equality
 
 
 def main() -> None:
@@ -56,7 +63,10 @@ def run(request: dict) -> dict:
 
 
 def _run_quietly(request: dict) -> dict:
-    import mxnet as mx
+    try:
+        import mxnet as mx
+    except BaseException as exc:
+        return {"blocks": [], "error": None, "fatal": "cannot import mxnet: " + _describe(exc)}
 
     if request.get("factory"):
         return _run_factory(request, mx)
@@ -73,6 +83,9 @@ def _run_quietly(request: dict) -> dict:
             fixed_error = _describe(exc)
     results = [_verify_one(name, build, original, fixed, fixed_error, request, mx)
                for name, build in _module_candidates(original, mx)]
+    if fixed is not None or fixed_error is not None:
+        for result in results:
+            _judge_fix(result)
     return {"blocks": results, "error": None}
 
 
@@ -101,8 +114,7 @@ def _run_factory(request: dict, mx) -> dict:
             results.append(_verify_one(name, lambda _module, block=block: block, None, None, None,
                                        dict(request, shapes=shapes), mx))
     except BaseException as exc:  # a generator factory may fail half-way
-        results.append({"name": func_name, "status": NOT_BUILT, "detail": "factory failed: " + _describe(exc),
-                        "line": None, "fix_status": None, "fix_detail": ""})
+        results.append(dict(_new_result(func_name), status=NOT_BUILT, detail="factory failed: " + _describe(exc)))
     return {"blocks": results, "error": None}
 
 
@@ -159,15 +171,19 @@ def _function_builder(name: str):
 def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
     import numpy as np
 
-    result = {"name": name, "status": None, "detail": "", "line": None,
-              "fix_status": None, "fix_detail": ""}
+    result = _new_result(name)
+    fixing = fixed is not None or fixed_error is not None
+    if fixing:
+        result["touches"] = _touched_by_name(name, original, request)
     try:
         _seed(request["seed"], mx)
         net = build(original)
     except BaseException as exc:
         result.update(status=NOT_BUILT, detail="could not build: " + _describe(exc))
         return result
-    shapes = _input_shapes(name, net, request, mx)
+    if fixing:
+        result["touches"] = sorted(set(result["touches"]) | _touched_by_tree(net, request))
+    shapes, inferred_from = _input_shapes(name, net, request, mx)
     if shapes is None:
         result.update(status=NO_INPUTS, detail="input shapes unknown: give --shapes %s=..." % _short(name))
         return result
@@ -183,8 +199,12 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
         net.initialize()
         eager = _outputs(net(*[mx.nd.array(a) for a in inputs]))
     except BaseException as exc:
-        result.update(status=NOT_BUILT, detail="fails before hybridize(): " + _describe(exc),
-                      line=_user_line(exc, request["path"]))
+        if inferred_from:  # a guess from the first layer that did not fit is no finding about the block
+            result.update(status=NO_INPUTS, detail="input shape %s inferred from %s did not run (%s): give "
+                          "--shapes %s=..." % (_shape_text(shapes), inferred_from, _describe(exc), _short(name)))
+        else:
+            result.update(status=NOT_BUILT, detail="fails before hybridize(): " + _describe(exc),
+                          line=_user_line(exc, request["path"]))
         return result
 
     params = {k: p.data().asnumpy() for k, p in net._collect_params_with_prefix().items()}
@@ -199,16 +219,63 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
     except BaseException as exc:
         result.update(status=FAILS, detail=_describe(exc), line=_user_line(exc, request["path"]))
 
-    if fixed is not None or fixed_error is not None:
+    if fixing and (result["touches"] or result["status"] == AGREES or fixed_error is not None):
         _prove_fix(result, name, build, fixed, fixed_error, params, inputs, eager, request, mx)
     return result
 
 
+def _new_result(name: str) -> dict:
+    return {"name": name, "status": None, "detail": "", "line": None, "fix_status": None, "fix_detail": "",
+            "touches": [], "fixed_ran": False}
+
+
+def _touched_by_name(name: str, module, request: dict) -> list:
+    """The changed definitions a candidate is made of, known before it is built: its class and
+    the module's classes it derives from, or its factory function."""
+    changed = set(request.get("changed") or ())
+    obj = getattr(module, _short(name), None)
+    names = {_short(name)}
+    if isinstance(obj, type):
+        names |= {c.__name__ for c in obj.__mro__ if c.__module__ == module.__name__}
+    return sorted(names & changed)
+
+
+def _touched_by_tree(net, request: dict) -> set:
+    """The changed classes of this module that the built block or any block inside it runs."""
+    changed = set(request.get("changed") or ())
+    module = request.get("module")
+    found, seen, stack = set(), set(), [net]
+    while stack:
+        block = stack.pop()
+        if id(block) in seen:  # a block shared by two parents, or one that contains itself
+            continue
+        seen.add(id(block))
+        found |= {c.__name__ for c in type(block).__mro__ if c.__module__ == module}
+        stack.extend(getattr(block, "_children", {}).values())
+    return found & changed
+
+
+def _judge_fix(result: dict) -> None:
+    """A block whose code the fix changed but that never got as far as running has nothing proved."""
+    if result["touches"] and result["fix_status"] is None:
+        if result["status"] == NO_INPUTS:
+            why = "its input shapes are unknown"
+        elif result["detail"].startswith("fails before hybridize()"):
+            why = "the original block fails before hybridize()"
+        else:
+            why = "the block was not built"
+        result.update(fix_status=UNPROVED, fix_detail="fix not proved: %s" % why)
+
+
 def _prove_fix(result, name, build, fixed, fixed_error, params, inputs, eager, request, mx):
-    """The fixed block, given the original's parameters, must hybridize to the original's eager result."""
+    """The fixed block, given the original's parameters, must hybridize to the original's eager result.
+    A block the fix did not touch is run too: a fix elsewhere in the module (an import it removed)
+    must not change it, but only a change is reported for it."""
     if fixed_error is not None:
         result.update(fix_status=DISPROVED, fix_detail="fixed module fails to import: " + fixed_error)
         return
+    touched = bool(result["touches"])
+    by_design = sorted({c for n in result["touches"] for c in request.get("by_design", {}).get(n, ())})
     try:
         _seed(request["seed"], mx)
         net = build(fixed)
@@ -222,10 +289,23 @@ def _prove_fix(result, name, build, fixed, fixed_error, params, inputs, eager, r
         net.hybridize()
         hybrid = _outputs(net(*[mx.nd.array(a) for a in inputs]))
     except BaseException as exc:
-        result.update(fix_status=DISPROVED, fix_detail="fixed block fails hybridized: " + _describe(exc))
+        result.update(fix_status=DISPROVED, fix_detail=("fixed block fails hybridized: " if touched else
+                      "the fix elsewhere in the module breaks this block: ") + _describe(exc))
         return
     differs = _difference(eager, hybrid, request)
-    if differs:
+    if not touched:
+        if differs:
+            result.update(fix_status=DISPROVED, fix_detail="the fix elsewhere in the module changes this "
+                          "block's result: " + differs)
+        else:
+            result["fixed_ran"] = True
+        return
+    result["fixed_ran"] = True
+    if by_design:
+        # Documented to change results (the bug it fixes), so equality proves nothing either way.
+        result.update(fix_status=BY_DESIGN, fix_detail="the %s fix changes results by design (%s); "
+                      "hybridizes; review it" % (", ".join(by_design), differs or "same results on these inputs"))
+    elif differs:
         result.update(fix_status=DISPROVED, fix_detail="fixed block differs from the original: " + differs)
     else:
         result.update(fix_status=PROVED)
@@ -264,46 +344,55 @@ def _input_names(net):
 
 
 def _input_shapes(name, net, request: dict, mx):
-    """Shapes from the configuration (by block name), else from the first layer when it says."""
+    """(shapes, None) from the configuration (by block name), else (shapes, what they were read from)
+    from the first layer when it declares its input size, else (None, None)."""
     configured = request["shapes"]
     short = _short(name)
     module = request.get("module") or ""
     for key in (module + "." + short, module + ":" + short, short, type(net).__name__):
         if key in configured:
-            return [s if isinstance(s, dict) else tuple(s) for s in configured[key]]
+            return [s if isinstance(s, dict) else tuple(s) for s in configured[key]], None
     first = _first_layer(net, mx)
     if first is None:
-        return None
+        return None, None
     nn = mx.gluon.nn
     weight_shape = None
     for p in first.params.values():
         if p.name.endswith("weight"):
             weight_shape = p.shape
             break
-    if isinstance(first, nn.Dense) and weight_shape and weight_shape[1]:
-        return [(2, weight_shape[1])]
+    if not weight_shape or len(weight_shape) < 2 or not weight_shape[1]:
+        return None, None  # the layer defers its input size to the first call
+    what = "the first layer %s" % type(first).__name__
+    if isinstance(first, nn.Dense):
+        return [(2, weight_shape[1])], what + "(in_units=%d)" % weight_shape[1]
     conv_dims = {getattr(nn, n, None): d for n, d in (("Conv1D", 1), ("Conv2D", 2), ("Conv3D", 3))}
     dims = conv_dims.get(type(first))
-    if dims and weight_shape and weight_shape[1]:
+    if dims:
         in_channels = weight_shape[1] * getattr(first, "_kwargs", {}).get("num_group", 1)
-        return [(2, in_channels) + (16,) * dims]
-    if isinstance(first, nn.Embedding):
-        return None
-    return None
+        return [(2, in_channels) + (16,) * dims], what + "(in_channels=%d)" % in_channels
+    return None, None
 
 
 def _first_layer(net, mx):
-    """The first built-in layer of a (nested) sequential container, or None when order is unknown."""
-    nn = mx.gluon.nn
-    sequential = tuple(t for t in (getattr(nn, "HybridSequential", None), getattr(nn, "Sequential", None)) if t)
+    """The first built-in layer of the block: its first registered child, followed down through
+    sequential containers and custom blocks alike (a custom block registers its layers in
+    `__init__` in the order its `hybrid_forward` usually applies them). None when there is none."""
+    builtin = {t for t in vars(mx.gluon.nn).values() if isinstance(t, type)}
+    sequential = {getattr(mx.gluon.nn, n, None) for n in ("HybridSequential", "Sequential")}
     block = net
-    while isinstance(block, sequential):
-        children = list(block._children.values())
+    for _ in range(100):  # a bound on the depth, against a block that contains itself
+        if type(block) in builtin and type(block) not in sequential:
+            return block
+        children = list(getattr(block, "_children", {}).values())
         if not children:
             return None
         block = children[0]
-    builtin = {t for t in vars(nn).values() if isinstance(t, type)}
-    return block if type(block) in builtin else None
+    return None
+
+
+def _shape_text(shapes) -> str:
+    return ", ".join(str(tuple(s["shape"]) if isinstance(s, dict) else tuple(s)) for s in shapes)
 
 
 def _outputs(value):
@@ -329,8 +418,29 @@ def _difference(expected, actual, request) -> str:
 
 
 def _describe(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return "%s: %s" % (type(exc).__name__, text[0][:300] if text else "")
+    return "%s: %s" % (type(exc).__name__, _message_line(str(exc))[:300])
+
+
+# What MXNet's C++ backend puts around its message: "[22:50:02] ../src/op.h:134: " before it.
+_BACKEND_PLACE = re.compile(r"\[\d\d:\d\d:\d\d\] [^\s:]+:\d+: ")
+
+
+def _message_line(text: str) -> str:
+    """The line of an error message that says what went wrong. MXNet's errors come as a C++
+    traceback ("Traceback (most recent call last):", "  File ...", "MXNetError: <message>") or as
+    "MXNetError: Error in operator X: [time] file:line: Check failed: ...", with stack frames after."""
+    lines = [line.strip() for line in text.strip().splitlines()]
+    lines = [line for line in lines if line and line != "Traceback (most recent call last):"
+             and not line.startswith(("File \"", "[bt] ", "Stack trace")) and not re.match(r"^\d+: ", line)]
+    if not lines:
+        return ""
+    marked = [line for line in lines if line.startswith("MXNetError: ")]
+    operator = [line for line in lines if "Error in operator" in line]
+    checks = [line for line in lines if "Check failed" in line]
+    line = operator[0] if operator else (marked or checks or [lines[0]])[-1]
+    while line.startswith("MXNetError: "):
+        line = line[len("MXNetError: "):]
+    return _BACKEND_PLACE.sub("", line).strip()
 
 
 def _user_line(exc: BaseException, path: str):
