@@ -79,7 +79,7 @@ def test_a_fix_that_changes_results_by_design_is_reported_as_such(tmp_path):
     path = tmp_path / "wrap.py"
     path.write_text((ROOT / "fixtures" / "fix" / "hyb014_wrap.py").read_text())
     before = path.read_text()
-    done = hyblint(path, "--fix", "--write", "--shapes", "Net=4x3")
+    done = hyblint(path, "--fix", "--unsafe-fixes", "--write", "--shapes", "Net=4x3")  # HYB014's fix is unsafe
     assert done.returncode == 1
     assert "fix changes results by design" in done.stdout
     assert "disproved" not in done.stdout
