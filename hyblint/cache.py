@@ -7,7 +7,7 @@ import os
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional
+from typing import Dict, FrozenSet, Iterable, List, Optional
 
 from hyblint import __version__
 from hyblint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, Severity
@@ -43,6 +43,7 @@ class Cache:
         self.entries: Dict[str, list] = {}
         self.dirty = False
         self._extra, self._extra_key = None, b""
+        self._digests: Dict[str, str] = {}
         try:
             with open(self.file, encoding="utf-8") as handle:
                 loaded = json.load(handle)
@@ -63,18 +64,34 @@ class Cache:
             self._extra, self._extra_key = extra, ",".join(sorted(extra)).encode()
         return self._extra_key
 
-    def get(self, path: str, text: str, extra: FrozenSet[str], settings: Settings) -> Optional[List[Diagnostic]]:
-        found = self.entries.get(self._key(path, text, extra, settings))
+    def _digest(self, path: str, texts: Dict[str, str]) -> str:
+        """The hash of a file's text in this run ("" when it is not in the run), once per file."""
+        found = self._digests.get(path)
         if found is None:
+            text = texts.get(path)
+            found = "" if text is None else hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+            self._digests[path] = found
+        return found
+
+    def get(self, path: str, text: str, extra: FrozenSet[str], settings: Settings,
+            texts: Dict[str, str] = {}) -> Optional[List[Diagnostic]]:
+        """The cached diagnostics, if the file, and every file whose index facts its check read
+        (its blocks' callers and children), are as they were."""
+        found = self.entries.get(self._key(path, text, extra, settings))
+        if not isinstance(found, dict):
             return None
         try:
-            return [_diagnostic_from_json(d) for d in found]
-        except (KeyError, TypeError, ValueError):
+            if any(self._digest(dependency, texts) != digest for dependency, digest in found["deps"].items()):
+                return None
+            return [_diagnostic_from_json(d) for d in found["diagnostics"]]
+        except (AttributeError, KeyError, TypeError, ValueError):
             return None
 
     def put(self, path: str, text: str, extra: FrozenSet[str], settings: Settings,
-            diagnostics: List[Diagnostic]) -> None:
-        self.entries[self._key(path, text, extra, settings)] = [_diagnostic_to_json(d) for d in diagnostics]
+            diagnostics: List[Diagnostic], depends: Iterable[str] = (), texts: Dict[str, str] = {}) -> None:
+        self.entries[self._key(path, text, extra, settings)] = {
+            "diagnostics": [_diagnostic_to_json(d) for d in diagnostics],
+            "deps": {dependency: self._digest(dependency, texts) for dependency in depends if dependency != path}}
         self.dirty = True
 
     def save(self) -> None:

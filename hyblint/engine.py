@@ -8,11 +8,12 @@ than the analysis. When a method cannot be cut out cleanly, the whole module is 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Type
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
 from hyblint.analysis.function import analyze
+from hyblint.analysis.index import ClassContext, Package
 from hyblint.analysis.module import ModuleFacts
 from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Severity, physical_lines
 from hyblint.fixes._code import block_indent, render
@@ -23,7 +24,8 @@ from hyblint.selection import selected_codes
 from hyblint.settings import Settings
 from hyblint.triage import NOQA, SYNTAX_ERROR, Triage, suppressed, syntax_error, triage
 
-__all__ = ["NOQA", "SYNTAX_ERROR", "check_source", "finish", "run_rules", "selected_rules", "to_diagnostics"]
+__all__ = ["NOQA", "SYNTAX_ERROR", "check_source", "finish", "run_rules", "selected_rules", "to_diagnostics",
+           "with_context"]
 
 
 def selected_rules(settings: Settings) -> List[Type[Rule]]:
@@ -38,8 +40,22 @@ _SNIPPET_CACHE_SIZE = 4096
 
 
 def check_source(source: str, filename: str, settings: Settings = Settings(), *,
-                 extra_hybrid_classes: FrozenSet[str] = frozenset()) -> List[Diagnostic]:
-    return finish(triage(source, filename, settings, extra_hybrid_classes=extra_hybrid_classes))
+                 extra_hybrid_classes: FrozenSet[str] = frozenset(), package: Optional[Package] = None
+                 ) -> List[Diagnostic]:
+    """The diagnostics of one file; `package`, the index of the run's files, says what its blocks'
+    callers pass and what their children return."""
+    first = triage(source, filename, settings, extra_hybrid_classes=extra_hybrid_classes)
+    if package is not None:
+        with_context(first, package)
+    return finish(first)
+
+
+def with_context(first: Triage, package: Package) -> Triage:
+    """`first` with what the package index knows of the classes whose methods are left."""
+    if not first.settled:
+        owners = first.scope if first.whole_module else {s.owner for s in first.snippets}
+        first.context = package.context(first.filename, owners, first.source)
+    return first
 
 
 def finish(first: Triage) -> List[Diagnostic]:
@@ -49,14 +65,14 @@ def finish(first: Triage) -> List[Diagnostic]:
     source, filename, imports = first.source, first.filename, first.imports
     rules = [ALL_RULES[code] for code in first.codes]
     if first.whole_module:
-        return _check_whole_module(source, filename, rules, imports, first.scope)
-    context = (tuple(sorted(imports.aliases.items())), first.codes)
+        return _check_whole_module(source, filename, rules, imports, first.scope, first.context)
+    settings = (tuple(sorted(imports.aliases.items())), first.codes)
     lines: List[str] = []
     diagnostics: List[Diagnostic] = []
     for snippet in first.snippets:
-        relative = _check_snippet(snippet.text, context, rules, imports)
+        relative = _check_snippet(snippet.text, settings, rules, imports, first.context.get(snippet.owner))
         if relative is None:
-            return _check_whole_module(source, filename, rules, imports, first.scope)
+            return _check_whole_module(source, filename, rules, imports, first.scope, first.context)
         for d in relative:
             placed = _place(d, filename, snippet.row - 1, snippet.indent)
             lines = lines or physical_lines(source)  # for noqa comments, once there is something to report
@@ -66,9 +82,9 @@ def finish(first: Triage) -> List[Diagnostic]:
     return diagnostics
 
 
-def _check_snippet(text: str, context, rules, imports) -> Optional[List[Diagnostic]]:
+def _check_snippet(text: str, settings, rules, imports, context: Optional[ClassContext]) -> Optional[List[Diagnostic]]:
     """Diagnostics of one dedented method, positioned within it (None: it does not parse alone)."""
-    key = (text, context)
+    key = (text, settings, context)
     found = _SNIPPET_CACHE.get(key)
     if found is not None:
         _SNIPPET_CACHE.move_to_end(key)
@@ -78,7 +94,7 @@ def _check_snippet(text: str, context, rules, imports) -> Optional[List[Diagnost
     except (cst.ParserSyntaxError, RecursionError, ValueError):
         return None
     functions = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward"]
-    violations = run_rules(module, functions, rules, imports)
+    violations = run_rules(module, [(f, context) for f in functions], rules, imports)
     found = to_diagnostics(module, text, "", violations, 0, "", apply_noqa=False) if violations else []
     _SNIPPET_CACHE[key] = found
     if len(_SNIPPET_CACHE) > _SNIPPET_CACHE_SIZE:
@@ -111,7 +127,7 @@ def _place(d: Diagnostic, filename: str, row_offset: int, indent: str) -> Diagno
     return Diagnostic(d.code, d.message, filename, move(d.location), move(d.end_location), d.severity, fix, d.url)
 
 
-def _check_whole_module(source, filename, rules, imports, scope) -> List[Diagnostic]:
+def _check_whole_module(source, filename, rules, imports, scope, contexts=None) -> List[Diagnostic]:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -120,20 +136,22 @@ def _check_whole_module(source, filename, rules, imports, scope) -> List[Diagnos
     except (RecursionError, ValueError) as exc:
         return [Diagnostic(SYNTAX_ERROR, "cannot parse: %s" % exc, filename, Location(1, 1), Location(1, 1),
                            Severity.ERROR)]
-    functions = list(_hybrid_forwards(module, scope))
+    contexts = contexts or {}
+    functions = [(f, contexts.get(owner)) for owner, f in _hybrid_forwards(module, scope)]
     violations = run_rules(module, functions, rules, imports)
     return to_diagnostics(module, source, filename, violations, 0, "") if violations else []
 
 
-def run_rules(module: cst.Module, functions: Sequence[cst.FunctionDef], rules: Sequence[Type[Rule]],
-              imports: ModuleFacts) -> List[Violation]:
+def run_rules(module: cst.Module, functions: Sequence[Tuple[cst.FunctionDef, Optional[ClassContext]]],
+              rules: Sequence[Type[Rule]], imports: ModuleFacts) -> List[Violation]:
+    """The rules' violations in each hybrid_forward, analyzed with its class's context."""
     instances = [rule(module, imports) for rule in rules]
     dispatch: Dict[type, List] = {}
     for instance in instances:
         for node_type, attr in _visitors(type(instance)):
             dispatch.setdefault(node_type, []).append(getattr(instance, attr))
-    for function in functions:
-        facts = analyze(function, imports)
+    for function, context in functions:
+        facts = analyze(function, imports, context)
         if facts is None:
             continue
         for instance in instances:
@@ -185,7 +203,7 @@ def _hybrid_forwards(module: cst.Module, scope) -> Iterable[cst.FunctionDef]:
                 if child.name.value in scope:
                     for statement in child.body.body:
                         if isinstance(statement, cst.FunctionDef) and statement.name.value == "hybrid_forward":
-                            yield statement
+                            yield child.name.value, statement
                 stack.append(child)
             elif isinstance(child, (cst.If, cst.Try, cst.FunctionDef)):
                 stack.append(child)

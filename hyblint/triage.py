@@ -12,8 +12,9 @@ import re
 import symtable
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
+from hyblint.analysis.index import ClassContext
 from hyblint.analysis.module import ModuleFacts, collect_imports, in_scope_classes, scan_classes
 from hyblint.analysis.screen import can_screen, may_report
 from hyblint.diagnostics import Diagnostic, Location, Severity, physical_lines
@@ -32,6 +33,7 @@ class Snippet:
     text: str
     row: int      # 1-based row of the snippet's first line in the file
     indent: str   # the indentation removed from every line
+    owner: str = ""  # the class it belongs to
 
 
 @dataclass
@@ -46,6 +48,8 @@ class Triage:
     snippets: List[Snippet] = field(default_factory=list)  # methods the screen could not clear
     whole_module: bool = False                   # a method could not be cut out: parse the file
     diagnostics: List[Diagnostic] = field(default_factory=list)  # final when nothing is left
+    # what the package index knows of the classes whose methods are left (by class name)
+    context: Dict[str, ClassContext] = field(default_factory=dict)
 
     @property
     def settled(self) -> bool:
@@ -130,7 +134,7 @@ def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:
                 return None  # a continuation less indented than the method: parse it all
         while text and not text[-1].strip():
             text.pop()
-        snippets.append(Snippet("".join(text), first + 1, indent))
+        snippets.append(Snippet("".join(text), first + 1, indent, owner))
     return snippets
 
 

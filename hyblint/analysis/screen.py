@@ -115,7 +115,9 @@ class _Screen:
                 zip(arguments.kwonlyargs, arguments.kw_defaults)):
             self.flavors[argument.arg] = _parameter_flavor(argument.arg, default)
         if arguments.vararg is not None:
-            self.flavors[arguments.vararg.arg] = G  # (`**kwargs` is a dict of unknowns)
+            self.flavors[arguments.vararg.arg] = G
+        # `**kwargs` holds the block's parameters: its items are tensors
+        self.keywords = arguments.kwarg.arg if arguments.kwarg is not None else None
         self.nodes = _walk(function)
         # the analysis takes a builtin's result for a Python value, unless the method binds its name
         self.locals = {node.id for node in self.nodes if type(node) is ast.Name and type(node.ctx) is not ast.Load}
@@ -247,6 +249,8 @@ class _Screen:
             # `x.T` is a tensor; `.shape` and the like are Python values, anything else unknown
             return T if node.attr == "T" and self.flavor(node.value) & T else 0
         if kind is ast.Subscript:
+            if self.keywords is not None and _is_name(node.value, self.keywords):
+                return T
             base = self.flavor(node.value)
             # libcst reads `x[(a, b)]` as one index and `x[a, b]` as two: a tuple may be either
             whole = type(node.slice) is not ast.Slice
@@ -284,7 +288,8 @@ class _Screen:
             if head == self.namespace and rest:
                 return _namespace_flavor(rest, node)
             if head == "self" and rest and "." not in rest:
-                return T if any(arguments) else 0  # a child block: its result may be a tensor
+                # a child block: its result may be a tensor, or what the package index says it is
+                return T | G if any(arguments) else 0
             if "." not in name and name in PYTHON_BUILTINS and name not in self.locals:
                 return 0
             resolved = self.imports.resolve_dotted(name) if head != "self" else None
@@ -404,8 +409,9 @@ def _unpacked(target: ast.expr, flavor: int):
 
 
 def _parameter_flavor(name: str, default: Optional[ast.expr]) -> int:
-    """A parameter is a tensor or a list of them, as the names and uses say (`_parameter_kind`);
-    the uses are not read here, so both are possible unless the name or default decides."""
+    """A parameter is a tensor or a list of them, as its callers in the package, its annotation, its
+    name and its uses say (`_parameter_kind`); only the name is read here (the analysis never takes
+    a parameter named for states for a tensor), so both are possible unless it or a default decides."""
     if default is not None and not (type(default) is ast.Constant and default.value is None):
         return 0  # a Python default: a Python value
     lowered = name.lower()
