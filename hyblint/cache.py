@@ -43,7 +43,7 @@ class Cache:
         self.entries: Dict[str, list] = {}
         self.dirty = False
         self._extra, self._extra_key = None, b""
-        self._digests: Dict[str, str] = {}
+        self._digests: Dict[str, tuple] = {}  # path -> (the text hashed, its hash)
         try:
             with open(self.file, encoding="utf-8") as handle:
                 loaded = json.load(handle)
@@ -66,12 +66,12 @@ class Cache:
 
     def _digest(self, path: str, texts: Dict[str, str]) -> str:
         """The hash of a file's text in this run ("" when it is not in the run), once per file."""
+        text = texts.get(path)
         found = self._digests.get(path)
-        if found is None:
-            text = texts.get(path)
-            found = "" if text is None else hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
-            self._digests[path] = found
-        return found
+        if found is None or found[0] is not text:
+            digest = "" if text is None else hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+            found = self._digests[path] = (text, digest)
+        return found[1]
 
     def get(self, path: str, text: str, extra: FrozenSet[str], settings: Settings,
             texts: Dict[str, str] = {}) -> Optional[List[Diagnostic]]:
