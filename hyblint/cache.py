@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional
 
 from hyblint import __version__
-from hyblint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, Severity
+from hyblint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, Related, Severity
 from hyblint.settings import Settings
 
 
@@ -29,8 +29,9 @@ def _diagnostic_from_json(data: dict) -> Diagnostic:
         fix = Fix(Applicability(f["applicability"]), f["message"],
                   tuple(Edit(e["content"], Location(**e["location"]), Location(**e["end_location"]))
                         for e in f["edits"]))
+    related = tuple(Related(r["filename"], Location(**r["location"]), r["message"]) for r in data.get("related", ()))
     return Diagnostic(data["code"], data["message"], data["filename"], Location(**data["location"]),
-                      Location(**data["end_location"]), Severity(data["severity"]), fix, data["url"])
+                      Location(**data["end_location"]), Severity(data["severity"]), fix, data["url"], related)
 
 
 class Cache:

@@ -8,21 +8,22 @@ than the analysis. When a method cannot be cut out cleanly, the whole module is 
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
-from hyblint.analysis.function import analyze
-from hyblint.analysis.index import ClassContext, Package
+from hyblint.analysis.function import analyze, analyze_helper
+from hyblint.analysis.index import ClassContext, Helper, Package, helpers
 from hyblint.analysis.module import ModuleFacts
-from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Severity, physical_lines
+from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Related, Severity, physical_lines
 from hyblint.fixes._code import block_indent, render
 from hyblint.positions import positions_of
 from hyblint.rules import ALL_RULES
 from hyblint.rules.base import REMOVE, Rule, Violation
 from hyblint.selection import selected_codes
 from hyblint.settings import Settings
-from hyblint.triage import NOQA, SYNTAX_ERROR, Triage, suppressed, syntax_error, triage
+from hyblint.triage import NOQA, SYNTAX_ERROR, Triage, cut_lines, suppressed, syntax_error, triage
 
 __all__ = ["NOQA", "SYNTAX_ERROR", "check_source", "finish", "run_rules", "selected_rules", "to_diagnostics",
            "with_context"]
@@ -51,10 +52,15 @@ def check_source(source: str, filename: str, settings: Settings = Settings(), *,
 
 
 def with_context(first: Triage, package: Package) -> Triage:
-    """`first` with what the package index knows of the classes whose methods are left."""
+    """`first` with what the package index knows of the classes whose methods are left, and the
+    helpers their hybrid_forwards call with F or tensors."""
     if not first.settled:
         owners = first.scope if first.whole_module else {s.owner for s in first.snippets}
         first.context = package.context(first.filename, owners, first.source)
+        for helper in helpers(package, first.filename, first.scope):
+            snippet = cut_lines(first.source, helper.row, helper.end_row)
+            if snippet is not None:
+                first.helpers.append((helper, snippet))
     return first
 
 
@@ -64,22 +70,57 @@ def finish(first: Triage) -> List[Diagnostic]:
         return first.diagnostics
     source, filename, imports = first.source, first.filename, first.imports
     rules = [ALL_RULES[code] for code in first.codes]
-    if first.whole_module:
-        return _check_whole_module(source, filename, rules, imports, first.scope, first.context)
     settings = (tuple(sorted(imports.aliases.items())), first.codes)
+    if first.whole_module:
+        return _whole_module_and_helpers(first, rules, settings)
     lines: List[str] = []
     diagnostics: List[Diagnostic] = []
     for snippet in first.snippets:
         relative = _check_snippet(snippet.text, settings, rules, imports, first.context.get(snippet.owner))
         if relative is None:
-            return _check_whole_module(source, filename, rules, imports, first.scope, first.context)
+            return _whole_module_and_helpers(first, rules, settings)
         for d in relative:
             placed = _place(d, filename, snippet.row - 1, snippet.indent)
             lines = lines or physical_lines(source)  # for noqa comments, once there is something to report
             if not suppressed(lines, placed.location.row, placed.code):
                 diagnostics.append(placed)
+    diagnostics.extend(_check_helpers(first, rules, settings, lines))
     diagnostics.sort(key=Diagnostic.sort_key)
     return diagnostics
+
+
+def _whole_module_and_helpers(first: Triage, rules, settings) -> List[Diagnostic]:
+    found = _check_whole_module(first.source, first.filename, rules, first.imports, first.scope, first.context)
+    found.extend(_check_helpers(first, rules, settings, []))
+    found.sort(key=Diagnostic.sort_key)
+    return found
+
+
+def _check_helpers(first: Triage, rules, settings, lines) -> List[Diagnostic]:
+    """Diagnostics in the helpers, each with the calls in hybrid_forward that trace it."""
+    found = []
+    for helper, snippet in first.helpers:
+        key = (snippet.text, settings, helper)
+        relative = _SNIPPET_CACHE.get(key)
+        if relative is None:
+            try:
+                module = cst.parse_module(snippet.text)
+            except (cst.ParserSyntaxError, RecursionError, ValueError):
+                continue
+            functions = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+            violations = run_rules(module, [(f, None) for f in functions], rules, first.imports, helper)
+            relative = to_diagnostics(module, snippet.text, "", violations, 0, "", apply_noqa=False) \
+                if violations else []
+            _SNIPPET_CACHE[key] = relative
+        related = tuple(Related(first.filename, Location(row, column), "called from hybrid_forward")
+                        for row, column in helper.calls)
+        for d in relative:
+            # reported, not fixed: a helper may have no F to rewrite with, and other callers
+            placed = replace(_place(d, first.filename, snippet.row - 1, snippet.indent), related=related, fix=None)
+            lines = lines or physical_lines(first.source)
+            if not suppressed(lines, placed.location.row, placed.code):
+                found.append(placed)
+    return found
 
 
 def _check_snippet(text: str, settings, rules, imports, context: Optional[ClassContext]) -> Optional[List[Diagnostic]]:
@@ -143,15 +184,16 @@ def _check_whole_module(source, filename, rules, imports, scope, contexts=None) 
 
 
 def run_rules(module: cst.Module, functions: Sequence[Tuple[cst.FunctionDef, Optional[ClassContext]]],
-              rules: Sequence[Type[Rule]], imports: ModuleFacts) -> List[Violation]:
-    """The rules' violations in each hybrid_forward, analyzed with its class's context."""
+              rules: Sequence[Type[Rule]], imports: ModuleFacts, helper: Optional[Helper] = None) -> List[Violation]:
+    """The rules' violations in each hybrid_forward, analyzed with its class's context (or in a
+    helper, analyzed with what its calls pass)."""
     instances = [rule(module, imports) for rule in rules]
     dispatch: Dict[type, List] = {}
     for instance in instances:
         for node_type, attr in _visitors(type(instance)):
             dispatch.setdefault(node_type, []).append(getattr(instance, attr))
     for function, context in functions:
-        facts = analyze(function, imports, context)
+        facts = analyze(function, imports, context) if helper is None else analyze_helper(function, imports, helper)
         if facts is None:
             continue
         for instance in instances:

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from hyblint.analysis.index import ClassContext
+from hyblint.analysis.index import ClassContext, Helper
 from hyblint.analysis.module import ModuleFacts, collect_imports, in_scope_classes, scan_classes
 from hyblint.analysis.screen import can_screen, may_report
 from hyblint.diagnostics import Diagnostic, Location, Severity, physical_lines
@@ -50,6 +50,8 @@ class Triage:
     diagnostics: List[Diagnostic] = field(default_factory=list)  # final when nothing is left
     # what the package index knows of the classes whose methods are left (by class name)
     context: Dict[str, ClassContext] = field(default_factory=dict)
+    # the methods and functions its hybrid_forwards call with F or tensors, cut out like methods
+    helpers: List[Tuple[Helper, Snippet]] = field(default_factory=list)
 
     @property
     def settled(self) -> bool:
@@ -136,6 +138,24 @@ def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:
             text.pop()
         snippets.append(Snippet("".join(text), first + 1, indent, owner))
     return snippets
+
+
+def cut_lines(source: str, first: int, last: int) -> Optional[Snippet]:
+    """Rows `first` to `last` (1-based, inclusive) dedented by the first row's indentation; None
+    when a line is indented less (a continuation the cut would break)."""
+    lines = physical_lines(source, keepends=True)[first - 1:last]
+    if not lines:
+        return None
+    indent = lines[0][:len(lines[0]) - len(lines[0].lstrip(" \t"))]
+    text = []
+    for line in lines:
+        if not line.strip():
+            text.append(line[len(line.rstrip("\r\n")):] or "\n")
+        elif line.startswith(indent):
+            text.append(line[len(indent):])
+        else:
+            return None
+    return Snippet("".join(text), first, indent)
 
 
 def _line_breaks(source: str, start: int, end: int) -> int:

@@ -11,7 +11,7 @@ from typing import Dict, FrozenSet, List, Optional, Set
 
 import libcst as cst
 
-from hyblint.analysis.index import ClassContext
+from hyblint.analysis.index import ClassContext, Helper
 from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.module import ModuleFacts, dotted
 from hyblint.analysis.vocabulary import (GROUP_METHODS, GROUP_OPS, NAMESPACE_PREFIXES, NESTED_OPS, PYTHON_BUILTINS,
@@ -660,13 +660,32 @@ def analyze(function: cst.FunctionDef, module: ModuleFacts,
     evidence = _usage_evidence(nodes, {p.name.value for p in tensors}, namespace)
     for param in tensors:
         env[param.name.value] = _parameter_kind(param, evidence, context)
+    return _walk_function(function, module, namespace, env, nodes, ends, context, True)
+
+
+def analyze_helper(function: cst.FunctionDef, module: ModuleFacts, helper: Helper) -> FunctionFacts:
+    """Facts for a method or function that hybrid_forward calls with F or tensors: its parameters
+    are what the calls pass (F, tensors, Python values), and nothing else is guessed."""
+    namespace = helper.namespace or ""  # no F passed: no name is the namespace
+    received = dict(helper.parameters)
+    env: Dict[str, Kind] = {"self": Kind.PYTHON}
+    if helper.namespace:
+        env[helper.namespace] = Kind.PYTHON
+    for param in list(function.params.params) + list(function.params.kwonly_params):
+        env.setdefault(param.name.value, received.get(param.name.value, Kind.UNKNOWN))
+    nodes, ends = preorder(function.body)
+    return _walk_function(function, module, namespace, env, nodes, ends, None, False)
+
+
+def _walk_function(function, module, namespace, env, nodes, ends, context, forward: bool) -> FunctionFacts:
     star = function.params.star_arg
     if isinstance(star, cst.Param):
         env[star.name.value] = Kind.SEQUENCE
     keywords = None
     if function.params.star_kwarg is not None:
         keywords = function.params.star_kwarg.name.value
-        env[keywords] = Kind.PYTHON  # a dict of the block's parameters, by name
+        env[keywords] = Kind.PYTHON  # in hybrid_forward, a dict of the block's parameters by name
+        keywords = keywords if forward else None
     local_names = frozenset(env) | frozenset(_assigned_names(nodes))
     if keywords in _assigned_names(nodes):
         keywords = None

@@ -59,6 +59,20 @@ class FileInfo:
     path: str
     imports: ModuleFacts
     classes: Dict[str, ClassInfo] = field(default_factory=dict)
+    functions: Dict[str, ast.FunctionDef] = field(default_factory=dict)  # module-level
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A method or function that a hybrid_forward calls with F or tensors, and so is traced too:
+    analyzed with the kinds its call sites pass."""
+
+    name: str
+    row: int                                    # 1-based: the first line (decorators included)
+    end_row: int                                # the last line
+    namespace: Optional[str]                    # the parameter that receives F
+    parameters: Tuple[Tuple[str, Kind], ...]    # what the call sites pass to the others
+    calls: Tuple[Tuple[int, int], ...]          # (row, column) of each call in hybrid_forward
 
 
 @dataclass(frozen=True)
@@ -105,6 +119,8 @@ def _read_file(path: str, text: str, tree: ast.Module) -> FileInfo:
         if isinstance(node, ast.ClassDef):
             info.classes.setdefault(node.name, _read_class(node, path))
             stack.extend(node.body)
+        elif isinstance(node, ast.FunctionDef) and node in tree.body:
+            info.functions[node.name] = node
         elif isinstance(node, (ast.If, ast.Try)):
             stack.extend(getattr(node, "body", []) + getattr(node, "orelse", []))
     return info
@@ -389,6 +405,92 @@ class Package:
             if context.parameters or context.children:
                 found[name] = context
         return found
+
+
+def helpers(package: Package, path: str, owners: Iterable[str]) -> List[Helper]:
+    """The methods and module functions of `path` that the hybrid_forwards of `owners` call with F
+    or with tensors: the class's own methods and its subclasses' overrides in the file, and the
+    file's functions (a callee defined in another file is left alone). Each is analyzed with the
+    join of what the hybrid_forward calls pass it: other callers do not trace it."""
+    info = package._info(path)
+    if info is None:
+        return []
+    sites: Dict[int, Tuple[ast.FunctionDef, List[Tuple[ast.Call, "_Scope", bool]]]] = {}
+    for owner in owners:
+        cls = info.classes.get(owner)
+        method = cls.methods.get("hybrid_forward") if cls is not None else None
+        if method is None:
+            continue
+        scope = _Scope(package, cls, method)
+        for call in ast.walk(method):
+            if not isinstance(call, ast.Call):
+                continue
+            targets, bound = [], True
+            if _is_self_attribute(call.func) and call.func.attr not in cls.children:
+                name = call.func.attr
+                targets = [c.methods[name] for c in [cls] + _subclasses(info, owner) if name in c.methods]
+            elif isinstance(call.func, ast.Name) and call.func.id in info.functions:
+                targets, bound = [info.functions[call.func.id]], False
+            if not targets or any(isinstance(a, ast.Starred) for a in call.args) or \
+                    any(k.arg is None for k in call.keywords):
+                continue
+            passes_f = any(_is_name(a, scope.namespace) for a in call.args)
+            if not passes_f and not any(scope.kind(a) is Kind.TENSOR for a in call.args):
+                continue
+            for target in targets:
+                sites.setdefault(id(target), (target, []))[1].append((call, scope, bound))
+    found = []
+    for target, calls in sites.values():
+        helper = _helper(target, calls)
+        if helper is not None:
+            found.append(helper)
+    return sorted(found, key=lambda h: h.row)
+
+
+def _subclasses(info: FileInfo, name: str) -> List[ClassInfo]:
+    found, names = [], {name}
+    changed = True
+    while changed:
+        changed = False
+        for cls in info.classes.values():
+            if cls.name not in names and names.intersection(cls.bases):
+                names.add(cls.name)
+                found.append(cls)
+                changed = True
+    return found
+
+
+def _helper(target: ast.FunctionDef, calls) -> Optional[Helper]:
+    if target.name in FORWARDS or target.args.vararg is not None or target.args.posonlyargs:
+        return None
+    params = [a.arg for a in target.args.args]
+    kinds: Dict[str, List[Kind]] = {name: [] for name in params}
+    namespace = None
+    for call, scope, bound in calls:
+        names = params[1:] if bound else params
+        if len(call.args) > len(names):
+            return None
+        passed = dict(zip(names, call.args))
+        passed.update((k.arg, k.value) for k in call.keywords)
+        for name in names:
+            value = passed.get(name)
+            if value is not None and _is_name(value, scope.namespace):
+                if namespace not in (None, name):
+                    return None
+                namespace = name
+            else:
+                kinds[name].append(scope.kind(value) if value is not None else Kind.UNKNOWN)
+    parameters = []
+    for name in params[1:] if calls[0][2] else params:
+        if name == namespace or not kinds[name]:
+            continue
+        joined = kinds[name][0]
+        for kind in kinds[name][1:]:
+            joined = join(joined, kind)
+        parameters.append((name, joined))
+    first = min([target.lineno] + [d.lineno for d in target.decorator_list])
+    return Helper(target.name, first, target.end_lineno or target.lineno, namespace, tuple(parameters),
+                  tuple((call.lineno, call.col_offset + 1) for call, _, _ in calls))
 
 
 def _calls_of(method: ast.FunctionDef, attrs: List[str]) -> Iterable[ast.Call]:

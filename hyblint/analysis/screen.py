@@ -334,6 +334,9 @@ class _Screen:
             if func.attr in INDEX_ARGUMENT and _negative_index(node):         # HYB014
                 return True
         name = _dotted(func)
+        if any(_is_name(arg, self.namespace) for arg in node.args) and (
+                name is None or name.partition(".")[0] != self.namespace):
+            return True  # F passed to a helper: the helper is traced too, and checked with the method
         if name is None:
             return False
         resolved = self.imports.resolve_dotted(name)
