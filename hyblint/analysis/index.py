@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from hyblint.analysis.kinds import Kind, join
-from hyblint.analysis.module import ModuleFacts, collect_imports
+from hyblint.analysis.module import ClassLine, ModuleFacts, collect_imports, scan_classes
 from hyblint.analysis.vocabulary import (GROUP_METHODS, GROUP_OPS, NAMESPACE_PREFIXES, NESTED_OPS, PYTHON_BUILTINS,
                                          PYTHON_METHODS, SPLIT_OPS, STATE_WORDS, TENSOR_PLURALS)
 
@@ -54,12 +54,121 @@ class ClassInfo:
     methods: Dict[str, ast.FunctionDef] = field(default_factory=dict)
 
 
-@dataclass
 class FileInfo:
-    path: str
-    imports: ModuleFacts
-    classes: Dict[str, ClassInfo] = field(default_factory=dict)
-    functions: Dict[str, ast.FunctionDef] = field(default_factory=dict)  # module-level
+    """One file's facts, each read when first asked for: a class or a function is cut out of the
+    text and parsed alone (a whole file costs several times more, and few of its classes matter)."""
+
+    def __init__(self, path: str, text: str):
+        self.path, self.text = path, text
+        self._imports: Optional[ModuleFacts] = None
+        self._lines: Optional[List[ClassLine]] = None
+        self._classes: Dict[str, Optional[ClassInfo]] = {}
+        self._functions: Dict[str, Optional[ast.FunctionDef]] = {}
+        self._tree: Optional[ast.Module] = None
+
+    @property
+    def imports(self) -> ModuleFacts:
+        if self._imports is None:
+            self._imports = collect_imports(self.text)
+        return self._imports
+
+    @property
+    def class_lines(self) -> List[ClassLine]:
+        if self._lines is None:
+            self._lines = scan_classes(self.text, decorators=False)
+        return self._lines
+
+    def cls(self, name: str) -> Optional[ClassInfo]:
+        if name not in self._classes:
+            line = next((c for c in self.class_lines if c.name == name), None)
+            node = self._parsed(line.offset, line.indent, ast.ClassDef, name) if line is not None else None
+            self._classes[name] = _read_class(node, self.path) if node is not None else None
+        return self._classes[name]
+
+    def function(self, name: str) -> Optional[ast.FunctionDef]:
+        """A function defined at the module's top level."""
+        if name not in self._functions:
+            match = re.search(r"^def[ \t]+%s\b" % re.escape(name), self.text, re.MULTILINE)
+            self._functions[name] = self._parsed(match.start(), 0, ast.FunctionDef, name) if match else None
+        return self._functions[name]
+
+    def classes_calling(self, called: str) -> List[str]:
+        """The classes (innermost) whose text holds `called`."""
+        found = []
+        position = self.text.find(called)
+        while position >= 0:
+            owner = _innermost(self.class_lines, position)
+            if owner is not None and owner not in found:
+                found.append(owner)
+            position = self.text.find(called, position + 1)
+        return found
+
+    def subclasses(self, name: str) -> List[ClassInfo]:
+        """The file's classes deriving from `name`, directly or not."""
+        names, found = {name}, []
+        changed = True
+        while changed:
+            changed = False
+            for line in self.class_lines:
+                if line.name not in names and names.intersection(line.bases):
+                    names.add(line.name)
+                    cls = self.cls(line.name)
+                    if cls is not None:
+                        found.append(cls)
+                    changed = True
+        return found
+
+    def _parsed(self, offset: int, indent: int, kind: type, name: str):
+        """The definition starting at `offset` (a line start), parsed alone, with the file's rows;
+        the whole file is parsed instead when it cannot be cut out cleanly."""
+        end = _block_end(self.text, offset, indent)
+        rows = self.text.count("\n", 0, offset)
+        block = self.text[offset:end]
+        # blank lines above keep the file's rows; an indented definition goes under an `if`,
+        # which keeps its columns too
+        nested = block[:1] in (" ", "\t")
+        if not nested or rows:
+            try:
+                tree = ast.parse("\n" * (rows - nested) + ("if 1:\n" if nested else "") + block)
+                body = tree.body[0].body if nested else tree.body
+                if len(body) == 1 and isinstance(body[0], kind):
+                    return body[0]
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                pass
+        if self._tree is None:
+            try:
+                self._tree = ast.parse(self.text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._tree = ast.Module(body=[], type_ignores=[])
+        for node in ast.walk(self._tree):
+            if isinstance(node, kind) and node.name == name:
+                return node
+        return None
+
+
+def _block_end(text: str, offset: int, indent: int) -> int:
+    """Where the indented block opened by the line at `offset` ends: at the first line after it
+    that is indented no deeper (blank lines and comments aside), or at the end."""
+    position = text.find("\n", offset)
+    while position >= 0:
+        start = position + 1
+        position = text.find("\n", start)
+        line = text[start:position if position >= 0 else len(text)]
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and len(line.expandtabs()) - len(line.expandtabs().lstrip()) <= indent \
+                and not stripped.startswith((")", "]", "}")):
+            return start
+    return len(text)
+
+
+def _innermost(lines: List[ClassLine], position: int) -> Optional[str]:
+    """The class nearest above `position` (the one whose block holds it, unless that block ended)."""
+    owner = None
+    for line in lines:
+        if line.offset > position:
+            break
+        owner = line
+    return owner.name if owner is not None else None
 
 
 @dataclass(frozen=True)
@@ -98,32 +207,13 @@ class ClassContext:
 _FILES: Dict[str, FileInfo] = {}  # content hash -> facts (names of files are part of the key)
 
 
-def file_info(path: str, text: str) -> Optional[FileInfo]:
+def file_info(path: str, text: str) -> FileInfo:
     key = hashlib.sha1(path.encode("utf-8", "surrogatepass") + b"\0" +
                        text.encode("utf-8", "surrogatepass")).hexdigest()
     found = _FILES.get(key)
     if found is None:
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
-        found = _FILES[key] = _read_file(path, text, tree)
+        found = _FILES[key] = FileInfo(path, text)
     return found
-
-
-def _read_file(path: str, text: str, tree: ast.Module) -> FileInfo:
-    info = FileInfo(path, collect_imports(text))
-    stack: List[ast.AST] = list(tree.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.ClassDef):
-            info.classes.setdefault(node.name, _read_class(node, path))
-            stack.extend(node.body)
-        elif isinstance(node, ast.FunctionDef) and node in tree.body:
-            info.functions[node.name] = node
-        elif isinstance(node, (ast.If, ast.Try)):
-            stack.extend(getattr(node, "body", []) + getattr(node, "orelse", []))
-    return info
 
 
 def _last_name(node: ast.expr) -> Optional[str]:
@@ -228,6 +318,7 @@ class Package:
         self._definitions: Optional[Dict[str, List[str]]] = None
         self._returns: Dict[Tuple[str, str], Kind] = {}
         self._calls: Dict[str, List[str]] = {}
+        self._forwards: Optional[List[Tuple[str, str]]] = None
         self._parameters: Dict[Tuple[str, str], Tuple[Tuple[str, Kind, bool], ...]] = {}
         self.used: Set[str] = set()  # the files whose facts were read: what results depend on
         self._asked: Set[str] = set()  # the files whose classes' contexts were asked for
@@ -238,6 +329,7 @@ class Package:
 
     # ---- where things are
     def _info(self, path: str) -> Optional[FileInfo]:
+        """The facts of a file of the run, noted as read."""
         text = self.texts.get(path)
         if text is None:
             return None
@@ -263,7 +355,7 @@ class Package:
         if len(paths) != 1:
             return None
         info = self._info(paths[0])
-        return info.classes.get(name) if info is not None else None
+        return info.cls(name) if info is not None else None
 
     def _method(self, cls: ClassInfo, name: str, seen: FrozenSet[str] = frozenset()) -> Optional[Tuple[ClassInfo, ast.FunctionDef]]:
         """`name` as the class's instances find it: its own, else a base's in the run."""
@@ -323,9 +415,10 @@ class Package:
         """Files that may construct `name`: those whose text holds `name(`."""
         found = self._calls.get(name)
         if found is None:
-            pattern = re.compile(r"\b%s\s*\(" % re.escape(name))
-            found = self._calls[name] = [path for path, text in self.texts.items()
-                                         if name in text and pattern.search(text)]
+            if self._forwards is None:  # a block's calls are in the methods of blocks
+                self._forwards = [(path, text) for path, text in self.texts.items() if "forward" in text]
+            called = name + "("
+            found = self._calls[name] = [path for path, text in self._forwards if called in text]
         return found
 
     def parameter_kinds(self, cls: ClassInfo) -> Tuple[Tuple[str, Kind, bool], ...]:
@@ -347,7 +440,7 @@ class Package:
             info = self._info(path)
             if info is None:
                 continue
-            for parent in info.classes.values():
+            for parent in filter(None, map(info.cls, info.classes_calling(cls.name + "("))):
                 attrs = [a for a, c in parent.children.items()
                          if c == ("class", cls.name) and self.resolve(cls.name, parent.path) is cls]
                 if not attrs:
@@ -398,7 +491,7 @@ class Package:
             return {}
         found = {}
         for name in names:
-            cls = info.classes.get(name)
+            cls = info.cls(name)
             if cls is None:
                 continue
             context = ClassContext(self.parameter_kinds(cls), self.child_kinds(cls))
@@ -417,23 +510,24 @@ def helpers(package: Package, path: str, owners: Iterable[str]) -> List[Helper]:
         return []
     sites: Dict[int, Tuple[ast.FunctionDef, List[Tuple[ast.Call, "_Scope", bool]]]] = {}
     for owner in owners:
-        cls = info.classes.get(owner)
+        cls = info.cls(owner)
         method = cls.methods.get("hybrid_forward") if cls is not None else None
         if method is None:
             continue
-        scope = _Scope(package, cls, method)
+        scope = None
         for call in ast.walk(method):
             if not isinstance(call, ast.Call):
                 continue
             targets, bound = [], True
             if _is_self_attribute(call.func) and call.func.attr not in cls.children:
                 name = call.func.attr
-                targets = [c.methods[name] for c in [cls] + _subclasses(info, owner) if name in c.methods]
-            elif isinstance(call.func, ast.Name) and call.func.id in info.functions:
-                targets, bound = [info.functions[call.func.id]], False
+                targets = [c.methods[name] for c in [cls] + info.subclasses(owner) if name in c.methods]
+            elif isinstance(call.func, ast.Name) and info.function(call.func.id) is not None:
+                targets, bound = [info.function(call.func.id)], False
             if not targets or any(isinstance(a, ast.Starred) for a in call.args) or \
                     any(k.arg is None for k in call.keywords):
                 continue
+            scope = scope or _Scope(package, cls, method)
             passes_f = any(_is_name(a, scope.namespace) for a in call.args)
             if not passes_f and not any(scope.kind(a) is Kind.TENSOR for a in call.args):
                 continue
@@ -445,19 +539,6 @@ def helpers(package: Package, path: str, owners: Iterable[str]) -> List[Helper]:
         if helper is not None:
             found.append(helper)
     return sorted(found, key=lambda h: h.row)
-
-
-def _subclasses(info: FileInfo, name: str) -> List[ClassInfo]:
-    found, names = [], {name}
-    changed = True
-    while changed:
-        changed = False
-        for cls in info.classes.values():
-            if cls.name not in names and names.intersection(cls.bases):
-                names.add(cls.name)
-                found.append(cls)
-                changed = True
-    return found
 
 
 def _helper(target: ast.FunctionDef, calls) -> Optional[Helper]:
@@ -514,13 +595,10 @@ class _Scope:
         for name in positional[1:] + [a.arg for a in args.kwonlyargs]:
             self.bindings[name] = [Kind.UNKNOWN]
         if method.name == "hybrid_forward":
-            # what the caller's own parameters hold: what its callers pass, else what the analysis
-            # reads from their names (the same reading, so that the two agree)
-            received = {name: kind for name, kind, complete in package.parameter_kinds(cls) if complete}
             defaults = len(args.args) - len(args.defaults)
             for index, name in enumerate(positional[2:], start=2):
                 if index < defaults:
-                    self.bindings[name] = [received.get(name, name_kind(name))]
+                    self.bindings[name] = [("parameter", name)]
         if args.vararg is not None:
             self.bindings[args.vararg.arg] = [Kind.SEQUENCE]
         if args.kwarg is not None:
@@ -565,6 +643,13 @@ class _Scope:
     def _value(self, value) -> Kind:
         if isinstance(value, Kind):
             return value
+        if isinstance(value, tuple) and value[0] == "parameter":
+            # what the caller's own parameter holds: what its callers pass, else what the analysis
+            # reads from its name (the same reading, so that the two agree); asked only when needed
+            for name, kind, complete in self.package.parameter_kinds(self.cls):
+                if name == value[1] and complete:
+                    return kind
+            return name_kind(value[1])
         if isinstance(value, tuple):  # ("item", iterable): an element of it
             return _element(self.kind(value[1]))
         if isinstance(value, ast.AugAssign):
