@@ -77,7 +77,8 @@ def triage(source: str, filename: str, settings: Settings = Settings(), *,
         return result
     if can_screen(codes):
         aliases = tuple(sorted(result.imports.aliases.items()))
-        result.snippets = [s for s in snippets if _screened(s.text, result.imports, aliases)]
+        helpers = _HelperTexts(source)
+        result.snippets = [s for s in snippets if _screened(s.text, result.imports, aliases, helpers)]
     else:
         result.snippets = snippets
     return result
@@ -89,17 +90,62 @@ _VERDICTS: "OrderedDict[tuple, bool]" = OrderedDict()
 _VERDICTS_SIZE = 4096
 
 
-def _screened(text: str, imports: ModuleFacts, aliases: tuple) -> bool:
-    """Whether the method `text` may have something to report (see `analysis.screen`)."""
+def _screened(text: str, imports: ModuleFacts, aliases: tuple, helpers: "_HelperTexts") -> bool:
+    """Whether the method `text` may have something to report (see `analysis.screen`), in itself or
+    in the helpers it calls with F or tensors (a verdict stands while their texts do)."""
     key = (text, aliases)
-    verdict = _VERDICTS.get(key)
-    if verdict is None:
-        verdict = _VERDICTS[key] = may_report(text, imports)
-        if len(_VERDICTS) > _VERDICTS_SIZE:
-            _VERDICTS.popitem(last=False)
-    else:
+    found = _VERDICTS.get(key)
+    if found is not None and all(helpers(name) == texts for name, texts in found[1]):
         _VERDICTS.move_to_end(key)
+        return found[0]
+    consulted = helpers.record()
+    verdict = may_report(text, imports, consulted)
+    _VERDICTS[key] = (verdict, tuple(consulted.asked.items()))
+    if len(_VERDICTS) > _VERDICTS_SIZE:
+        _VERDICTS.popitem(last=False)
     return verdict
+
+
+_DEF_LINE = re.compile(r"^(?P<indent>[ \t]*)def[ \t]+(?P<name>\w+)", re.MULTILINE)
+
+
+class _HelperTexts:
+    """The texts of a file's functions and methods by name, dedented, for the screen of helpers."""
+
+    def __init__(self, source: str, shared: Optional[dict] = None):
+        self.source = source
+        self.found: Dict[str, Optional[List[str]]] = {} if shared is None else shared
+        self.asked: Dict[str, Optional[List[str]]] = {}
+        self._lines: Optional[List[str]] = None
+
+    def record(self) -> "_HelperTexts":
+        """A view that remembers what was asked through it."""
+        return _HelperTexts(self.source, self.found)
+
+    def __call__(self, name: str) -> Optional[List[str]]:
+        if name not in self.found:
+            self.found[name] = self._texts(name)
+        self.asked[name] = self.found[name]
+        return self.found[name]
+
+    def _texts(self, name: str) -> Optional[List[str]]:
+        texts = []
+        for match in _DEF_LINE.finditer(self.source):
+            if match.group("name") != name:
+                continue
+            indent = match.group("indent")
+            lines = physical_lines(self.source[match.start():], keepends=True)
+            text = [lines[0][len(indent):]]
+            for line in lines[1:]:
+                stripped = line.strip()
+                if stripped and not line.startswith(indent + " ") and not line.startswith(indent + "\t") \
+                        and not stripped.startswith(("#", ")", "]", "}")):
+                    break
+                if stripped and not line.startswith(indent):
+                    return None  # a continuation less indented than the definition
+                text.append(line[len(indent):] if stripped else "\n")
+            texts.append("".join(text))
+        return texts
 
 
 def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:

@@ -19,7 +19,7 @@ screened and unscreened checks of generated methods, so a screen that misses a c
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterable, List, Optional
+from typing import Callable, Dict, Iterable, List, Optional
 
 from hyblint.analysis.module import ND_MODULES, SYM_MODULES, ModuleFacts
 from hyblint.analysis.vocabulary import (CONTEXT_ATTRIBUTES, CONVERSION_BUILTINS, CONVERSION_METHODS,
@@ -45,16 +45,38 @@ def can_screen(codes: Iterable[str]) -> bool:
     return SCREENED_CODES.issuperset(codes)
 
 
-def may_report(source: str, imports: ModuleFacts) -> bool:
+# The texts (dedented) of the functions and methods named so in the method's file; None when they
+# cannot be known. A helper that hybrid_forward calls with F or tensors is traced with it.
+HelperTexts = Callable[[str], Optional[List[str]]]
+
+
+def may_report(source: str, imports: ModuleFacts, helpers: Optional[HelperTexts] = None) -> bool:
     """False only when no screened rule can report in the hybrid_forward that `source` (a method cut
-    out of its file and dedented) defines; True when it may, or when the text is not one method."""
+    out of its file and dedented) defines, nor in the helpers it calls with F or tensors (found by
+    `helpers`); True when it may, or when the text is not one method."""
+    function = _one_function(source)
+    if function is None:
+        return True
+    return _Screen(function, imports, helpers=helpers).may_report()
+
+
+def _one_function(source: str) -> Optional[ast.FunctionDef]:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True
+        return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        return None
+    return tree.body[0]
+
+
+def _helper_may_report(source: str, imports: ModuleFacts, namespace: Optional[int]) -> bool:
+    """Whether a rule may report in a helper whose parameter number `namespace` receives F and
+    whose others receive anything (the analysis gives them what the calls pass)."""
+    function = _one_function(source)
+    if function is None:
         return True
-    return _Screen(tree.body[0], imports).may_report()
+    return _Screen(function, imports, helper=True, namespace=namespace).may_report()
 
 
 def _dotted(node: ast.expr) -> Optional[str]:
@@ -103,21 +125,33 @@ def _walk(root: ast.AST) -> List[ast.AST]:
 
 
 class _Screen:
-    def __init__(self, function: ast.FunctionDef, imports: ModuleFacts):
+    def __init__(self, function: ast.FunctionDef, imports: ModuleFacts, helpers: Optional[HelperTexts] = None,
+                 helper: bool = False, namespace: Optional[int] = None):
+        """A hybrid_forward, or a `helper` whose parameter number `namespace` receives F (None:
+        none does)."""
         self.imports = imports
+        self.helpers = helpers
         arguments = function.args
         positional = [a.arg for a in arguments.args]
-        self.usable = len(positional) >= 2 and not arguments.posonlyargs
-        self.namespace = positional[1] if self.usable else None
         self.flavors: Dict[str, int] = {}
-        defaults = [None] * (len(arguments.args) - len(arguments.defaults)) + list(arguments.defaults)
-        for argument, default in list(zip(arguments.args[2:], defaults[2:])) + list(
-                zip(arguments.kwonlyargs, arguments.kw_defaults)):
-            self.flavors[argument.arg] = _parameter_flavor(argument.arg, default)
+        self.keywords = None
+        if not helper:
+            self.usable = len(positional) >= 2 and not arguments.posonlyargs
+            self.namespace = positional[1] if self.usable else None
+            defaults = [None] * (len(arguments.args) - len(arguments.defaults)) + list(arguments.defaults)
+            for argument, default in list(zip(arguments.args[2:], defaults[2:])) + list(
+                    zip(arguments.kwonlyargs, arguments.kw_defaults)):
+                self.flavors[argument.arg] = _parameter_flavor(argument.arg, default)
+            # `**kwargs` holds the block's parameters: its items are tensors
+            self.keywords = arguments.kwarg.arg if arguments.kwarg is not None else None
+        else:
+            self.usable = not arguments.posonlyargs
+            self.namespace = positional[namespace] if namespace is not None and namespace < len(positional) else None
+            for name in positional + [a.arg for a in arguments.kwonlyargs]:
+                if name not in ("self", self.namespace):
+                    self.flavors[name] = T | G  # whatever the calls pass
         if arguments.vararg is not None:
             self.flavors[arguments.vararg.arg] = G
-        # `**kwargs` holds the block's parameters: its items are tensors
-        self.keywords = arguments.kwarg.arg if arguments.kwarg is not None else None
         self.nodes = _walk(function)
         # the analysis takes a builtin's result for a Python value, unless the method binds its name
         self.locals = {node.id for node in self.nodes if type(node) is ast.Name and type(node.ctx) is not ast.Load}
@@ -333,10 +367,9 @@ class _Screen:
                 return True
             if func.attr in INDEX_ARGUMENT and _negative_index(node):         # HYB014
                 return True
+        if self.helpers is not None and self._reportable_helper(node, tensor_argument):
+            return True
         name = _dotted(func)
-        if any(_is_name(arg, self.namespace) for arg in node.args) and (
-                name is None or name.partition(".")[0] != self.namespace):
-            return True  # F passed to a helper: the helper is traced too, and checked with the method
         if name is None:
             return False
         resolved = self.imports.resolve_dotted(name)
@@ -344,6 +377,27 @@ class _Screen:
             return False
         return resolved.startswith(IMPERATIVE_PREFIXES) or (                 # HYB009
             resolved in NUMPY_FUNCTIONS and tensor_argument)                # HYB007
+
+    def _reportable_helper(self, call: ast.Call, tensor_argument: bool) -> bool:
+        """A call of a method or function of the file with F or tensors: the analysis checks the
+        callee with what the call passes, so may any of the definitions so named report?"""
+        func = call.func
+        if type(func) is ast.Attribute and _is_name(func.value, "self"):
+            name, bound = func.attr, True
+        elif type(func) is ast.Name and func.id not in self.locals:
+            name, bound = func.id, False
+        else:
+            return False
+        position = next((i for i, arg in enumerate(call.args) if _is_name(arg, self.namespace)), None)
+        if position is None and not tensor_argument:
+            return False
+        texts = self.helpers(name)
+        if texts is None:
+            return True
+        # F's place among the callee's parameters: after `self` for a method (one defined without
+        # `self`, a static method, is read both ways)
+        places = [None] if position is None else [position + 1, position] if bound else [position]
+        return any(_helper_may_report(text, self.imports, place) for text in texts for place in places)
 
     def _positional_shape(self, call: ast.Call) -> bool:
         """`x.reshape(a, b)` or `F.reshape(x, a, b)`: two dimensions or more, none a tuple or list."""
