@@ -55,8 +55,8 @@ def read_all(paths: Sequence[str]):
 
 
 def hierarchy_of(sources: Dict[str, SourceFile], settings: Settings) -> FrozenSet[str]:
-    scans = [scan for source in sources.values() if "class" in source.text
-             for scan in scan_class_bases(source.text)]
+    scans = [scan for path, source in sources.items() if "class" in source.text
+             for scan in scan_class_bases(source.text, path)]
     return hybrid_class_names(scans, settings.hybrid_bases)
 
 

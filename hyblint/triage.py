@@ -14,7 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from hyblint.analysis.index import ClassContext, Helper
+from hyblint.analysis.index import ClassContext, Helper, block_end
 from hyblint.analysis.module import ModuleFacts, collect_imports, in_scope_classes, scan_classes
 from hyblint.analysis.screen import can_screen, may_report
 from hyblint.diagnostics import Diagnostic, Location, Severity, physical_lines
@@ -112,40 +112,43 @@ _DEF_LINE = re.compile(r"^(?P<indent>[ \t]*)def[ \t]+(?P<name>\w+)", re.MULTILIN
 class _HelperTexts:
     """The texts of a file's functions and methods by name, dedented, for the screen of helpers."""
 
-    def __init__(self, source: str, shared: Optional[dict] = None):
+    def __init__(self, source: str):
         self.source = source
-        self.found: Dict[str, Optional[List[str]]] = {} if shared is None else shared
-        self.asked: Dict[str, Optional[List[str]]] = {}
-        self._lines: Optional[List[str]] = None
+        self.found: Dict[str, Optional[List[str]]] = {}
+        self._defs: Optional[Dict[str, List[Tuple[int, str]]]] = None
 
-    def record(self) -> "_HelperTexts":
+    def record(self) -> "_Recorded":
         """A view that remembers what was asked through it."""
-        return _HelperTexts(self.source, self.found)
+        return _Recorded(self)
 
     def __call__(self, name: str) -> Optional[List[str]]:
         if name not in self.found:
             self.found[name] = self._texts(name)
-        self.asked[name] = self.found[name]
         return self.found[name]
 
     def _texts(self, name: str) -> Optional[List[str]]:
+        if self._defs is None:  # every def line of the file, in one pass
+            self._defs = {}
+            for match in _DEF_LINE.finditer(self.source):
+                self._defs.setdefault(match.group("name"), []).append((match.start(), match.group("indent")))
         texts = []
-        for match in _DEF_LINE.finditer(self.source):
-            if match.group("name") != name:
-                continue
-            indent = match.group("indent")
-            lines = physical_lines(self.source[match.start():], keepends=True)
-            text = [lines[0][len(indent):]]
-            for line in lines[1:]:
-                stripped = line.strip()
-                if stripped and not line.startswith(indent + " ") and not line.startswith(indent + "\t") \
-                        and not stripped.startswith(("#", ")", "]", "}")):
-                    break
-                if stripped and not line.startswith(indent):
-                    return None  # a continuation less indented than the definition
-                text.append(line[len(indent):] if stripped else "\n")
-            texts.append("".join(text))
+        for start, indent in self._defs.get(name, ()):
+            end = block_end(self.source, start, len(indent.expandtabs()))
+            lines = physical_lines(self.source[start:end], keepends=True)
+            if any(line.strip() and not line.startswith(indent) for line in lines):
+                return None  # a continuation less indented than the definition
+            texts.append("".join(line[len(indent):] if line.strip() else "\n" for line in lines))
         return texts
+
+
+class _Recorded:
+    def __init__(self, texts: _HelperTexts):
+        self.texts = texts
+        self.asked: Dict[str, Optional[List[str]]] = {}
+
+    def __call__(self, name: str) -> Optional[List[str]]:
+        found = self.asked[name] = self.texts(name)
+        return found
 
 
 def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:

@@ -666,7 +666,8 @@ def analyze(function: cst.FunctionDef, module: ModuleFacts,
 def analyze_helper(function: cst.FunctionDef, module: ModuleFacts, helper: Helper) -> FunctionFacts:
     """Facts for a method or function that hybrid_forward calls with F or tensors: its parameters
     are what the calls pass (F, tensors, Python values), and nothing else is guessed."""
-    namespace = helper.namespace or ""  # no F passed: no name is the namespace
+    # no F passed: a name no code uses stands for the namespace (rules build fixes with it)
+    namespace = helper.namespace or "__namespace__"
     received = dict(helper.parameters)
     env: Dict[str, Kind] = {"self": Kind.PYTHON}
     if helper.namespace:

@@ -6,9 +6,15 @@ from typing import FrozenSet, Iterable, List, Tuple
 from hyblint.analysis.module import scan_classes
 
 
-def scan_class_bases(source: str) -> List[Tuple[str, Tuple[str, ...]]]:
-    """(class name, last component of each base) for each class statement, without parsing."""
-    return [(c.name, c.bases) for c in scan_classes(source, decorators=False) if c.bases]
+def scan_class_bases(source: str, path: str = "") -> List[Tuple[str, Tuple[str, ...]]]:
+    """(class name, last component of each base) for each class statement, without parsing (with
+    `path`, through the package index, which keeps the scan)."""
+    if path:
+        from hyblint.analysis.index import file_info
+        lines = file_info(path, source).class_lines
+    else:
+        lines = scan_classes(source, decorators=False)
+    return [(c.name, c.bases) for c in lines if c.bases]
 
 
 def hybrid_class_names(scans: Iterable[Tuple[str, Tuple[str, ...]]], bases: FrozenSet[str]) -> FrozenSet[str]:

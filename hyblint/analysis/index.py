@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from hyblint.analysis.kinds import Kind, join
+from hyblint.analysis.screen import _walk  # a faster walk than ast.walk, over the nodes that matter
 from hyblint.analysis.module import ClassLine, ModuleFacts, collect_imports, scan_classes
 from hyblint.analysis.vocabulary import (GROUP_METHODS, GROUP_OPS, NAMESPACE_PREFIXES, NESTED_OPS, PYTHON_BUILTINS,
                                          PYTHON_METHODS, SPLIT_OPS, STATE_WORDS, TENSOR_PLURALS)
@@ -44,14 +45,48 @@ _Child = tuple  # ("class", name) | ("layer",) | ("sequential", (children...)) |
 UNKNOWN_CHILD: _Child = ("unknown",)
 
 
+class _Methods:
+    """A class's methods by name, each parsed when first asked for."""
+
+    def __init__(self, info: "FileInfo", spans: Dict[str, Tuple[int, int, int]]):
+        self.info, self.spans = info, spans  # name -> (offset of the def line, its indent, block end)
+        self._parsed: Dict[str, Optional[ast.FunctionDef]] = {}
+
+    def __contains__(self, name: str) -> bool:
+        return self.get(name) is not None
+
+    def __getitem__(self, name: str) -> ast.FunctionDef:
+        found = self.get(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def get(self, name: str) -> Optional[ast.FunctionDef]:
+        if name not in self._parsed:
+            span = self.spans.get(name)
+            self._parsed[name] = None if span is None else self.info._parsed(span[0], span[1], ast.FunctionDef, name)
+        return self._parsed[name]
+
+    def containing(self, needles: Iterable[str]) -> List[ast.FunctionDef]:
+        """The methods whose text holds one of `needles`."""
+        text = self.info.text
+        return [method for name, (start, _, end) in self.spans.items()
+                if any(text.find(needle, start, end) >= 0 for needle in needles)
+                for method in [self.get(name)] if method is not None]
+
+
 @dataclass
 class ClassInfo:
     name: str
     path: str
     bases: Tuple[str, ...]
+    methods: _Methods
     children: Dict[str, _Child] = field(default_factory=dict)
     added: List[_Child] = field(default_factory=list)      # `self.add(...)` in a Sequential subclass
-    methods: Dict[str, ast.FunctionDef] = field(default_factory=dict)
+
+
+_CALLED = re.compile(r"([A-Z]\w*)[ \t]*\(")  # (also the tail of `aB(`: a file read for nothing)
+_DEF_LINE = re.compile(r"^([ \t]*)def[ \t]+(\w+)", re.MULTILINE)
 
 
 class FileInfo:
@@ -64,6 +99,7 @@ class FileInfo:
         self._lines: Optional[List[ClassLine]] = None
         self._classes: Dict[str, Optional[ClassInfo]] = {}
         self._functions: Dict[str, Optional[ast.FunctionDef]] = {}
+        self._function_lines: Optional[Dict[str, int]] = None
         self._tree: Optional[ast.Module] = None
 
     @property
@@ -79,17 +115,38 @@ class FileInfo:
         return self._lines
 
     def cls(self, name: str) -> Optional[ClassInfo]:
+        """The class `name` of the file: its bases from its class line, its methods found by their
+        def lines (parsed when asked for), its children from its `__init__`."""
         if name not in self._classes:
             line = next((c for c in self.class_lines if c.name == name), None)
-            node = self._parsed(line.offset, line.indent, ast.ClassDef, name) if line is not None else None
-            self._classes[name] = _read_class(node, self.path) if node is not None else None
+            self._classes[name] = None if line is None else self._read_class(line)
         return self._classes[name]
+
+    def _read_class(self, line: ClassLine) -> ClassInfo:
+        end = block_end(self.text, line.offset, line.indent)
+        defs = [(m.start(), len(m.group(1).expandtabs()), m.group(2))
+                for m in _DEF_LINE.finditer(self.text, line.offset, end)]
+        indents = [indent for _, indent, _ in defs if indent > line.indent]
+        spans: Dict[str, Tuple[int, int, int]] = {}
+        for start, indent, name in defs:
+            if indents and indent == min(indents):
+                spans[name] = (start, indent, block_end(self.text, start, indent))
+        info = ClassInfo(line.name, self.path, line.bases, _Methods(self, spans))
+        builder = info.methods.get("__init__")
+        if builder is not None:
+            _read_children(builder, info)
+        return info
 
     def function(self, name: str) -> Optional[ast.FunctionDef]:
         """A function defined at the module's top level."""
+        if self._function_lines is None:
+            self._function_lines = {}
+            for match in _DEF_LINE.finditer(self.text):
+                if not match.group(1):
+                    self._function_lines.setdefault(match.group(2), match.start())
         if name not in self._functions:
-            match = re.search(r"^def[ \t]+%s\b" % re.escape(name), self.text, re.MULTILINE)
-            self._functions[name] = self._parsed(match.start(), 0, ast.FunctionDef, name) if match else None
+            start = self._function_lines.get(name)
+            self._functions[name] = None if start is None else self._parsed(start, 0, ast.FunctionDef, name)
         return self._functions[name]
 
     def classes_calling(self, called: str) -> List[str]:
@@ -121,7 +178,7 @@ class FileInfo:
     def _parsed(self, offset: int, indent: int, kind: type, name: str):
         """The definition starting at `offset` (a line start), parsed alone, with the file's rows;
         the whole file is parsed instead when it cannot be cut out cleanly."""
-        end = _block_end(self.text, offset, indent)
+        end = block_end(self.text, offset, indent)
         rows = self.text.count("\n", 0, offset)
         block = self.text[offset:end]
         # blank lines above keep the file's rows; an indented definition goes under an `if`,
@@ -140,25 +197,23 @@ class FileInfo:
                 self._tree = ast.parse(self.text)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._tree = ast.Module(body=[], type_ignores=[])
-        for node in ast.walk(self._tree):
+        for node in _walk(self._tree):
             if isinstance(node, kind) and node.name == name:
                 return node
         return None
 
 
-def _block_end(text: str, offset: int, indent: int) -> int:
+_BLOCK_ENDS: Dict[int, "re.Pattern"] = {}
+
+
+def block_end(text: str, offset: int, indent: int) -> int:
     """Where the indented block opened by the line at `offset` ends: at the first line after it
-    that is indented no deeper (blank lines and comments aside), or at the end."""
-    position = text.find("\n", offset)
-    while position >= 0:
-        start = position + 1
-        position = text.find("\n", start)
-        line = text[start:position if position >= 0 else len(text)]
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#") and len(line.expandtabs()) - len(line.expandtabs().lstrip()) <= indent \
-                and not stripped.startswith((")", "]", "}")):
-            return start
-    return len(text)
+    that is indented no deeper (blank lines, comments and closing brackets aside), or at the end."""
+    pattern = _BLOCK_ENDS.get(indent)
+    if pattern is None:
+        pattern = _BLOCK_ENDS[indent] = re.compile(r"\n(?=[ \t]{0,%d}[^ \t\r\n#)\]}])" % indent)
+    found = pattern.search(text, text.find("\n", offset) if text.find("\n", offset) >= 0 else len(text))
+    return found.end() if found is not None else len(text)
 
 
 def _innermost(lines: List[ClassLine], position: int) -> Optional[str]:
@@ -204,15 +259,15 @@ class ClassContext:
         return None
 
 
-_FILES: Dict[str, FileInfo] = {}  # content hash -> facts (names of files are part of the key)
+_FILES: Dict[str, FileInfo] = {}  # path -> the facts of its latest text
 
 
 def file_info(path: str, text: str) -> FileInfo:
-    key = hashlib.sha1(path.encode("utf-8", "surrogatepass") + b"\0" +
-                       text.encode("utf-8", "surrogatepass")).hexdigest()
-    found = _FILES.get(key)
-    if found is None:
-        found = _FILES[key] = FileInfo(path, text)
+    """The facts of a file, kept while its text stays the same (the language server asks again on
+    every keystroke, and a run asks for the class lines of every file twice)."""
+    found = _FILES.get(path)
+    if found is None or (found.text is not text and found.text != text):
+        found = _FILES[path] = FileInfo(path, text)
     return found
 
 
@@ -222,18 +277,6 @@ def _last_name(node: ast.expr) -> Optional[str]:
     if isinstance(node, ast.Name):
         return node.id
     return None
-
-
-def _read_class(node: ast.ClassDef, path: str) -> ClassInfo:
-    bases = tuple(name for name in (_last_name(b) for b in node.bases) if name)
-    info = ClassInfo(node.name, path, bases)
-    for statement in node.body:
-        if isinstance(statement, ast.FunctionDef):
-            info.methods[statement.name] = statement
-    builder = info.methods.get("__init__")
-    if builder is not None:
-        _read_children(builder, info)
-    return info
 
 
 def _constructed(value: ast.expr, local: Dict[str, _Child]) -> Optional[_Child]:
@@ -282,7 +325,7 @@ def _read_children(method: ast.FunctionDef, info: ClassInfo) -> None:
                 local[owner.id] = ("sequential", local[owner.id][1] + layers)
         elif isinstance(node, (ast.For, ast.While)):
             # a container filled in a loop: its last layer depends on the iterations
-            for inner in ast.walk(node):
+            for inner in _walk(node):
                 if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) \
                         and inner.func.attr == "add" and _is_self_attribute(inner.func.value):
                     info.children[inner.func.value.attr] = UNKNOWN_CHILD
@@ -317,8 +360,7 @@ class Package:
         self.texts = texts
         self._definitions: Optional[Dict[str, List[str]]] = None
         self._returns: Dict[Tuple[str, str], Kind] = {}
-        self._calls: Dict[str, List[str]] = {}
-        self._forwards: Optional[List[Tuple[str, str]]] = None
+        self._called: Optional[Dict[str, List[str]]] = None
         self._parameters: Dict[Tuple[str, str], Tuple[Tuple[str, Kind, bool], ...]] = {}
         self.used: Set[str] = set()  # the files whose facts were read: what results depend on
         self._asked: Set[str] = set()  # the files whose classes' contexts were asked for
@@ -339,10 +381,9 @@ class Package:
     def _class_files(self) -> Dict[str, List[str]]:
         if self._definitions is None:
             found: Dict[str, List[str]] = {}
-            pattern = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.MULTILINE)
             for path, text in self.texts.items():
                 if "class" in text:
-                    for name in set(pattern.findall(text)):
+                    for name in {c.name for c in file_info(path, text).class_lines}:
                         found.setdefault(name, []).append(path)
             self._definitions = found
         return self._definitions
@@ -413,13 +454,15 @@ class Package:
     # ---- what a block is called with
     def _callers(self, name: str) -> List[str]:
         """Files that may construct `name`: those whose text holds `name(`."""
-        found = self._calls.get(name)
-        if found is None:
-            if self._forwards is None:  # a block's calls are in the methods of blocks
-                self._forwards = [(path, text) for path, text in self.texts.items() if "forward" in text]
-            called = name + "("
-            found = self._calls[name] = [path for path, text in self._forwards if called in text]
-        return found
+        if self._called is None:
+            # the names called in each file that defines a forward method (a block's children are
+            # built and called there), read in one pass per file
+            self._called = {}
+            for path, text in self.texts.items():
+                if "hybrid_forward" in text or "def forward" in text:
+                    for called in set(_CALLED.findall(text)):
+                        self._called.setdefault(called, []).append(path)
+        return self._called.get(name, [])
 
     def parameter_kinds(self, cls: ClassInfo) -> Tuple[Tuple[str, Kind, bool], ...]:
         key = (cls.path, cls.name)
@@ -445,7 +488,7 @@ class Package:
                          if c == ("class", cls.name) and self.resolve(cls.name, parent.path) is cls]
                 if not attrs:
                     continue
-                for caller in parent.methods.values():
+                for caller in parent.methods.containing(["self.%s(" % attr for attr in attrs]):
                     scope = None
                     for call in _calls_of(caller, attrs):
                         scope = scope or _Scope(self, parent, caller)
@@ -515,7 +558,7 @@ def helpers(package: Package, path: str, owners: Iterable[str]) -> List[Helper]:
         if method is None:
             continue
         scope = None
-        for call in ast.walk(method):
+        for call in _walk(method):
             if not isinstance(call, ast.Call):
                 continue
             targets, bound = [], True
@@ -575,7 +618,7 @@ def _helper(target: ast.FunctionDef, calls) -> Optional[Helper]:
 
 
 def _calls_of(method: ast.FunctionDef, attrs: List[str]) -> Iterable[ast.Call]:
-    for node in ast.walk(method):
+    for node in _walk(method):
         if isinstance(node, ast.Call) and _is_self_attribute(node.func) and node.func.attr in attrs:
             yield node
 
@@ -603,7 +646,7 @@ class _Scope:
             self.bindings[args.vararg.arg] = [Kind.SEQUENCE]
         if args.kwarg is not None:
             self.bindings[args.kwarg.arg] = [Kind.PYTHON]
-        for node in ast.walk(method):
+        for node in _walk(method):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     self._bind(target, node.value)
@@ -632,7 +675,7 @@ class _Scope:
 
     def returned(self, depth: int) -> Kind:
         kinds = [self.kind(node.value) if node.value is not None else Kind.NONE
-                 for node in ast.walk(self.method) if isinstance(node, ast.Return)]
+                 for node in _walk(self.method) if isinstance(node, ast.Return)]
         if not kinds:
             return Kind.NONE
         joined = kinds[0]
