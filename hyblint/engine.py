@@ -7,6 +7,7 @@ than the analysis. When a method cannot be cut out cleanly, the whole module is 
 """
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from dataclasses import replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
@@ -51,12 +52,19 @@ def check_source(source: str, filename: str, settings: Settings = Settings(), *,
     return finish(first)
 
 
+_CALLED_ATTRIBUTE = re.compile(r"self\.(\w+)[ \t]*\(")
+
+
 def with_context(first: Triage, package: Package) -> Triage:
     """`first` with what the package index knows of the classes whose methods are left, and the
     helpers their hybrid_forwards call with F or tensors."""
     if not first.settled:
-        owners = first.scope if first.whole_module else {s.owner for s in first.snippets}
-        first.context = package.context(first.filename, owners, first.source)
+        if first.whole_module:
+            owners, called = first.scope, None
+        else:  # only the children that the methods left call
+            owners = {s.owner for s in first.snippets}
+            called = {name for s in first.snippets for name in _CALLED_ATTRIBUTE.findall(s.text)}
+        first.context = package.context(first.filename, owners, first.source, called)
         for helper in helpers(package, first.filename, first.scope):
             snippet = cut_lines(first.source, helper.row, helper.end_row)
             if snippet is not None:

@@ -443,9 +443,12 @@ class Package:
         self._returns[key] = kind
         return kind
 
-    def child_kinds(self, cls: ClassInfo) -> Tuple[Tuple[str, Kind], ...]:
+    def child_kinds(self, cls: ClassInfo, called: Optional[Set[str]] = None) -> Tuple[Tuple[str, Kind], ...]:
+        """What calling each child gives (those named in `called`, when given)."""
         found = []
         for attr, child in sorted(cls.children.items()):
+            if called is not None and attr not in called:
+                continue
             kind = self.call_kind(child, cls.path)
             if kind is not Kind.UNKNOWN:
                 found.append((attr, kind))
@@ -520,9 +523,10 @@ class Package:
             value = passed.get(name, defaults.get(name))
             seen[name].append(Kind.UNKNOWN if value is None else scope.kind(value))
 
-    def context(self, path: str, names: Iterable[str], text: Optional[str] = None) -> Dict[str, ClassContext]:
+    def context(self, path: str, names: Iterable[str], text: Optional[str] = None,
+                called: Optional[Set[str]] = None) -> Dict[str, ClassContext]:
         """The contexts of the classes `names` defined in `path` (whose text is `text`, when it
-        differs from the run's: a file being fixed)."""
+        differs from the run's: a file being fixed), with the children named in `called`."""
         if text is not None and self.texts.get(path) != text:
             self.texts = dict(self.texts)
             self.texts[path] = text
@@ -537,7 +541,7 @@ class Package:
             cls = info.cls(name)
             if cls is None:
                 continue
-            context = ClassContext(self.parameter_kinds(cls), self.child_kinds(cls))
+            context = ClassContext(self.parameter_kinds(cls), self.child_kinds(cls, called))
             if context.parameters or context.children:
                 found[name] = context
         return found
