@@ -62,7 +62,8 @@ class Cache:
     def _classes_key(self, extra: FrozenSet[str]) -> bytes:
         """The same class set comes with every file of a run: sort it once."""
         if self._extra is not extra:
-            self._extra, self._extra_key = extra, ",".join(sorted(extra)).encode()
+            plain = sorted(getattr(extra, "plain", ()))
+            self._extra, self._extra_key = extra, (",".join(sorted(extra)) + ";" + ",".join(plain)).encode()
         return self._extra_key
 
     def _digest(self, path: str, texts: Dict[str, str]) -> str:

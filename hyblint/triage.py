@@ -69,7 +69,8 @@ def triage(source: str, filename: str, settings: Settings = Settings(), *,
         result.diagnostics.append(error)
         return result
     classes = scan_classes(source)
-    result.scope = in_scope_classes(classes, settings.hybrid_bases, extra_hybrid_classes)
+    result.scope = in_scope_classes(classes, settings.hybrid_bases, extra_hybrid_classes,
+                                    getattr(extra_hybrid_classes, "plain", frozenset()))
     result.imports = collect_imports(source)
     snippets = _cut_snippets(source, classes, result.scope)
     if snippets is None:

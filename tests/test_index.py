@@ -197,3 +197,24 @@ def test_editing_a_childs_file_rechecks_its_parent(tmp_path):
     changed = child.replace("return F.relu(x)", "return F.relu(x), F.sigmoid(x)")
     assert lint_tree(tmp_path, {"child.py": changed}, cache=cache) == []
     assert lint_tree(tmp_path, {"child.py": changed, "parent.py": parent}, cache=cache) == []
+
+
+def test_a_block_deriving_from_a_plain_user_base_in_another_file_is_not_checked(tmp_path):
+    base = """\
+        from mxnet.gluon import nn
+
+
+        class Base(nn.Block):
+            pass
+        """
+    child = """\
+        from base import Base
+
+
+        class Child(Base):
+            def hybrid_forward(self, F, x):
+                return x[0] + x.shape[0]
+        """
+    assert lint_tree(tmp_path, {"base.py": base, "child.py": child}) == []
+    hybrid = base.replace("nn.Block", "nn.HybridBlock")
+    assert {code for _, _, code in lint_tree(tmp_path, {"base.py": hybrid, "child.py": child})} == {"HYB001", "HYB002"}
