@@ -18,6 +18,7 @@ from pygls.lsp.server import LanguageServer
 from hyblint import __version__
 from hyblint.config import ConfigError, find_config, load_settings
 from hyblint.diagnostics import Applicability, Diagnostic, Location, physical_lines
+from hyblint.analysis.index import Package
 from hyblint.engine import NOQA, SYNTAX_ERROR, check_source
 from hyblint.settings import Settings
 
@@ -73,7 +74,8 @@ class HyblintServer(LanguageServer):
             return
         path = document.path or uri
         try:
-            found = check_source(source, path, self.settings_for(document.path))
+            # the file's own index: its children, its blocks' calls of each other, its helpers
+            found = check_source(source, path, self.settings_for(document.path), package=Package({path: source}))
         except Exception:  # a bug in a rule must not silence the editor: keep what was shown
             log.exception("checking %s failed", uri)
             return
@@ -85,14 +87,17 @@ class HyblintServer(LanguageServer):
         self.current[uri] = found
         lines = lsp_lines(source)
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, version=document.version, diagnostics=[self.to_lsp(d, lines) for d in found]))
+            uri=uri, version=document.version, diagnostics=[self.to_lsp(d, lines, uri) for d in found]))
 
     @staticmethod
-    def to_lsp(d: Diagnostic, lines: List[str]) -> lsp.Diagnostic:
+    def to_lsp(d: Diagnostic, lines: List[str], uri: str = "") -> lsp.Diagnostic:
         severity = lsp.DiagnosticSeverity.Error if d.severity.value == "error" else lsp.DiagnosticSeverity.Warning
         return lsp.Diagnostic(
             range=to_lsp_range(lines, d.location, d.end_location), message=d.message, severity=severity,
             code=d.code, source="hyblint",
+            related_information=[lsp.DiagnosticRelatedInformation(
+                lsp.Location(uri, to_lsp_range(lines, r.location, r.location)),  # (in the same file)
+                r.message) for r in d.related] or None,
             code_description=lsp.CodeDescription(href=d.url) if d.url else None,
             data={"row": d.location.row, "column": d.location.column, "code": d.code})
 
@@ -157,7 +162,7 @@ def code_actions(ls: HyblintServer, params: lsp.CodeActionParams) -> List[lsp.Co
             key = (d.code, d.location.row - 1)
             if key not in asked:
                 continue
-            shown = ls.to_lsp(d, lines)
+            shown = ls.to_lsp(d, lines, uri)
             if d.fix is not None:
                 unsafe = d.fix.applicability is Applicability.UNSAFE
                 edits = [lsp.TextEdit(to_lsp_range(lines, e.location, e.end_location), e.content) for e in d.fix.edits]

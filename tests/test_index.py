@@ -218,3 +218,74 @@ def test_a_block_deriving_from_a_plain_user_base_in_another_file_is_not_checked(
     assert lint_tree(tmp_path, {"base.py": base, "child.py": child}) == []
     hybrid = base.replace("nn.Block", "nn.HybridBlock")
     assert {code for _, _, code in lint_tree(tmp_path, {"base.py": hybrid, "child.py": child})} == {"HYB001", "HYB002"}
+
+
+HELPERS = """\
+    from mxnet import nd
+    from mxnet.gluon import nn
+
+
+    def pairwise(F, x):
+        n = x.shape[0]
+        return F.dot(x, x, transpose_b=True) / n
+
+
+    class Base(nn.HybridBlock):
+        def statistic(self, F, data):
+            return F.mean(data)
+
+        def hybrid_forward(self, F, x):
+            return self.statistic(F, x)
+
+
+    class Sub(Base):
+        def statistic(self, F, data):
+            return nd.mean(data)
+
+
+    class Net(nn.HybridBlock):
+        def _target_size(self, x):
+            return x.shape[2]
+
+        def _merge(self, F, branches):
+            return F.concat(*branches, dim=1) * branches[0].context.device_id
+
+        def hybrid_forward(self, F, x):
+            s = self._target_size(x)
+            y = pairwise(F, x)
+            return self._merge(F, [x, y]) * s
+    """
+
+
+def test_helpers_are_checked_with_what_hybrid_forward_passes(tmp_path):
+    # miss 1: a module function and helper methods reading shapes, a context, an nd op in an override
+    found = lint_tree(tmp_path, {"m.py": HELPERS})
+    assert found == [("m.py", 6, "HYB002"), ("m.py", 20, "HYB009"), ("m.py", 25, "HYB002"), ("m.py", 28, "HYB004")]
+
+
+def test_a_helper_diagnostic_names_the_call_in_every_format(tmp_path):
+    import json
+
+    from hyblint.report import FORMATS
+
+    (tmp_path / "m.py").write_text(textwrap.dedent(HELPERS))
+    run = lint_files([str(tmp_path / "m.py")], DEFAULT, tmp_path)
+    first = run.diagnostics[0]
+    assert [(r.location.row, r.message) for r in first.related] == [(32, "called from hybrid_forward")]
+    assert "  called from hybrid_forward %s:32" % first.filename in FORMATS["concise"](run.diagnostics, run.sources)
+    assert "called from hybrid_forward" in FORMATS["full"](run.diagnostics, run.sources)
+    assert json.loads(FORMATS["json"](run.diagnostics, run.sources))[0]["related"][0]["location"]["row"] == 32
+    sarif = json.loads(FORMATS["sarif"](run.diagnostics, run.sources))
+    related = sarif["runs"][0]["results"][0]["relatedLocations"][0]
+    assert related["physicalLocation"]["region"]["startLine"] == 32
+    # and through the cache
+    cache = Cache(tmp_path / "cache", DEFAULT)
+    lint_files([str(tmp_path / "m.py")], DEFAULT, tmp_path, cache)
+    cache.save()
+    again = lint_files([str(tmp_path / "m.py")], DEFAULT, tmp_path, Cache(tmp_path / "cache", DEFAULT))
+    assert again.diagnostics == run.diagnostics and again.diagnostics[0].related == first.related
+
+
+def test_helpers_called_with_python_values_stay_silent(tmp_path):
+    source = HELPERS.replace("s = self._target_size(x)", "s = self._target_size(self.shape)")
+    assert ("m.py", 25, "HYB002") not in lint_tree(tmp_path, {"m.py": source})
