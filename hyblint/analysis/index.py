@@ -778,7 +778,8 @@ class _Scope:
             if head == self.namespace and rest:
                 return namespace_kind(rest, node)
             if head == "self" and rest and "." not in rest:
-                child = self.cls.children.get(rest)
+                # (as the analysis reads it: a child called with nothing is not known)
+                child = self.cls.children.get(rest) if node.args else None
                 return self.package.call_kind(child, self.cls.path) if child is not None else Kind.UNKNOWN
             if "." not in name and name in PYTHON_BUILTINS and name not in self.bindings:
                 return Kind.PYTHON

@@ -384,10 +384,12 @@ class _Screen:
         func = call.func
         if type(func) is ast.Attribute and _is_name(func.value, "self"):
             name, bound = func.attr, True
-        elif type(func) is ast.Name and func.id not in self.locals:
+        elif type(func) is ast.Name:
             name, bound = func.id, False
         else:
             return False
+        if any(_is_name(keyword.value, self.namespace) for keyword in call.keywords):
+            return True  # F passed by keyword: kept, without looking for where it lands
         position = next((i for i, arg in enumerate(call.args) if _is_name(arg, self.namespace)), None)
         if position is None and not tensor_argument:
             return False
