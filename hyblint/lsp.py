@@ -18,7 +18,6 @@ from pygls.lsp.server import LanguageServer
 from hyblint import __version__
 from hyblint.config import ConfigError, find_config, load_settings
 from hyblint.diagnostics import Applicability, Diagnostic, Location, physical_lines
-from hyblint.analysis.index import Package
 from hyblint.engine import NOQA, SYNTAX_ERROR, check_source
 from hyblint.settings import Settings
 
@@ -74,8 +73,7 @@ class HyblintServer(LanguageServer):
             return
         path = document.path or uri
         try:
-            # the file's own index: its children, its blocks' calls of each other, its helpers
-            found = check_source(source, path, self.settings_for(document.path), package=Package({path: source}))
+            found = check_source(source, path, self.settings_for(document.path))
         except Exception:  # a bug in a rule must not silence the editor: keep what was shown
             log.exception("checking %s failed", uri)
             return
