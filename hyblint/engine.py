@@ -7,7 +7,6 @@ than the analysis. When a method cannot be cut out cleanly, the whole module is 
 """
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from dataclasses import replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
@@ -15,7 +14,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, T
 import libcst as cst
 
 from hyblint.analysis.function import analyze, analyze_helper
-from hyblint.analysis.index import ClassContext, Helper, Package, helpers
+from hyblint.analysis.index import ClassContext, Helper, Package
 from hyblint.analysis.module import ModuleFacts
 from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Related, Severity, physical_lines
 from hyblint.fixes._code import block_indent, render
@@ -24,7 +23,7 @@ from hyblint.rules import ALL_RULES
 from hyblint.rules.base import REMOVE, Rule, Violation
 from hyblint.selection import selected_codes
 from hyblint.settings import Settings
-from hyblint.triage import NOQA, SYNTAX_ERROR, Triage, cut_lines, suppressed, syntax_error, triage
+from hyblint.triage import NOQA, SYNTAX_ERROR, Triage, suppressed, syntax_error, triage, with_context
 
 __all__ = ["NOQA", "SYNTAX_ERROR", "check_source", "finish", "run_rules", "selected_rules", "to_diagnostics",
            "with_context"]
@@ -50,26 +49,6 @@ def check_source(source: str, filename: str, settings: Settings = Settings(), *,
     if package is not None:
         with_context(first, package)
     return finish(first)
-
-
-_CALLED_ATTRIBUTE = re.compile(r"self\.(\w+)[ \t]*\(")
-
-
-def with_context(first: Triage, package: Package) -> Triage:
-    """`first` with what the package index knows of the classes whose methods are left, and the
-    helpers their hybrid_forwards call with F or tensors."""
-    if not first.settled:
-        if first.whole_module:
-            owners, called = first.scope, None
-        else:  # only the children that the methods left call
-            owners = {s.owner for s in first.snippets}
-            called = {name for s in first.snippets for name in _CALLED_ATTRIBUTE.findall(s.text)}
-        first.context = package.context(first.filename, owners, first.source, called)
-        for helper in helpers(package, first.filename, first.scope):
-            snippet = cut_lines(first.source, helper.row, helper.end_row)
-            if snippet is not None:
-                first.helpers.append((helper, snippet))
-    return first
 
 
 def finish(first: Triage) -> List[Diagnostic]:

@@ -15,7 +15,7 @@ from hyblint.analysis.index import Package
 from hyblint.diagnostics import Diagnostic, Location, Severity
 from hyblint.files import InputError, SourceFile, read_source
 from hyblint.settings import Settings
-from hyblint.triage import Triage, triage
+from hyblint.triage import Triage, triage, with_context
 from hyblint.workers import STARTING, Worker, start_context, wait_for_any
 
 # Below this many files to check, starting worker processes costs more than it saves.
@@ -85,9 +85,6 @@ def _finish_one(first: Triage) -> List[Diagnostic]:
     return finish(first)
 
 
-def with_context(first: Triage, package: Package) -> Triage:
-    from hyblint.engine import with_context as attach
-    return attach(first, package)
 
 
 def _start_screener() -> None:
@@ -135,6 +132,7 @@ class _Crew:
     def run(self, jobs: List[tuple], package: Package) -> List[Tuple[tuple, List[Diagnostic]]]:
         to_screen = deque(sorted(jobs, key=lambda job: -len(job[1])))  # largest first: all end together
         to_finish: deque = deque()
+        needs_context: deque = deque()  # triaged files whose methods left wait for the index
         waiting = 0  # characters of method text in to_finish
         results = []
         while True:
@@ -152,9 +150,19 @@ class _Crew:
                 elif to_screen:
                     job = to_screen.popleft()
                     member.send(_triage_one, job, (job, "triage"))
-            if all(member.job is None for member in self.members):
+            busy = any(member.job is not None for member in self.members)
+            if needs_context:
+                # What the package index knows is read here, where every file's text is, one file
+                # at a time while the workers run, so that none waits for the next job meanwhile.
+                job, first = needs_context.popleft()
+                to_finish.append((job, with_context(first, package)))
+                waiting += _method_text(first)
+                ready = wait_for_any(self.members, timeout=0)
+            elif not busy:
                 return results
-            for member in wait_for_any(self.members):
+            else:
+                ready = wait_for_any(self.members)
+            for member in ready:
                 done, value = member.receive()
                 if done is STARTING:
                     continue
@@ -162,9 +170,7 @@ class _Crew:
                 if step != "triage" or isinstance(value, list):
                     results.append((job, value))
                 else:
-                    # what the package index knows is read here, where every file's text is
-                    to_finish.append((job, with_context(value, package)))
-                    waiting += _method_text(value)
+                    needs_context.append((job, value))
 
 
 def _method_text(first: Triage) -> int:

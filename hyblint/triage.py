@@ -14,7 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from hyblint.analysis.index import ClassContext, Helper, block_end
+from hyblint.analysis.index import ClassContext, Helper, Package, block_end, helpers
 from hyblint.analysis.module import ModuleFacts, collect_imports, in_scope_classes, scan_classes
 from hyblint.analysis.screen import can_screen, may_report
 from hyblint.diagnostics import Diagnostic, Location, Severity, physical_lines
@@ -83,6 +83,27 @@ def triage(source: str, filename: str, settings: Settings = Settings(), *,
     else:
         result.snippets = snippets
     return result
+
+
+_CALLED_ATTRIBUTE = re.compile(r"self\.(\w+)[ \t]*\(")
+
+
+def with_context(first: Triage, package: Package) -> Triage:
+    """`first` with what the package index knows of the classes whose methods are left, and the
+    helpers their hybrid_forwards call with F or tensors (here, without libcst: a linting run
+    reads the index in the process that holds every file's text)."""
+    if not first.settled:
+        if first.whole_module:
+            owners, called = first.scope, None
+        else:  # only the children that the methods left call
+            owners = {s.owner for s in first.snippets}
+            called = {name for s in first.snippets for name in _CALLED_ATTRIBUTE.findall(s.text)}
+        first.context = package.context(first.filename, owners, first.source, called)
+        for helper in helpers(package, first.filename, first.scope):
+            snippet = cut_lines(first.source, helper.row, helper.end_row)
+            if snippet is not None:
+                first.helpers.append((helper, snippet))
+    return first
 
 
 # The screen's verdict per method text and imports: the language server triages a file on every
