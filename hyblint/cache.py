@@ -7,10 +7,10 @@ import os
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional
+from typing import Dict, FrozenSet, Iterable, List, Optional
 
 from hyblint import __version__
-from hyblint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, Severity
+from hyblint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, Related, Severity
 from hyblint.settings import Settings
 
 
@@ -29,8 +29,9 @@ def _diagnostic_from_json(data: dict) -> Diagnostic:
         fix = Fix(Applicability(f["applicability"]), f["message"],
                   tuple(Edit(e["content"], Location(**e["location"]), Location(**e["end_location"]))
                         for e in f["edits"]))
+    related = tuple(Related(r["filename"], Location(**r["location"]), r["message"]) for r in data.get("related", ()))
     return Diagnostic(data["code"], data["message"], data["filename"], Location(**data["location"]),
-                      Location(**data["end_location"]), Severity(data["severity"]), fix, data["url"])
+                      Location(**data["end_location"]), Severity(data["severity"]), fix, data["url"], related)
 
 
 class Cache:
@@ -43,6 +44,7 @@ class Cache:
         self.entries: Dict[str, list] = {}
         self.dirty = False
         self._extra, self._extra_key = None, b""
+        self._digests: Dict[str, tuple] = {}  # path -> (the text hashed, its hash)
         try:
             with open(self.file, encoding="utf-8") as handle:
                 loaded = json.load(handle)
@@ -60,21 +62,38 @@ class Cache:
     def _classes_key(self, extra: FrozenSet[str]) -> bytes:
         """The same class set comes with every file of a run: sort it once."""
         if self._extra is not extra:
-            self._extra, self._extra_key = extra, ",".join(sorted(extra)).encode()
+            plain = sorted(getattr(extra, "plain", ()))
+            self._extra, self._extra_key = extra, (",".join(sorted(extra)) + ";" + ",".join(plain)).encode()
         return self._extra_key
 
-    def get(self, path: str, text: str, extra: FrozenSet[str], settings: Settings) -> Optional[List[Diagnostic]]:
+    def _digest(self, path: str, texts: Dict[str, str]) -> str:
+        """The hash of a file's text in this run ("" when it is not in the run), once per file."""
+        text = texts.get(path)
+        found = self._digests.get(path)
+        if found is None or found[0] is not text:
+            digest = "" if text is None else hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+            found = self._digests[path] = (text, digest)
+        return found[1]
+
+    def get(self, path: str, text: str, extra: FrozenSet[str], settings: Settings,
+            texts: Dict[str, str] = {}) -> Optional[List[Diagnostic]]:
+        """The cached diagnostics, if the file, and every file whose index facts its check read
+        (its blocks' callers and children), are as they were."""
         found = self.entries.get(self._key(path, text, extra, settings))
-        if found is None:
+        if not isinstance(found, dict):
             return None
         try:
-            return [_diagnostic_from_json(d) for d in found]
-        except (KeyError, TypeError, ValueError):
+            if any(self._digest(dependency, texts) != digest for dependency, digest in found["deps"].items()):
+                return None
+            return [_diagnostic_from_json(d) for d in found["diagnostics"]]
+        except (AttributeError, KeyError, TypeError, ValueError):
             return None
 
     def put(self, path: str, text: str, extra: FrozenSet[str], settings: Settings,
-            diagnostics: List[Diagnostic]) -> None:
-        self.entries[self._key(path, text, extra, settings)] = [_diagnostic_to_json(d) for d in diagnostics]
+            diagnostics: List[Diagnostic], depends: Iterable[str] = (), texts: Dict[str, str] = {}) -> None:
+        self.entries[self._key(path, text, extra, settings)] = {
+            "diagnostics": [_diagnostic_to_json(d) for d in diagnostics],
+            "deps": {dependency: self._digest(dependency, texts) for dependency in depends if dependency != path}}
         self.dirty = True
 
     def save(self) -> None:

@@ -190,9 +190,10 @@ def _check(args) -> int:
 def _apply_fixes(args, run, settings, root):
     from hyblint.files import write_source
     from hyblint.fixer import fix_source, fixable
-    from hyblint.lint import hierarchy_of, settings_for
+    from hyblint.lint import hierarchy_of, package_of, settings_for
 
     extra = hierarchy_of(run.sources, settings)
+    package = package_of(run.sources)
     remaining = [d for d in run.diagnostics if d.filename not in run.sources or d.code.startswith("HYB9")]
     by_file = {}
     for d in run.diagnostics:
@@ -205,7 +206,7 @@ def _apply_fixes(args, run, settings, root):
             remaining.extend(found)
             continue
         result = fix_source(source.text, path, settings_for(path, settings, root), unsafe=args.unsafe_fixes,
-                            extra_hybrid_classes=extra)
+                            extra_hybrid_classes=extra, package=package)
         remaining.extend(result.remaining)
         fixed += len(result.applied)
         for diagnostic, reason in result.dropped:

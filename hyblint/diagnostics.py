@@ -44,6 +44,15 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another place that explains a diagnostic: the call in hybrid_forward of the helper it is in."""
+
+    filename: str
+    location: Location
+    message: str
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     code: str
     message: str
@@ -53,6 +62,7 @@ class Diagnostic:
     severity: Severity
     fix: Optional[Fix] = None
     url: Optional[str] = field(default=None, compare=False)
+    related: Tuple[Related, ...] = ()
 
     @property
     def fixable(self) -> bool:

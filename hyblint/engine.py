@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import replace
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Type
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
-from hyblint.analysis.function import analyze
+from hyblint.analysis.function import analyze, analyze_helper
+from hyblint.analysis.index import ClassContext, Helper, Package
 from hyblint.analysis.module import ModuleFacts
-from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Severity, physical_lines
+from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Related, Severity, physical_lines
 from hyblint.fixes._code import block_indent, render
 from hyblint.guard import guarded
 from hyblint.positions import positions_of
@@ -23,9 +24,10 @@ from hyblint.rules import ALL_RULES
 from hyblint.rules.base import REMOVE, Rule, Violation
 from hyblint.selection import selected_codes
 from hyblint.settings import Settings
-from hyblint.triage import NOQA, SYNTAX_ERROR, Triage, cannot_parse, suppressed, syntax_error, triage
+from hyblint.triage import NOQA, SYNTAX_ERROR, Triage, cannot_parse, suppressed, syntax_error, triage, with_context
 
-__all__ = ["NOQA", "SYNTAX_ERROR", "check_source", "finish", "run_rules", "selected_rules", "to_diagnostics"]
+__all__ = ["NOQA", "SYNTAX_ERROR", "check_source", "finish", "run_rules", "selected_rules", "to_diagnostics",
+           "with_context"]
 
 
 def selected_rules(settings: Settings) -> List[Type[Rule]]:
@@ -40,8 +42,14 @@ _SNIPPET_CACHE_SIZE = 4096
 
 
 def check_source(source: str, filename: str, settings: Settings = Settings(), *,
-                 extra_hybrid_classes: FrozenSet[str] = frozenset()) -> List[Diagnostic]:
-    return finish(triage(source, filename, settings, extra_hybrid_classes=extra_hybrid_classes))
+                 extra_hybrid_classes: FrozenSet[str] = frozenset(), package: Optional[Package] = None
+                 ) -> List[Diagnostic]:
+    """The diagnostics of one file; `package`, the index of the run's files, says what its blocks'
+    callers pass and what their children return."""
+    first = triage(source, filename, settings, extra_hybrid_classes=extra_hybrid_classes)
+    if package is not None:
+        with_context(first, package)
+    return finish(first)
 
 
 def finish(first: Triage) -> List[Diagnostic]:
@@ -54,27 +62,62 @@ def finish(first: Triage) -> List[Diagnostic]:
 def _finish(first: Triage) -> List[Diagnostic]:
     source, filename, imports = first.source, first.filename, first.imports
     rules = [ALL_RULES[code] for code in first.codes]
+    settings = (tuple(sorted(imports.aliases.items())), first.codes)
     if first.whole_module:
-        return _check_whole_module(source, filename, rules, imports, first.scope)
-    context = (tuple(sorted(imports.aliases.items())), first.codes)
+        return _whole_module_and_helpers(first, rules, settings)
     lines: List[str] = []
     diagnostics: List[Diagnostic] = []
     for snippet in first.snippets:
-        relative = _check_snippet(snippet.text, context, rules, imports)
+        relative = _check_snippet(snippet.text, settings, rules, imports, first.context.get(snippet.owner))
         if relative is None:
-            return _check_whole_module(source, filename, rules, imports, first.scope)
+            return _whole_module_and_helpers(first, rules, settings)
         for d in relative:
             placed = _place(d, filename, snippet.row - 1, snippet.indent)
             lines = lines or physical_lines(source)  # for noqa comments, once there is something to report
             if not suppressed(lines, placed.location.row, placed.code):
                 diagnostics.append(placed)
+    diagnostics.extend(_check_helpers(first, rules, settings, lines))
     diagnostics.sort(key=Diagnostic.sort_key)
     return diagnostics
 
 
-def _check_snippet(text: str, context, rules, imports) -> Optional[List[Diagnostic]]:
+def _whole_module_and_helpers(first: Triage, rules, settings) -> List[Diagnostic]:
+    found = _check_whole_module(first.source, first.filename, rules, first.imports, first.scope, first.context)
+    found.extend(_check_helpers(first, rules, settings, []))
+    found.sort(key=Diagnostic.sort_key)
+    return found
+
+
+def _check_helpers(first: Triage, rules, settings, lines) -> List[Diagnostic]:
+    """Diagnostics in the helpers, each with the calls in hybrid_forward that trace it."""
+    found = []
+    for helper, snippet in first.helpers:
+        key = (snippet.text, settings, helper)
+        relative = _SNIPPET_CACHE.get(key)
+        if relative is None:
+            try:
+                module = cst.parse_module(snippet.text)
+            except (cst.ParserSyntaxError, ValueError):
+                continue
+            functions = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+            violations = run_rules(module, [(f, None) for f in functions], rules, first.imports, helper)
+            relative = to_diagnostics(module, snippet.text, "", violations, 0, "", apply_noqa=False) \
+                if violations else []
+            _SNIPPET_CACHE[key] = relative
+        related = tuple(Related(first.filename, Location(row, column), "called from hybrid_forward")
+                        for row, column in helper.calls)
+        for d in relative:
+            # reported, not fixed: a helper may have no F to rewrite with, and other callers
+            placed = replace(_place(d, first.filename, snippet.row - 1, snippet.indent), related=related, fix=None)
+            lines = lines or physical_lines(first.source)
+            if not suppressed(lines, placed.location.row, placed.code):
+                found.append(placed)
+    return found
+
+
+def _check_snippet(text: str, settings, rules, imports, context: Optional[ClassContext]) -> Optional[List[Diagnostic]]:
     """Diagnostics of one dedented method, positioned within it (None: it does not parse alone)."""
-    key = (text, context)
+    key = (text, settings, context)
     found = _SNIPPET_CACHE.get(key)
     if found is not None:
         _SNIPPET_CACHE.move_to_end(key)
@@ -84,7 +127,7 @@ def _check_snippet(text: str, context, rules, imports) -> Optional[List[Diagnost
     except (cst.ParserSyntaxError, ValueError):
         return None
     functions = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward"]
-    violations = run_rules(module, functions, rules, imports)
+    violations = run_rules(module, [(f, context) for f in functions], rules, imports)
     found = to_diagnostics(module, text, "", violations, 0, "", apply_noqa=False) if violations else []
     _SNIPPET_CACHE[key] = found
     if len(_SNIPPET_CACHE) > _SNIPPET_CACHE_SIZE:
@@ -117,7 +160,7 @@ def _place(d: Diagnostic, filename: str, row_offset: int, indent: str) -> Diagno
     return Diagnostic(d.code, d.message, filename, move(d.location), move(d.end_location), d.severity, fix, d.url)
 
 
-def _check_whole_module(source, filename, rules, imports, scope) -> List[Diagnostic]:
+def _check_whole_module(source, filename, rules, imports, scope, contexts=None) -> List[Diagnostic]:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -125,7 +168,8 @@ def _check_whole_module(source, filename, rules, imports, scope) -> List[Diagnos
         return [syntax_error(source, filename) or _parse_failure(exc, filename)]
     except ValueError as exc:
         return [cannot_parse(filename, exc)]
-    functions = list(_hybrid_forwards(module, scope))
+    contexts = contexts or {}
+    functions = [(f, contexts.get(owner)) for owner, f in _hybrid_forwards(module, scope)]
     violations = run_rules(module, functions, rules, imports)
     if not violations:
         return []
@@ -147,15 +191,17 @@ def _without_misplaced_fixes(diagnostics: List[Diagnostic], source: str, code: s
         for d in diagnostics]
 
 
-def run_rules(module: cst.Module, functions: Sequence[cst.FunctionDef], rules: Sequence[Type[Rule]],
-              imports: ModuleFacts) -> List[Violation]:
+def run_rules(module: cst.Module, functions: Sequence[Tuple[cst.FunctionDef, Optional[ClassContext]]],
+              rules: Sequence[Type[Rule]], imports: ModuleFacts, helper: Optional[Helper] = None) -> List[Violation]:
+    """The rules' violations in each hybrid_forward, analyzed with its class's context (or in a
+    helper, analyzed with what its calls pass)."""
     instances = [rule(module, imports) for rule in rules]
     dispatch: Dict[type, List] = {}
     for instance in instances:
         for node_type, attr in _visitors(type(instance)):
             dispatch.setdefault(node_type, []).append(getattr(instance, attr))
-    for function in functions:
-        facts = analyze(function, imports)
+    for function, context in functions:
+        facts = analyze(function, imports, context) if helper is None else analyze_helper(function, imports, helper)
         if facts is None:
             continue
         for instance in instances:
@@ -207,7 +253,7 @@ def _hybrid_forwards(module: cst.Module, scope) -> Iterable[cst.FunctionDef]:
                 if child.name.value in scope:
                     for statement in child.body.body:
                         if isinstance(statement, cst.FunctionDef) and statement.name.value == "hybrid_forward":
-                            yield statement
+                            yield child.name.value, statement
                 stack.append(child)
             elif isinstance(child, (cst.If, cst.Try, cst.FunctionDef)):
                 stack.append(child)

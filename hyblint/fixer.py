@@ -182,19 +182,20 @@ def _apply(source: str, picked: List[Diagnostic], banned: set,
 Checker = Callable[[str, str], List[Diagnostic]]
 
 
-def _default_checker(settings: Settings, extra_hybrid_classes: FrozenSet[str]) -> Checker:
+def _default_checker(settings: Settings, extra_hybrid_classes: FrozenSet[str], package=None) -> Checker:
     def check(source: str, filename: str) -> List[Diagnostic]:
         return list(check_source(source, filename, settings,
-                                 extra_hybrid_classes=extra_hybrid_classes))
+                                 extra_hybrid_classes=extra_hybrid_classes, package=package))
     return check
 
 
 def fix_source(source: str, filename: str, settings: Settings = Settings(), *,
                unsafe: bool = False, extra_hybrid_classes: FrozenSet[str] = frozenset(),
-               checker: Optional[Checker] = None) -> FixResult:
+               checker: Optional[Checker] = None, package=None) -> FixResult:
     """Fix `source` until stable. The returned text always parses when the input did; a file
-    that does not parse is returned unchanged with its syntax error among `remaining`."""
-    check = checker or _default_checker(settings, extra_hybrid_classes)
+    that does not parse is returned unchanged with its syntax error among `remaining`. `package`
+    is the index of the run's files, so that the checks between fixes see what the first one saw."""
+    check = checker or _default_checker(settings, extra_hybrid_classes, package)
     result = FixResult(source=source)
     diagnostics = check(source, filename)
     if not parses(source):

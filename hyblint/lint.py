@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Dict, FrozenSet, List, Sequence, Tuple, Union
 
 from hyblint.analysis.hierarchy import hybrid_class_names, scan_class_bases
+from hyblint.analysis.index import Package
 from hyblint.diagnostics import Diagnostic, Location, Severity
 from hyblint.files import InputError, SourceFile, read_source
 from hyblint.settings import Settings
-from hyblint.triage import Triage, triage
+from hyblint.triage import Triage, triage, with_context
 from hyblint.workers import STARTING, Worker, start_context, wait_for_any
 
 # Below this many files to check, starting worker processes costs more than it saves.
@@ -54,15 +55,21 @@ def read_all(paths: Sequence[str]):
 
 
 def hierarchy_of(sources: Dict[str, SourceFile], settings: Settings) -> FrozenSet[str]:
-    scans = [scan for source in sources.values() if "class" in source.text
-             for scan in scan_class_bases(source.text)]
+    scans = [scan for path, source in sources.items() if "class" in source.text
+             for scan in scan_class_bases(source.text, path)]
     return hybrid_class_names(scans, settings.hybrid_bases)
 
 
-def _check_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> List[Diagnostic]:
+def package_of(sources: Dict[str, SourceFile]) -> Package:
+    """The index over the run's files that may define or call blocks."""
+    return Package({path: source.text for path, source in sources.items()
+                    if "class" in source.text or "forward" in source.text})
+
+
+def _check_one(job: Tuple[str, str, Settings, FrozenSet[str]], package: Package) -> List[Diagnostic]:
     from hyblint.engine import check_source
     path, text, settings, extra = job
-    return check_source(text, path, settings, extra_hybrid_classes=extra)
+    return check_source(text, path, settings, extra_hybrid_classes=extra, package=package)
 
 
 def _triage_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> Union[Triage, List[Diagnostic]]:
@@ -76,6 +83,8 @@ def _triage_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> Union[Triage,
 def _finish_one(first: Triage) -> List[Diagnostic]:
     from hyblint.engine import finish
     return finish(first)
+
+
 
 
 def _start_screener() -> None:
@@ -120,9 +129,10 @@ class _Crew:
     def __exit__(self, *exc_info) -> None:
         self.stop()
 
-    def run(self, jobs: List[tuple]) -> List[Tuple[tuple, List[Diagnostic]]]:
+    def run(self, jobs: List[tuple], package: Package) -> List[Tuple[tuple, List[Diagnostic]]]:
         to_screen = deque(sorted(jobs, key=lambda job: -len(job[1])))  # largest first: all end together
         to_finish: deque = deque()
+        needs_context: deque = deque()  # triaged files whose methods left wait for the index
         waiting = 0  # characters of method text in to_finish
         results = []
         while True:
@@ -139,10 +149,20 @@ class _Crew:
                     member.send(_triage_one, job, (job, "triage"))
                 elif to_screen:
                     job = to_screen.popleft()
-                    member.send(_check_one, job, (job, "check"))
-            if all(member.job is None for member in self.members):
+                    member.send(_triage_one, job, (job, "triage"))
+            busy = any(member.job is not None for member in self.members)
+            if needs_context:
+                # What the package index knows is read here, where every file's text is, one file
+                # at a time while the workers run, so that none waits for the next job meanwhile.
+                job, first = needs_context.popleft()
+                to_finish.append((job, with_context(first, package)))
+                waiting += _method_text(first)
+                ready = wait_for_any(self.members, timeout=0)
+            elif not busy:
                 return results
-            for member in wait_for_any(self.members):
+            else:
+                ready = wait_for_any(self.members)
+            for member in ready:
                 done, value = member.receive()
                 if done is STARTING:
                     continue
@@ -150,8 +170,7 @@ class _Crew:
                 if step != "triage" or isinstance(value, list):
                     results.append((job, value))
                 else:
-                    to_finish.append((job, value))
-                    waiting += _method_text(value)
+                    needs_context.append((job, value))
 
 
 def _method_text(first: Triage) -> int:
@@ -188,12 +207,13 @@ def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None)
 def _lint_files(paths, settings, root, cache, crew, count) -> LintRun:
     sources, errors = read_all(paths)
     extra = hierarchy_of(sources, settings)
+    package = package_of(sources)
     run = LintRun(sources=sources, files_checked=len(paths))
     run.diagnostics.extend(errors)
     pending = []
     for path, source in sources.items():
         own = settings_for(path, settings, root)
-        cached = cache.get(path, source.text, extra, own) if cache is not None else None
+        cached = cache.get(path, source.text, extra, own, package.texts) if cache is not None else None
         if cached is not None:
             run.diagnostics.extend(cached)
         else:
@@ -203,15 +223,19 @@ def _lint_files(paths, settings, root, cache, crew, count) -> LintRun:
     results: List[Tuple[tuple, List[Diagnostic]]] = [(job, []) for job in pending if "hybrid_forward" not in job[1]]
     if len(heavy) >= PARALLEL_THRESHOLD and count > 1:
         if crew is not None:
-            results.extend(crew.run(heavy))
+            results.extend(crew.run(heavy, package))
         else:
             with _Crew(count) as crew:
-                results.extend(crew.run(heavy))
+                results.extend(crew.run(heavy, package))
     else:
-        results.extend((job, _check_one(job)) for job in heavy)
+        results.extend((job, _check_one(job, package)) for job in heavy)
+    # A file's result may depend on what the index read of other files (its blocks' callers and
+    # children): the cache keeps their contents' hashes with it.
+    depends = sorted(package.used)
     for job, diagnostics in results:
         if cache is not None:
-            cache.put(job[0], job[1], extra, job[2], diagnostics)
+            cache.put(job[0], job[1], extra, job[2], diagnostics, depends if package.used_by(job[0]) else (),
+                      package.texts)
         run.diagnostics.extend(diagnostics)
     run.diagnostics.sort(key=Diagnostic.sort_key)
     return run

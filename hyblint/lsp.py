@@ -85,14 +85,17 @@ class HyblintServer(LanguageServer):
         self.current[uri] = found
         lines = lsp_lines(source)
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, version=document.version, diagnostics=[self.to_lsp(d, lines) for d in found]))
+            uri=uri, version=document.version, diagnostics=[self.to_lsp(d, lines, uri) for d in found]))
 
     @staticmethod
-    def to_lsp(d: Diagnostic, lines: List[str]) -> lsp.Diagnostic:
+    def to_lsp(d: Diagnostic, lines: List[str], uri: str = "") -> lsp.Diagnostic:
         severity = lsp.DiagnosticSeverity.Error if d.severity.value == "error" else lsp.DiagnosticSeverity.Warning
         return lsp.Diagnostic(
             range=to_lsp_range(lines, d.location, d.end_location), message=d.message, severity=severity,
             code=d.code, source="hyblint",
+            related_information=[lsp.DiagnosticRelatedInformation(
+                lsp.Location(uri, to_lsp_range(lines, r.location, r.location)),  # (in the same file)
+                r.message) for r in d.related] or None,
             code_description=lsp.CodeDescription(href=d.url) if d.url else None,
             data={"row": d.location.row, "column": d.location.column, "code": d.code})
 
@@ -157,7 +160,7 @@ def code_actions(ls: HyblintServer, params: lsp.CodeActionParams) -> List[lsp.Co
             key = (d.code, d.location.row - 1)
             if key not in asked:
                 continue
-            shown = ls.to_lsp(d, lines)
+            shown = ls.to_lsp(d, lines, uri)
             if d.fix is not None:
                 unsafe = d.fix.applicability is Applicability.UNSAFE
                 edits = [lsp.TextEdit(to_lsp_range(lines, e.location, e.end_location), e.content) for e in d.fix.edits]

@@ -13,8 +13,9 @@ import re
 import symtable
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
+from hyblint.analysis.index import ClassContext, Helper, Package, block_end, helpers
 from hyblint.analysis.module import ClassLine, ModuleFacts, collect_imports, in_scope_classes, scan_classes
 from hyblint.analysis.screen import can_screen, may_report
 from hyblint.diagnostics import Diagnostic, Location, Severity, physical_lines
@@ -34,6 +35,7 @@ class Snippet:
     text: str
     row: int      # 1-based row of the snippet's first line in the file
     indent: str   # the indentation removed from every line
+    owner: str = ""  # the class it belongs to
 
 
 @dataclass
@@ -48,6 +50,10 @@ class Triage:
     snippets: List[Snippet] = field(default_factory=list)  # methods the screen could not clear
     whole_module: bool = False                   # a method could not be cut out: parse the file
     diagnostics: List[Diagnostic] = field(default_factory=list)  # final when nothing is left
+    # what the package index knows of the classes whose methods are left (by class name)
+    context: Dict[str, ClassContext] = field(default_factory=dict)
+    # the methods and functions its hybrid_forwards call with F or tensors, cut out like methods
+    helpers: List[Tuple[Helper, Snippet]] = field(default_factory=list)
 
     @property
     def settled(self) -> bool:
@@ -80,11 +86,13 @@ def _triage(source: str, filename: str, settings: Settings, codes: Tuple[str, ..
         # continued after `class`, lone CR line endings): the classes come from Python's own
         # tree, and the whole module is parsed
         plain = _LONE_CR.sub("\n", source)  # the same offsets, lines Python counts alike
-        result.scope = in_scope_classes(_exact_classes(plain), settings.hybrid_bases, extra_hybrid_classes)
+        result.scope = in_scope_classes(_exact_classes(plain), settings.hybrid_bases, extra_hybrid_classes,
+                                        getattr(extra_hybrid_classes, "plain", frozenset()))
         result.imports = collect_imports(plain)
         result.whole_module = True
         return result
-    result.scope = in_scope_classes(classes, settings.hybrid_bases, extra_hybrid_classes)
+    result.scope = in_scope_classes(classes, settings.hybrid_bases, extra_hybrid_classes,
+                                    getattr(extra_hybrid_classes, "plain", frozenset()))
     result.imports = collect_imports(source)
     snippets = _cut_snippets(source, classes, result.scope)
     if snippets is None:
@@ -92,10 +100,32 @@ def _triage(source: str, filename: str, settings: Settings, codes: Tuple[str, ..
         return result
     if can_screen(codes):
         aliases = tuple(sorted(result.imports.aliases.items()))
-        result.snippets = [s for s in snippets if _screened(s.text, result.imports, aliases)]
+        helpers = _HelperTexts(source)
+        result.snippets = [s for s in snippets if _screened(s.text, result.imports, aliases, helpers)]
     else:
         result.snippets = snippets
     return result
+
+
+_CALLED_ATTRIBUTE = re.compile(r"self\.(\w+)[ \t]*\(")
+
+
+def with_context(first: Triage, package: Package) -> Triage:
+    """`first` with what the package index knows of the classes whose methods are left, and the
+    helpers their hybrid_forwards call with F or tensors (here, without libcst: a linting run
+    reads the index in the process that holds every file's text)."""
+    if not first.settled:
+        if first.whole_module:
+            owners, called = first.scope, None
+        else:  # only the children that the methods left call
+            owners = {s.owner for s in first.snippets}
+            called = {name for s in first.snippets for name in _CALLED_ATTRIBUTE.findall(s.text)}
+        first.context = package.context(first.filename, owners, first.source, called)
+        for helper in helpers(package, first.filename, first.scope):
+            snippet = cut_lines(first.source, helper.row, helper.end_row)
+            if snippet is not None:
+                first.helpers.append((helper, snippet))
+    return first
 
 
 # The screen's verdict per method text and imports: the language server triages a file on every
@@ -104,17 +134,65 @@ _VERDICTS: "OrderedDict[tuple, bool]" = OrderedDict()
 _VERDICTS_SIZE = 4096
 
 
-def _screened(text: str, imports: ModuleFacts, aliases: tuple) -> bool:
-    """Whether the method `text` may have something to report (see `analysis.screen`)."""
+def _screened(text: str, imports: ModuleFacts, aliases: tuple, helpers: "_HelperTexts") -> bool:
+    """Whether the method `text` may have something to report (see `analysis.screen`), in itself or
+    in the helpers it calls with F or tensors (a verdict stands while their texts do)."""
     key = (text, aliases)
-    verdict = _VERDICTS.get(key)
-    if verdict is None:
-        verdict = _VERDICTS[key] = may_report(text, imports)
-        if len(_VERDICTS) > _VERDICTS_SIZE:
-            _VERDICTS.popitem(last=False)
-    else:
+    found = _VERDICTS.get(key)
+    if found is not None and all(helpers(name) == texts for name, texts in found[1]):
         _VERDICTS.move_to_end(key)
+        return found[0]
+    consulted = helpers.record()
+    verdict = may_report(text, imports, consulted)
+    _VERDICTS[key] = (verdict, tuple(consulted.asked.items()))
+    if len(_VERDICTS) > _VERDICTS_SIZE:
+        _VERDICTS.popitem(last=False)
     return verdict
+
+
+_DEF_LINE = re.compile(r"^(?P<indent>[ \t]*)def[ \t]+(?P<name>\w+)", re.MULTILINE)
+
+
+class _HelperTexts:
+    """The texts of a file's functions and methods by name, dedented, for the screen of helpers."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.found: Dict[str, Optional[List[str]]] = {}
+        self._defs: Optional[Dict[str, List[Tuple[int, str]]]] = None
+
+    def record(self) -> "_Recorded":
+        """A view that remembers what was asked through it."""
+        return _Recorded(self)
+
+    def __call__(self, name: str) -> Optional[List[str]]:
+        if name not in self.found:
+            self.found[name] = self._texts(name)
+        return self.found[name]
+
+    def _texts(self, name: str) -> Optional[List[str]]:
+        if self._defs is None:  # every def line of the file, in one pass
+            self._defs = {}
+            for match in _DEF_LINE.finditer(self.source):
+                self._defs.setdefault(match.group("name"), []).append((match.start(), match.group("indent")))
+        texts = []
+        for start, indent in self._defs.get(name, ()):
+            end = block_end(self.source, start, len(indent.expandtabs()))
+            lines = physical_lines(self.source[start:end], keepends=True)
+            if any(line.strip() and not line.startswith(indent) for line in lines):
+                return None  # a continuation less indented than the definition
+            texts.append("".join(line[len(indent):] if line.strip() else "\n" for line in lines))
+        return texts
+
+
+class _Recorded:
+    def __init__(self, texts: _HelperTexts):
+        self.texts = texts
+        self.asked: Dict[str, Optional[List[str]]] = {}
+
+    def __call__(self, name: str) -> Optional[List[str]]:
+        found = self.asked[name] = self.texts(name)
+        return found
 
 
 def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:
@@ -151,7 +229,7 @@ def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:
                 return None  # a continuation less indented than the method: parse it all
         while text and not text[-1].strip():
             text.pop()
-        snippets.append(Snippet("".join(text), first + 1, indent))
+        snippets.append(Snippet("".join(text), first + 1, indent, owner))
     return snippets
 
 
@@ -206,6 +284,22 @@ def _exact_classes(source: str):
                                for d in node.decorator_list)
             found.append(ClassLine(node.name, node.col_offset, 0, bases, decorators))
     return found
+def cut_lines(source: str, first: int, last: int) -> Optional[Snippet]:
+    """Rows `first` to `last` (1-based, inclusive) dedented by the first row's indentation; None
+    when a line is indented less (a continuation the cut would break)."""
+    lines = physical_lines(source, keepends=True)[first - 1:last]
+    if not lines:
+        return None
+    indent = lines[0][:len(lines[0]) - len(lines[0].lstrip(" \t"))]
+    text = []
+    for line in lines:
+        if not line.strip():
+            text.append(line[len(line.rstrip("\r\n")):] or "\n")
+        elif line.startswith(indent):
+            text.append(line[len(indent):])
+        else:
+            return None
+    return Snippet("".join(text), first, indent)
 
 
 def _line_breaks(source: str, start: int, end: int) -> int:

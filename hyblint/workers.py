@@ -94,8 +94,8 @@ def start_context():
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 
 
-def wait_for_any(workers: List[Worker]) -> List[Worker]:
-    """The busy workers that have finished their job (blocks until one has)."""
+def wait_for_any(workers: List[Worker], timeout: Optional[float] = None) -> List[Worker]:
+    """The busy workers that have finished their job (blocks until one has, or `timeout` passes)."""
     from multiprocessing.connection import wait
     busy: Dict[Any, Worker] = {w.connection: w for w in workers if w.job is not None}
-    return [busy[connection] for connection in wait(list(busy))]
+    return [busy[connection] for connection in wait(list(busy), timeout)] if busy else []

@@ -36,7 +36,7 @@ def forget():
 
 
 def unscreened(monkeypatch):
-    monkeypatch.setattr(triage, "may_report", lambda text, imports: True)
+    monkeypatch.setattr(triage, "may_report", lambda text, imports, helpers=None: True)
     forget()
 
 
@@ -127,5 +127,34 @@ def test_screening_never_changes_what_is_reported(statements):
     with pytest.MonkeyPatch.context() as patch:
         unscreened(patch)
         full = check_source(source, "m.py")
+    forget()
+    assert screened == full
+
+
+HELPER_BODIES = [
+    "return a", "return a[0]", "return a.shape[0]", "return F.relu(a)", "return nd.relu(a)", "a += 1\nreturn a",
+    "return F.sum(a).asscalar()", "return a.reshape(2, -1)", "if a:\n    return a\nreturn b", "return len(a)",
+    "return [p for p in a][0]", "n = a.context\nreturn b", "if F is nd:\n    return a[0]\nreturn a",
+]
+HELPER_CALLS = [
+    "y = self._help(F, x)", "y = self._help(F, x, y)", "y = self._help(x, y)", "y = pair(F, x)", "y = pair(x, 3)",
+    "y = self._help(F, states)", "y = pair(F, [x, y])", "y = self._help(F, self.size)", "y = pair(F, y)",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(STATEMENTS[:12] + HELPER_CALLS), min_size=1, max_size=5),
+       st.sampled_from(HELPER_BODIES), st.sampled_from(HELPER_BODIES))
+def test_screening_helpers_never_changes_what_is_reported(statements, method_body, function_body):
+    from hyblint.analysis.index import Package
+
+    source = hybrid_block("\n".join(statements) + "\nreturn y", args="x, y, states", imports=IMPORTS)
+    source += "\n    def _help(self, F, a, b=None):\n" + textwrap.indent(method_body, " " * 8) + "\n"
+    source += "\n\ndef pair(F, a):\n" + textwrap.indent(function_body.replace("b", "a"), " " * 4) + "\n"
+    forget()
+    screened = check_source(source, "m.py", package=Package({"m.py": source}))
+    with pytest.MonkeyPatch.context() as patch:
+        unscreened(patch)
+        full = check_source(source, "m.py", package=Package({"m.py": source}))
     forget()
     assert screened == full

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hyblint import engine, triage
 from hyblint.files import InputError, read_source
-from hyblint.lint import hierarchy_of
+from hyblint.lint import hierarchy_of, package_of
 from hyblint.settings import Settings
 
 
@@ -34,18 +34,20 @@ def main() -> int:
         except InputError:
             continue
     extra = hierarchy_of(sources, settings)
+    package = package_of(sources)  # the index: callers, children and helpers, as a run sees them
     screen = triage.may_report
     methods = cleared = differing = 0
     for path, source in sources.items():
         if "hybrid_forward" not in source.text:
             continue
-        first = triage.triage(source.text, path, settings, extra_hybrid_classes=extra)
+        first = engine.with_context(triage.triage(source.text, path, settings, extra_hybrid_classes=extra), package)
         engine._SNIPPET_CACHE.clear()
         screened = engine.finish(first)
-        triage.may_report = lambda text, imports: True
+        triage.may_report = lambda text, imports, helpers=None: True
         triage._VERDICTS.clear()
         try:
-            everything = triage.triage(source.text, path, settings, extra_hybrid_classes=extra)
+            everything = engine.with_context(
+                triage.triage(source.text, path, settings, extra_hybrid_classes=extra), package)
             engine._SNIPPET_CACHE.clear()
             unscreened = engine.finish(everything)
         finally:

@@ -11,10 +11,11 @@ from typing import Dict, FrozenSet, List, Optional, Set
 
 import libcst as cst
 
+from hyblint.analysis.index import ClassContext, Helper
 from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.module import ModuleFacts, dotted
 from hyblint.analysis.vocabulary import (GROUP_METHODS, GROUP_OPS, NAMESPACE_PREFIXES, NESTED_OPS, PYTHON_BUILTINS,
-                                         PYTHON_METHODS, SPLIT_OPS, STATE_WORDS)
+                                         PYTHON_METHODS, SPLIT_OPS, STATE_WORDS, TENSOR_PLURALS)
 from hyblint.analysis.walk import preorder
 
 # Methods only a tensor has: a parameter used with one is a tensor, whatever its name.
@@ -23,10 +24,6 @@ TENSOR_METHODS = {"reshape", "transpose", "expand_dims", "astype", "sum", "mean"
                   "log", "relu", "sigmoid", "tanh", "clip", "abs", "argmax", "argmin", "tile", "norm",
                   "asnumpy", "asscalar", "as_in_context", "zeros_like", "ones_like", "reshape_like"}
 LIST_METHODS = {"append", "extend", "insert", "pop", "index", "count"}
-# Parameter names that are tensors in Gluon although they end in "s".
-TENSOR_PLURALS = {"inputs", "labels", "logits", "scores", "preds", "outputs", "weights", "targets",
-                  "masks", "boxes", "anchors", "indices", "ids", "tokens", "positions", "bias", "alphas",
-                  "betas", "gammas", "probs", "cls_preds", "box_preds", "means", "stds"}
 
 
 def _is_none(expr) -> bool:
@@ -49,10 +46,13 @@ class FunctionFacts:
 
 
 class _Walker:
-    def __init__(self, module: ModuleFacts, namespace: str, local_names: FrozenSet[str]):
+    def __init__(self, module: ModuleFacts, namespace: str, local_names: FrozenSet[str],
+                 context: Optional[ClassContext] = None, keywords: Optional[str] = None):
         self.module = module
         self.F = namespace
         self.local_names = local_names
+        self.context = context
+        self.keywords = keywords  # the `**kwargs` parameter: Gluon passes the block's parameters there
         self.kinds: Dict[cst.CSTNode, Kind] = {}
         self.imperative_only: Set[cst.CSTNode] = set()
 
@@ -127,7 +127,8 @@ class _Walker:
             return left if left is right else Kind.UNKNOWN
         if isinstance(node, cst.IfExp):
             self.expr(node.test, env)
-            return join(self.expr(node.body, env), self.expr(node.orelse, env))
+            body_env, else_env = self._narrowed(node.test, env)
+            return join(self.expr(node.body, body_env), self.expr(node.orelse, else_env))
         if isinstance(node, cst.Lambda):
             return Kind.PYTHON
         if isinstance(node, cst.NamedExpr):
@@ -178,10 +179,12 @@ class _Walker:
             if head == self.F and rest:
                 return self._namespace_call(rest, node)
             if head == "self" and rest and "." not in rest:
-                # a child block (or a helper method): a tensor, or a tuple of them
+                # a child block (or a helper method): a tensor, or a tuple of them, unless the
+                # package index knows what the child returns
                 if any(self.kinds.get(a.value) in (Kind.TENSOR, Kind.MAYBE, Kind.GROUP, Kind.SEQUENCE)
                        for a in node.args):
-                    return Kind.MAYBE
+                    known = self.context.child(rest) if self.context is not None else None
+                    return known if known is not None else Kind.MAYBE
                 return Kind.UNKNOWN
             if "." not in name and name in PYTHON_BUILTINS and name not in self.local_names:
                 return Kind.PYTHON
@@ -236,6 +239,8 @@ class _Walker:
                     if part is not None:
                         self.expr(part, env)
         single_int = len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+        if self.keywords is not None and _is_name(node.value, self.keywords) and single_int:
+            return Kind.TENSOR  # `kwargs['gamma']`: a parameter of the block
         if base is Kind.TENSOR:
             return Kind.TENSOR
         if base is Kind.GROUP:
@@ -375,8 +380,7 @@ class _Walker:
     def _if(self, node: cst.If, env):
         guard = self._namespace_guard(node.test)
         self.expr(node.test, env)
-        body_env = dict(env)
-        else_env = dict(env)
+        body_env, else_env = self._narrowed(node.test, env)
         if guard == "imperative":
             self.imperative_only.add(node.body)
             body_alive = not _ends_in_exit(node.body.body)
@@ -404,6 +408,19 @@ class _Walker:
         else:
             env.update(body_env if body_alive else else_env)
         return None
+
+    def _narrowed(self, test, env):
+        """The environments of the two branches of `test`: a name checked to be a list or tuple
+        (`isinstance(y, (list, tuple))`, `type(y) in (list, tuple)`) is a Python sequence where
+        the check holds, whatever it was taken for before."""
+        body_env, else_env = dict(env), dict(env)
+        negate = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            negate, test = not negate, test.expression
+        name = _sequence_check(test)
+        if name is not None and env.get(name) in (Kind.TENSOR, Kind.MAYBE):
+            (else_env if negate else body_env)[name] = Kind.SEQUENCE
+        return body_env, else_env
 
     def _namespace_guard(self, test) -> Optional[str]:
         """'imperative' for `F is nd` / `isinstance(x, NDArray)`, 'symbolic' for `F is sym`."""
@@ -436,6 +453,36 @@ class _Walker:
 
 def _is_name(node, name: str) -> bool:
     return isinstance(node, cst.Name) and node.value == name
+
+
+_SEQUENCE_TYPES = frozenset({"list", "tuple", "List", "Tuple", "Sequence", "collections.abc.Sequence",
+                             "typing.List", "typing.Tuple", "typing.Sequence"})
+
+
+def _sequence_check(test) -> Optional[str]:
+    """The name that `test` checks to be a list or tuple, or None."""
+    if isinstance(test, cst.Call) and _is_name(test.func, "isinstance") and len(test.args) == 2 \
+            and isinstance(test.args[0].value, cst.Name):
+        types = test.args[1].value
+        names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+        if names and all((dotted(n) or "") in _SEQUENCE_TYPES for n in names):
+            return test.args[0].value.value
+        return None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        left, comparison = test.left, test.comparisons[0]
+        if not (isinstance(left, cst.Call) and _is_name(left.func, "type") and len(left.args) == 1
+                and isinstance(left.args[0].value, cst.Name)):
+            return None
+        right = comparison.comparator
+        if isinstance(comparison.operator, cst.In) and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+            names = [e.value for e in right.elements]
+        elif isinstance(comparison.operator, (cst.Is, cst.Equal)):
+            names = [right]
+        else:
+            return None
+        if names and all((dotted(n) or "") in _SEQUENCE_TYPES for n in names):
+            return left.args[0].value.value
+    return None
 
 
 def _keyword(call: cst.Call, name: str):
@@ -472,15 +519,55 @@ def _element_of(container: Kind) -> Kind:
             Kind.PYTHON: Kind.PYTHON}.get(container, Kind.UNKNOWN)
 
 
-def _parameter_kind(param: cst.Param, evidence: Dict[str, str]) -> Kind:
-    """A tensor, unless the name or the way the body uses it says it is a list of them."""
+def _parameter_kind(param: cst.Param, evidence: Dict[str, str], context: Optional[ClassContext]) -> Kind:
+    """What the package's call sites pass, or what the annotation says; where neither is known, a
+    tensor, unless the name or the way the body uses it says it is a list of them."""
     name = param.name.value
     if param.default is not None and not _is_none(param.default):
         return Kind.PYTHON if isinstance(param.default, (cst.Integer, cst.Float, cst.SimpleString, cst.Name)) \
             else Kind.UNKNOWN
+    annotated = _annotation_kind(param.annotation.annotation) if param.annotation is not None else None
+    if annotated is not None:
+        return annotated
+    received = context.parameter(name) if context is not None else None
+    guessed = _guessed_parameter_kind(name, evidence)
+    if received is not None and received[1]:
+        # every call site in the package is understood; but a parameter named for states is never
+        # taken for a tensor (the `ast` screen, which sees no call sites, reads the name alone)
+        if received[0] in (Kind.TENSOR, Kind.MAYBE) and _named_for_states(name):
+            return Kind.UNKNOWN
+        return received[0]
+    return join(received[0], guessed) if received is not None else guessed
+
+
+# Annotations that say what a parameter is: containers of values, whatever their items.
+_SEQUENCE_ANNOTATIONS = frozenset({"List", "Tuple", "Sequence", "list", "tuple", "Iterable"})
+_PYTHON_ANNOTATIONS = frozenset({"Dict", "dict", "Mapping", "int", "float", "str", "bool", "MutableMapping"})
+
+
+def _annotation_kind(annotation) -> Optional[Kind]:
+    if isinstance(annotation, cst.Subscript):
+        head = (dotted(annotation.value) or "").rsplit(".", 1)[-1]
+        if head == "Optional" and len(annotation.slice) == 1 and isinstance(annotation.slice[0].slice, cst.Index):
+            return _annotation_kind(annotation.slice[0].slice.value)
+        annotation = annotation.value
+    head = (dotted(annotation) or "").rsplit(".", 1)[-1]
+    if head in _SEQUENCE_ANNOTATIONS:
+        return Kind.SEQUENCE
+    if head in _PYTHON_ANNOTATIONS:
+        return Kind.PYTHON
+    return None
+
+
+def _named_for_states(name: str) -> bool:
+    lowered = name.lower()
+    return any(word in lowered for word in STATE_WORDS) or lowered.endswith("list")
+
+
+def _guessed_parameter_kind(name: str, evidence: Dict[str, str]) -> Kind:
     seen = evidence.get(name)
     lowered = name.lower()
-    if seen == "sequence" or any(word in lowered for word in STATE_WORDS) or lowered.endswith("list"):
+    if seen == "sequence" or _named_for_states(name):
         return Kind.SEQUENCE
     if seen == "tensor":
         return Kind.TENSOR
@@ -559,8 +646,10 @@ def _usage_evidence(nodes: List[cst.CSTNode], names: Set[str], namespace: str) -
     return evidence
 
 
-def analyze(function: cst.FunctionDef, module: ModuleFacts) -> Optional[FunctionFacts]:
-    """Facts for a hybrid_forward, or None when it has no namespace parameter."""
+def analyze(function: cst.FunctionDef, module: ModuleFacts,
+            context: Optional[ClassContext] = None) -> Optional[FunctionFacts]:
+    """Facts for a hybrid_forward, or None when it has no namespace parameter; `context` is what
+    the package index knows of the class's callers and children."""
     params = list(function.params.params)
     if len(params) < 2:
         return None
@@ -570,14 +659,38 @@ def analyze(function: cst.FunctionDef, module: ModuleFacts) -> Optional[Function
     nodes, ends = preorder(function.body)  # one walk serves the scans below and the rules
     evidence = _usage_evidence(nodes, {p.name.value for p in tensors}, namespace)
     for param in tensors:
-        env[param.name.value] = _parameter_kind(param, evidence)
+        env[param.name.value] = _parameter_kind(param, evidence, context)
+    return _walk_function(function, module, namespace, env, nodes, ends, context, True)
+
+
+def analyze_helper(function: cst.FunctionDef, module: ModuleFacts, helper: Helper) -> FunctionFacts:
+    """Facts for a method or function that hybrid_forward calls with F or tensors: its parameters
+    are what the calls pass (F, tensors, Python values), and nothing else is guessed."""
+    # no F passed: a name no code uses stands for the namespace (rules build fixes with it)
+    namespace = helper.namespace or "__namespace__"
+    received = dict(helper.parameters)
+    env: Dict[str, Kind] = {"self": Kind.PYTHON}
+    if helper.namespace:
+        env[helper.namespace] = Kind.PYTHON
+    for param in list(function.params.params) + list(function.params.kwonly_params):
+        env.setdefault(param.name.value, received.get(param.name.value, Kind.UNKNOWN))
+    nodes, ends = preorder(function.body)
+    return _walk_function(function, module, namespace, env, nodes, ends, None, False)
+
+
+def _walk_function(function, module, namespace, env, nodes, ends, context, forward: bool) -> FunctionFacts:
     star = function.params.star_arg
     if isinstance(star, cst.Param):
         env[star.name.value] = Kind.SEQUENCE
+    keywords = None
     if function.params.star_kwarg is not None:
-        env[function.params.star_kwarg.name.value] = Kind.PYTHON  # a dict: its items are unknown
+        keywords = function.params.star_kwarg.name.value
+        env[keywords] = Kind.PYTHON  # in hybrid_forward, a dict of the block's parameters by name
+        keywords = keywords if forward else None
     local_names = frozenset(env) | frozenset(_assigned_names(nodes))
-    walker = _Walker(module, namespace, local_names)
+    if keywords in _assigned_names(nodes):
+        keywords = None
+    walker = _Walker(module, namespace, local_names, context, keywords)
     walker.block(function.body.body, env)
     return FunctionFacts(namespace=namespace, params=local_names, kinds=walker.kinds,
                          imperative_only=walker.imperative_only, nodes=nodes, ends=ends)

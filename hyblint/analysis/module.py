@@ -171,12 +171,13 @@ def scan_classes(source: str, decorators: bool = True) -> List[ClassLine]:
 
 
 def in_scope_classes(classes: List[ClassLine], hybrid_bases: FrozenSet[str],
-                     extra_hybrid: FrozenSet[str]) -> Set[str]:
+                     extra_hybrid: FrozenSet[str], extra_plain: FrozenSet[str] = frozenset()) -> Set[str]:
     """Names of the module's classes whose hybrid_forward is traced by hybridize().
 
     A class is in scope when it derives from a known hybrid class, or when none of its bases is
     known at all (a base from an unlisted package: a hybrid_forward there is still Gluon's).
-    A class deriving only from plain `Block`-like bases, or using numpy semantics, is not.
+    A class deriving only from plain `Block`-like bases (or from classes of the run that do,
+    `extra_plain`), or using numpy semantics, is not.
     """
     hybrid: Set[str] = set(hybrid_bases) | set(extra_hybrid)
     numpy_style = {c.name for c in classes if NUMPY_DECORATORS.intersection(c.decorators)}
@@ -194,7 +195,7 @@ def in_scope_classes(classes: List[ClassLine], hybrid_bases: FrozenSet[str],
     for c in classes:
         if c.name in numpy_style:
             continue
-        known_plain = c.bases and all(b in PLAIN_BASES for b in c.bases)
+        known_plain = c.bases and all(b in PLAIN_BASES or b in extra_plain for b in c.bases)
         if c.name in hybrid or not known_plain:
             scope.add(c.name)
     return scope

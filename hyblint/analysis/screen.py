@@ -19,7 +19,7 @@ screened and unscreened checks of generated methods, so a screen that misses a c
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterable, List, Optional
+from typing import Callable, Dict, Iterable, List, Optional
 
 from hyblint.analysis.module import ND_MODULES, SYM_MODULES, ModuleFacts
 from hyblint.analysis.vocabulary import (CONTEXT_ATTRIBUTES, CONVERSION_BUILTINS, CONVERSION_METHODS,
@@ -45,16 +45,38 @@ def can_screen(codes: Iterable[str]) -> bool:
     return SCREENED_CODES.issuperset(codes)
 
 
-def may_report(source: str, imports: ModuleFacts) -> bool:
+# The texts (dedented) of the functions and methods named so in the method's file; None when they
+# cannot be known. A helper that hybrid_forward calls with F or tensors is traced with it.
+HelperTexts = Callable[[str], Optional[List[str]]]
+
+
+def may_report(source: str, imports: ModuleFacts, helpers: Optional[HelperTexts] = None) -> bool:
     """False only when no screened rule can report in the hybrid_forward that `source` (a method cut
-    out of its file and dedented) defines; True when it may, or when the text is not one method."""
+    out of its file and dedented) defines, nor in the helpers it calls with F or tensors (found by
+    `helpers`); True when it may, or when the text is not one method."""
+    function = _one_function(source)
+    if function is None:
+        return True
+    return _Screen(function, imports, helpers=helpers).may_report()
+
+
+def _one_function(source: str) -> Optional[ast.FunctionDef]:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True
+        return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        return None
+    return tree.body[0]
+
+
+def _helper_may_report(source: str, imports: ModuleFacts, namespace: Optional[int]) -> bool:
+    """Whether a rule may report in a helper whose parameter number `namespace` receives F and
+    whose others receive anything (the analysis gives them what the calls pass)."""
+    function = _one_function(source)
+    if function is None:
         return True
-    return _Screen(tree.body[0], imports).may_report()
+    return _Screen(function, imports, helper=True, namespace=namespace).may_report()
 
 
 def _dotted(node: ast.expr) -> Optional[str]:
@@ -103,19 +125,33 @@ def _walk(root: ast.AST) -> List[ast.AST]:
 
 
 class _Screen:
-    def __init__(self, function: ast.FunctionDef, imports: ModuleFacts):
+    def __init__(self, function: ast.FunctionDef, imports: ModuleFacts, helpers: Optional[HelperTexts] = None,
+                 helper: bool = False, namespace: Optional[int] = None):
+        """A hybrid_forward, or a `helper` whose parameter number `namespace` receives F (None:
+        none does)."""
         self.imports = imports
+        self.helpers = helpers
         arguments = function.args
         positional = [a.arg for a in arguments.args]
-        self.usable = len(positional) >= 2 and not arguments.posonlyargs
-        self.namespace = positional[1] if self.usable else None
         self.flavors: Dict[str, int] = {}
-        defaults = [None] * (len(arguments.args) - len(arguments.defaults)) + list(arguments.defaults)
-        for argument, default in list(zip(arguments.args[2:], defaults[2:])) + list(
-                zip(arguments.kwonlyargs, arguments.kw_defaults)):
-            self.flavors[argument.arg] = _parameter_flavor(argument.arg, default)
+        self.keywords = None
+        if not helper:
+            self.usable = len(positional) >= 2 and not arguments.posonlyargs
+            self.namespace = positional[1] if self.usable else None
+            defaults = [None] * (len(arguments.args) - len(arguments.defaults)) + list(arguments.defaults)
+            for argument, default in list(zip(arguments.args[2:], defaults[2:])) + list(
+                    zip(arguments.kwonlyargs, arguments.kw_defaults)):
+                self.flavors[argument.arg] = _parameter_flavor(argument.arg, default)
+            # `**kwargs` holds the block's parameters: its items are tensors
+            self.keywords = arguments.kwarg.arg if arguments.kwarg is not None else None
+        else:
+            self.usable = not arguments.posonlyargs
+            self.namespace = positional[namespace] if namespace is not None and namespace < len(positional) else None
+            for name in positional + [a.arg for a in arguments.kwonlyargs]:
+                if name not in ("self", self.namespace):
+                    self.flavors[name] = T | G  # whatever the calls pass
         if arguments.vararg is not None:
-            self.flavors[arguments.vararg.arg] = G  # (`**kwargs` is a dict of unknowns)
+            self.flavors[arguments.vararg.arg] = G
         self.nodes = _walk(function)
         # the analysis takes a builtin's result for a Python value, unless the method binds its name
         self.locals = {node.id for node in self.nodes if type(node) is ast.Name and type(node.ctx) is not ast.Load}
@@ -247,6 +283,8 @@ class _Screen:
             # `x.T` is a tensor; `.shape` and the like are Python values, anything else unknown
             return T if node.attr == "T" and self.flavor(node.value) & T else 0
         if kind is ast.Subscript:
+            if self.keywords is not None and _is_name(node.value, self.keywords):
+                return T
             base = self.flavor(node.value)
             # libcst reads `x[(a, b)]` as one index and `x[a, b]` as two: a tuple may be either
             whole = type(node.slice) is not ast.Slice
@@ -284,7 +322,8 @@ class _Screen:
             if head == self.namespace and rest:
                 return _namespace_flavor(rest, node)
             if head == "self" and rest and "." not in rest:
-                return T if any(arguments) else 0  # a child block: its result may be a tensor
+                # a child block: its result may be a tensor, or what the package index says it is
+                return T | G if any(arguments) else 0
             if "." not in name and name in PYTHON_BUILTINS and name not in self.locals:
                 return 0
             resolved = self.imports.resolve_dotted(name) if head != "self" else None
@@ -328,6 +367,8 @@ class _Screen:
                 return True
             if func.attr in INDEX_ARGUMENT and _negative_index(node):         # HYB014
                 return True
+        if self.helpers is not None and self._reportable_helper(node, tensor_argument):
+            return True
         name = _dotted(func)
         if name is None:
             return False
@@ -336,6 +377,29 @@ class _Screen:
             return False
         return resolved.startswith(IMPERATIVE_PREFIXES) or (                 # HYB009
             resolved in NUMPY_FUNCTIONS and tensor_argument)                # HYB007
+
+    def _reportable_helper(self, call: ast.Call, tensor_argument: bool) -> bool:
+        """A call of a method or function of the file with F or tensors: the analysis checks the
+        callee with what the call passes, so may any of the definitions so named report?"""
+        func = call.func
+        if type(func) is ast.Attribute and _is_name(func.value, "self"):
+            name, bound = func.attr, True
+        elif type(func) is ast.Name:
+            name, bound = func.id, False
+        else:
+            return False
+        if any(_is_name(keyword.value, self.namespace) for keyword in call.keywords):
+            return True  # F passed by keyword: kept, without looking for where it lands
+        position = next((i for i, arg in enumerate(call.args) if _is_name(arg, self.namespace)), None)
+        if position is None and not tensor_argument:
+            return False
+        texts = self.helpers(name)
+        if texts is None:
+            return True
+        # F's place among the callee's parameters: after `self` for a method (one defined without
+        # `self`, a static method, is read both ways)
+        places = [None] if position is None else [position + 1, position] if bound else [position]
+        return any(_helper_may_report(text, self.imports, place) for text in texts for place in places)
 
     def _positional_shape(self, call: ast.Call) -> bool:
         """`x.reshape(a, b)` or `F.reshape(x, a, b)`: two dimensions or more, none a tuple or list."""
@@ -404,8 +468,9 @@ def _unpacked(target: ast.expr, flavor: int):
 
 
 def _parameter_flavor(name: str, default: Optional[ast.expr]) -> int:
-    """A parameter is a tensor or a list of them, as the names and uses say (`_parameter_kind`);
-    the uses are not read here, so both are possible unless the name or default decides."""
+    """A parameter is a tensor or a list of them, as its callers in the package, its annotation, its
+    name and its uses say (`_parameter_kind`); only the name is read here (the analysis never takes
+    a parameter named for states for a tensor), so both are possible unless it or a default decides."""
     if default is not None and not (type(default) is ast.Constant and default.value is None):
         return 0  # a Python default: a Python value
     lowered = name.lower()

@@ -24,6 +24,10 @@ PYTHON_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist", "wait_to_re
                             "list_outputs", "infer_shape", "infer_type", "attr", "list_attr"})
 # A parameter named with one of these (or ending in "list") is a list of tensors.
 STATE_WORDS = ("state", "states")
+# Parameter names that are tensors in Gluon although they end in "s".
+TENSOR_PLURALS = frozenset({"inputs", "labels", "logits", "scores", "preds", "outputs", "weights", "targets",
+                            "masks", "boxes", "anchors", "indices", "ids", "tokens", "positions", "bias", "alphas",
+                            "betas", "gammas", "probs", "cls_preds", "box_preds", "means", "stds"})
 
 # HYB002: attributes of a tensor that are Python numbers eagerly and absent on a Symbol.
 SHAPE_ATTRIBUTES = frozenset({"shape", "size", "ndim"})

@@ -51,6 +51,12 @@ def render(diagnostics: List[Diagnostic], sources: Dict) -> str:
         result = {"ruleId": d.code, "ruleIndex": index[d.code],
                   "level": "error" if d.severity.value == "error" else "warning",
                   "message": {"text": d.message}, "locations": [location]}
+        if d.related:
+            result["relatedLocations"] = [
+                {"id": number, "message": {"text": r.message},
+                 "physicalLocation": {"artifactLocation": {"uri": _uri(r.filename)},
+                                      "region": _region(r.location, r.location)}}
+                for number, r in enumerate(d.related)]
         if d.fix is not None:
             result["fixes"] = [{
                 "description": {"text": d.fix.message + (" (unsafe)" if d.fix.applicability.value == "unsafe" else "")},

@@ -41,8 +41,12 @@ def summary(diagnostics: List[Diagnostic], fix_hint: str = "--fix") -> str:
     return "\n".join(lines)
 
 
+def _called_from(d: Diagnostic) -> List[str]:
+    return ["  %s %s:%d" % (r.message, r.filename, r.location.row) for r in d.related]
+
+
 def concise(diagnostics: List[Diagnostic], sources: Dict) -> str:
-    body = [_line(d) for d in diagnostics]
+    body = [line for d in diagnostics for line in [_line(d)] + _called_from(d)]
     return "\n".join(body + [summary(diagnostics)])
 
 
@@ -64,6 +68,7 @@ def full(diagnostics: List[Diagnostic], sources: Dict) -> str:
                 out.append("%s = fix%s: %s" % (" " * len("%d" % d.location.row),
                                                " (unsafe)" if d.fix.applicability.value == "unsafe" else "",
                                                d.fix.message))
+        out.extend(_called_from(d))
         out.append("")
     out.append(summary(diagnostics))
     return "\n".join(out)
