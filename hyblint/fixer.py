@@ -275,19 +275,23 @@ def _apply(source: str, picked: List[Diagnostic], banned: set,
     return new, good, spans
 
 
-def _shifted(offsets: List[int], spans: Sequence[Tuple[int, int, str]]) -> List[int]:
-    """Where offsets of the old text (sorted) are in the new one; an offset inside a replaced
-    span moves to where the replacement starts."""
-    moved, shift, index = [], 0, 0
-    for offset in offsets:
+def _shifted(offsets: List[int], spans: Sequence[Tuple[int, int, str]], to_end: bool) -> List[int]:
+    """Where offsets of the old text are in the new one; an offset inside a replaced span moves
+    to where the replacement starts (or ends, `to_end`)."""
+    order = sorted(range(len(offsets)), key=offsets.__getitem__)
+    moved = [0] * len(offsets)
+    shift, index = 0, 0
+    for position in order:
+        offset = offsets[position]
         while index < len(spans) and spans[index][1] <= offset and spans[index][0] < offset:
             begin, end, content = spans[index]
             shift += len(content) - (end - begin)
             index += 1
-        if index < len(spans) and spans[index][0] < offset:
-            moved.append(spans[index][0] + shift)  # inside a replaced span
+        if index < len(spans) and spans[index][0] < offset:  # inside a replaced span
+            begin, end, content = spans[index]
+            moved[position] = begin + shift + (len(content) if to_end else 0)
         else:
-            moved.append(offset + shift)
+            moved[position] = offset + shift
     return moved
 
 
@@ -319,7 +323,8 @@ def fix_source(source: str, filename: str, settings: Settings = Settings(), *,
     banned: set = set()
     current = source
     # (code, offset) of the announced fixes not applied yet, where they are in `current`
-    announced = set(_keys(current, [d for d in diagnostics if fixable(d, unsafe)]))
+    announced = [(code, offset, offset) for code, offset in
+                 _keys(current, [d for d in diagnostics if fixable(d, unsafe)])]
     for _ in range(MAX_ROUNDS):
         picked = _pick(current, diagnostics, unsafe, banned, result.dropped)
         if not picked:
@@ -327,9 +332,9 @@ def fix_source(source: str, filename: str, settings: Settings = Settings(), *,
         new, applied, spans = _apply(current, picked, banned, result.dropped)
         if new == current:
             break
-        applied_keys = _keys(current, applied)
-        result.revealed += sum(1 for key in applied_keys if key not in announced)
-        announced = _moved(announced - set(applied_keys), spans)
+        announced, revealed = _claim(announced, _keys(current, applied))
+        result.revealed += revealed
+        announced = _moved(announced, spans)
         current = new
         result.applied.extend(applied)
         diagnostics = check(current, filename)
@@ -355,7 +360,29 @@ def _keys(source: str, fixes: Sequence[Diagnostic]) -> List[Tuple[str, int]]:
     return keys
 
 
-def _moved(keys, spans: Sequence[Tuple[int, int, str]]) -> set:
-    ordered = sorted(keys, key=lambda key: key[1])
-    offsets = _shifted([offset for _, offset in ordered], spans)
-    return {(code, offset) for (code, _), offset in zip(ordered, offsets)}
+def _moved(entries: List[Tuple[str, int, int]], spans: Sequence[Tuple[int, int, str]]) -> List[Tuple[str, int, int]]:
+    """Announced diagnostics (code, where it starts at the earliest, at the latest), moved through
+    a round's edits: one inside a rewritten span may now start anywhere in its replacement."""
+    lows = _shifted([low for _, low, _ in entries], spans, to_end=False)
+    highs = _shifted([high for _, _, high in entries], spans, to_end=True)
+    return [(code, low, high) for (code, _, _), low, high in zip(entries, lows, highs)]
+
+
+def _claim(entries: List[Tuple[str, int, int]], keys: List[Tuple[str, int]]):
+    """The announced entries that the applied fixes (code, offset) do not account for, and how
+    many of those fixes no entry accounts for (fixes that other fixes revealed)."""
+    by_code: dict = {}
+    for entry in sorted(entries, key=lambda e: (e[1], e[2])):
+        by_code.setdefault(entry[0], []).append(entry)
+    revealed = 0
+    for code, offset in keys:
+        candidates = by_code.get(code, [])
+        index = bisect.bisect_right(candidates, (code, offset, float("inf"))) - 1
+        for back in range(index, max(index - 8, -1), -1):  # the few that start at or before it
+            _, low, high = candidates[back]
+            if low <= offset <= high:
+                del candidates[back]
+                break
+        else:
+            revealed += 1
+    return [entry for found in by_code.values() for entry in found], revealed
