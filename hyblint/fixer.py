@@ -338,15 +338,54 @@ def fix_source(source: str, filename: str, settings: Settings = Settings(), *,
         current = new
         result.applied.extend(applied)
         diagnostics = check(current, filename)
-    if any(d.code == "HYB009" for d in result.applied):
+    if any(d.code == "HYB009" for d in result.applied) and _imports_may_be_unused(current):
         from hyblint.fixes.imports import prune_unused_imports
         pruned = prune_unused_imports(source, current)
-        if pruned != current and parses(pruned):
+        if pruned != current and parses_where_changed(pruned, [_changed_part(current, pruned)]):
             current = pruned
             diagnostics = check(current, filename)
     result.source = current
     result.remaining = diagnostics
     return result
+
+
+def _imports_may_be_unused(source: str) -> bool:
+    """Whether a module-level import binds a name that the code no longer uses: if every name is
+    still read or written somewhere (by Python's parser, a fraction of libcst's cost on a large
+    module), pruning has nothing to drop."""
+    tree = _python_tree(source)
+    if tree is None:
+        return True
+    imported = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            for alias in statement.names:
+                imported.add(alias.asname or alias.name.split(".")[0])
+    imported.discard("*")
+    if not imported:
+        return False
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return not imported <= used
+
+
+def _changed_part(old: str, new: str) -> Tuple[int, int]:
+    """The part of `new` that differs from `old`: all but their common beginning and end."""
+    limit = min(len(old), len(new))
+    begin = _common(lambda a, b: old[a:b] == new[a:b], limit)
+    end = _common(lambda a, b: old[len(old) - b:len(old) - a] == new[len(new) - b:len(new) - a], limit - begin)
+    return begin, len(new) - end
+
+
+def _common(same, limit: int) -> int:
+    """How long a common run is: blocks of 4096 characters at once, then smaller ones."""
+    length, step = 0, 4096
+    while step:
+        while length + step <= limit and same(length, length + step):
+            length += step
+        step //= 8
+    while length < limit and same(length, length + 1):
+        length += 1
+    return length
 
 
 def _keys(source: str, fixes: Sequence[Diagnostic]) -> List[Tuple[str, int]]:

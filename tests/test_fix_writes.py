@@ -15,6 +15,7 @@ import pytest
 
 from hyblint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, Severity
 from hyblint.fixer import fix_source
+from hyblint.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -243,3 +244,26 @@ def test_fixes_that_appear_only_after_others_are_counted_apart():
     result = fix_source("x = 1 + 0\n", "f.py", checker=check)
     assert result.source == "x = 2 + 3\n"
     assert (result.announced, len(result.applied), result.revealed) == (1, 2, 1)
+
+
+def test_files_fixed_in_worker_processes_are_fixed_as_in_this_one(tmp_path, monkeypatch):
+    from hyblint import fixing
+    from hyblint.files import read_source
+    from hyblint.lint import lint_files
+    from hyblint.rules.base import hybrid_block
+    bodies = ["y = x[0]\nreturn y", "x += 1\nreturn x.reshape(2, -1)", "return nd.relu(x[1:3])", "return x"]
+    for number in range(12):
+        body = bodies[number % len(bodies)]
+        (tmp_path / ("m%02d.py" % number)).write_text("from mxnet import nd\n" + hybrid_block(body))
+    paths = sorted(str(p) for p in tmp_path.glob("*.py"))
+    run = lint_files(paths, Settings(), tmp_path)
+    jobs = [(path, read_source(path), Settings(), frozenset(), False,
+             [d for d in run.diagnostics if d.filename == path], False) for path in paths]
+    monkeypatch.setattr(fixing.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(fixing, "PARALLEL_THRESHOLD", 10 ** 6)
+    alone = fixing.fix_all(jobs)
+    monkeypatch.setattr(fixing, "PARALLEL_THRESHOLD", 2)
+    parallel = fixing.fix_all(jobs)
+    assert [(f.path, f.result.source, f.result.applied, f.result.remaining) for f in parallel] == \
+           [(f.path, f.result.source, f.result.applied, f.result.remaining) for f in alone]
+    assert sum(f.result.changed for f in alone) == 9
