@@ -132,8 +132,8 @@ def parses_where_changed(source: str, changed: Sequence[Tuple[int, int]]) -> boo
     if not changed:
         return True
     starts = line_starts(source)
-    statements = [(min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s.end_lineno or s.lineno)
-                  for s in tree.body]
+    statements = [(min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]),
+                   s.end_lineno or s.lineno) for s in tree.body]
     firsts = [first for first, _ in statements]
     wanted: List[Tuple[int, int]] = []
     for begin, end in changed:
@@ -399,7 +399,8 @@ def _keys(source: str, fixes: Sequence[Diagnostic]) -> List[Tuple[str, int]]:
     return keys
 
 
-def _moved(entries: List[Tuple[str, int, int]], spans: Sequence[Tuple[int, int, str]]) -> List[Tuple[str, int, int]]:
+def _moved(entries: List[Tuple[str, int, int]],
+           spans: Sequence[Tuple[int, int, str]]) -> List[Tuple[str, int, int]]:
     """Announced diagnostics (code, where it starts at the earliest, at the latest), moved through
     a round's edits: one inside a rewritten span may now start anywhere in its replacement."""
     lows = _shifted([low for _, low, _ in entries], spans, to_end=False)
