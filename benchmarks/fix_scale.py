@@ -82,7 +82,7 @@ def run(python, args, cwd) -> tuple:
     return elapsed, max(peak, before) / 1024, done.returncode
 
 
-def measure(name, python, make, rounds, scratch) -> None:
+def measure(name, python, make, rounds, scratch, select) -> None:
     original = Path(scratch) / (name + ".orig")
     make(original)
     checks, fixes, memory = [], [], 0.0
@@ -91,11 +91,12 @@ def measure(name, python, make, rounds, scratch) -> None:
         work = Path(scratch) / name
         shutil.rmtree(work, ignore_errors=True)
         shutil.copytree(original, work)
-        checks.append(run(python, ["--exit-zero", "."], work)[0])
-        seconds, peak, _ = run(python, ["--fix", "--exit-zero", "--quiet", "."], work)
+        chosen = ["--select", select] if select else []
+        checks.append(run(python, chosen + ["--exit-zero", "."], work)[0])
+        seconds, peak, _ = run(python, chosen + ["--fix", "--exit-zero", "--quiet", "."], work)
         fixes.append(seconds)
         memory = max(memory, peak)
-        clean = clean and run(python, ["--select", "HYB001,HYB006,HYB009", "."], work)[2] == 0
+        clean = clean and run(python, ["--select", select or "HYB001,HYB006,HYB009", "."], work)[2] == 0
     check, fix = statistics.median(checks), statistics.median(fixes)
     print("%-34s check %7.2f s   --fix %7.2f s   fix/check %5.2fx   (peak RSS so far %d MB; fixed tree %s)"
           % (name, check, fix, fix / check, memory, "clean" if clean else "NOT CLEAN"))
@@ -109,6 +110,8 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable, help="an interpreter with hyblint installed")
     parser.add_argument("--methods", type=int, default=10_000, help="methods in the one large file")
     parser.add_argument("--only", choices=("tree", "big", "method"), default=None)
+    parser.add_argument("--select", default=None, help="rules, for both the check and the fix "
+                        "(HYB001,HYB006 leaves out HYB009, whose fix also prunes the imports it left unused)")
     args = parser.parse_args()
 
     def make_tree(folder: Path) -> None:
@@ -136,7 +139,7 @@ def main() -> None:
         os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "pycache")
         for key, (name, make) in cases.items():
             if args.only in (None, key):
-                measure(key + ": " + name, args.python, make, args.rounds, scratch)
+                measure(key + ": " + name, args.python, make, args.rounds, scratch, args.select)
 
 
 if __name__ == "__main__":
