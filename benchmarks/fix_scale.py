@@ -73,7 +73,8 @@ def run(python, args, cwd) -> tuple:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    done = subprocess.run([python, "-m", "hyblint", "check", "--no-cache", *args], cwd=cwd, env=env,
+    done = subprocess.run([python, "-m", "hyblint", "check", "--no-cache", "--format", "concise", *args],
+                          cwd=cwd, env=env,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
