@@ -159,12 +159,10 @@ def _check(args) -> int:
     if cache is not None:
         cache.save()
 
-    diagnostics = run.diagnostics
+    diagnostics, sources, unwritten = run.diagnostics, run.sources, 0
     if args.fix or args.diff:
-        diagnostics, changed_files, fixed = _apply_fixes(args, run, settings, root)
+        diagnostics, sources, changed_files, unwritten = _apply_fixes(args, run, settings, root)
     if args.diff:
-        print("Would fix %d error%s." % (fixed, "" if fixed == 1 else "s") if fixed else "No errors would be fixed.",
-              file=sys.stderr)
         if run.input_errors:
             return 2
         return 1 if changed_files else 0
@@ -176,65 +174,97 @@ def _check(args) -> int:
         if not args.unsafe_fixes:
             shown = [d if d.fix is None or d.fix.applicability.value == "safe" else replace(d, fix=None)
                      for d in diagnostics] if args.format in ("text", "full", "concise") else diagnostics
-        output = FORMATS[args.format](shown, run.sources)
+        output = FORMATS[args.format](shown, sources)
         if args.format in ("text", "full", "concise") and args.quiet:
             output = "\n".join(line for line in output.splitlines()
                                if line and not line.startswith(("Found ", "[*] ", "All checks", "(")))
         if output:
             print(output)
-    if run.input_errors:
+    if run.input_errors or unwritten:
         return 2
     return 1 if diagnostics and not args.exit_zero else 0
 
 
 def _apply_fixes(args, run, settings, root):
-    from hyblint.files import write_source
-    from hyblint.fixer import fix_source, fixable
+    """Fix (or, with --diff, show the fixes of) every file with something to fix. Returns what
+    remains to report, the sources to show it with (the fixed text of the files written), the
+    number of files changed and the number that could not be written."""
+    from hyblint.fixer import fixable
+    from hyblint.fixing import fix_all
     from hyblint.lint import hierarchy_of, package_of, settings_for
 
     extra = hierarchy_of(run.sources, settings)
-    package = package_of(run.sources)
-    remaining = [d for d in run.diagnostics if d.filename not in run.sources or d.code.startswith("HYB9")]
+    package = package_of(run.sources)  # the checks between fixes see what the first check saw
     by_file = {}
     for d in run.diagnostics:
         by_file.setdefault(d.filename, []).append(d)
-    changed = fixed = 0
-    for path, source in run.sources.items():
-        found = [d for d in by_file.get(path, []) if not d.code.startswith("HYB9")]
-        errors = [d for d in by_file.get(path, []) if d.code.startswith("HYB9")]
-        if not any(fixable(d, args.unsafe_fixes) for d in found) or errors:
+    remaining = [d for d in run.diagnostics if d.filename not in run.sources]
+    jobs = []
+    for path in run.sources:
+        found = by_file.get(path, [])
+        if any(d.code.startswith("HYB9") for d in found) or not any(fixable(d, args.unsafe_fixes) for d in found):
             remaining.extend(found)
-            continue
-        result = fix_source(source.text, path, settings_for(path, settings, root), unsafe=args.unsafe_fixes,
-                            extra_hybrid_classes=extra, package=package)
-        remaining.extend(result.remaining)
-        fixed += len(result.applied)
+        else:
+            jobs.append((path, run.sources[path], settings_for(path, settings, root), extra, args.unsafe_fixes,
+                         found, not args.diff))
+    sources = dict(run.sources)
+    changed = fixed = unwritten = announced = revealed = 0
+    for job, done in zip(jobs, fix_all(jobs, package)):
+        path, source, result = done.path, job[1], done.result
         for diagnostic, reason in result.dropped:
             print("hyblint: warning: %s:%d:%d: %s fix not applied: %s" % (
                 path, diagnostic.location.row, diagnostic.location.column, diagnostic.code, reason),
                 file=sys.stderr)
+        if done.error:
+            # the file is as it was: so are its diagnostics
+            print("hyblint: error: %s: %s" % (path, done.error), file=sys.stderr)
+            remaining.extend(job[5])
+            unwritten += 1
+            continue
+        remaining.extend(result.remaining)
+        announced += result.announced
         if not result.changed:
             continue
         changed += 1
+        fixed += len(result.applied)
+        revealed += result.revealed
         if args.diff:
             sys.stdout.writelines(difflib.unified_diff(
                 source.text.splitlines(keepends=True), result.source.splitlines(keepends=True),
                 fromfile=path, tofile=path))
             print()
             continue
-        try:
-            write_source(path, source, result.source)
-        except OSError as exc:
-            print("hyblint: error: %s: cannot write: %s" % (path, exc.strerror or exc), file=sys.stderr)
-            continue
+        sources[path] = replace(source, text=result.source)  # what the remaining diagnostics refer to
         if args.show_fixes:
             for d in result.applied:
                 print("Fixed %s:%d:%d: %s %s" % (path, d.location.row, d.location.column, d.code, d.fix.message))
-    if changed and not args.diff and not args.quiet:
-        print("Fixed %d error%s in %d file%s." % (fixed, "" if fixed == 1 else "s", changed,
-                                                 "" if changed == 1 else "s"), file=sys.stderr)
+    note = _count_note(announced, fixed, revealed)
+    if args.diff:
+        print("Would fix %d error%s%s." % (fixed, "" if fixed == 1 else "s", note) if fixed
+              else "No errors would be fixed%s." % note, file=sys.stderr)
+    elif changed and not args.quiet:
+        print("Fixed %d error%s in %d file%s%s." % (fixed, "" if fixed == 1 else "s", changed,
+                                                   "" if changed == 1 else "s", note), file=sys.stderr)
+    if unwritten:
+        print("hyblint: error: %d fixed file%s could not be written; %s diagnostics are reported as they are"
+              % (unwritten, "" if unwritten == 1 else "s", "its" if unwritten == 1 else "their"), file=sys.stderr)
     remaining.sort(key=lambda d: d.sort_key())
-    return remaining, changed, fixed
+    return remaining, sources, changed, unwritten
+
+
+def _count_note(announced: int, fixed: int, revealed: int) -> str:
+    """Why the number of fixes differs from the number of fixable diagnostics the check counted:
+    fixes reveal others (an index inside a call that another rule rewrites), and a fix may be
+    dropped (it would not parse) or made moot by another."""
+    unapplied = announced - (fixed - revealed)
+    if not revealed and not unapplied:
+        return ""
+    parts = []
+    if revealed:
+        parts.append("%d more appeared after applying fixes" % revealed)
+    if unapplied:
+        parts.append("%d %s not applied" % (unapplied, "was" if unapplied == 1 else "were"))
+    return " (the check counted %d fixable: %s)" % (announced, ", ".join(parts))
 
 
 if __name__ == "__main__":

@@ -142,23 +142,101 @@ def read_source(path) -> SourceFile:
     return SourceFile(shown, text, encoding, bom)
 
 
+class WriteRefused(OSError):
+    """A fixed file that was not written: its reason says why, and the file is as it was."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__("%s: %s" % (path, reason))
+        self.path = path
+        self.reason = reason
+        self.strerror = reason
+
+
+def encoded(original: SourceFile, text: str) -> bytes:
+    """`text` as the file stores it: in its encoding, behind its BOM."""
+    data = text.encode(original.encoding)
+    return codecs.BOM_UTF8 + data if original.bom else data
+
+
 def write_source(path, original: SourceFile, new_text: str) -> None:
-    """Write atomically (a temporary file in the same directory, then rename), keeping the file's
-    mode bits, encoding and BOM. Line endings are kept because the text was never translated."""
-    target = Path(path)
-    data = new_text.encode(original.encoding)
-    if original.bom:
-        data = codecs.BOM_UTF8 + data
-    mode = stat.S_IMODE(os.stat(target).st_mode)
-    descriptor, temporary = tempfile.mkstemp(dir=str(target.parent), prefix="." + target.name + ".", suffix=".tmp")
+    """Replace the file that `original` was read from with `new_text`, atomically (a temporary file
+    in the same directory, then rename), keeping its mode bits, owner, group, encoding and BOM;
+    line endings are kept because the text was never translated. Raises WriteRefused, changing
+    nothing, when the user could not write the file in place (a rename needs only the directory's
+    permission) or when its content is no longer what was read (an edit saved meanwhile)."""
+    shown = str(path)
+    target = os.path.realpath(path)  # a symbolic link stays one; the file it points to changes
+    data = encoded(original, new_text)
+    before = encoded(original, original.text)
+    try:
+        status = os.stat(target)
+    except FileNotFoundError:
+        raise WriteRefused(shown, "the file vanished after it was read") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise WriteRefused(shown, "no longer a regular file")
+    refusal = _not_writable(status)
+    if refusal:
+        raise WriteRefused(shown, refusal)
+    _unchanged(shown, target, before)
+    descriptor, temporary = tempfile.mkstemp(dir=os.path.dirname(target),
+                                             prefix="." + os.path.basename(target) + ".", suffix=".tmp")
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
             handle.flush()
+            _keep_owner(handle.fileno(), status)
+            os.fchmod(handle.fileno(), stat.S_IMODE(status.st_mode))
             os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, os.path.realpath(target))
+        _unchanged(shown, target, before)  # again, just before the replace: the fix took a while
+        os.replace(temporary, target)
     except BaseException:
-        if os.path.exists(temporary):
+        if os.path.lexists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _unchanged(shown: str, target: str, before: bytes) -> None:
+    try:
+        with open(target, "rb") as handle:
+            now = handle.read(len(before) + 1)
+    except FileNotFoundError:
+        raise WriteRefused(shown, "the file vanished after it was read") from None
+    if now != before:
+        raise WriteRefused(shown, "the file changed after it was read (saved meanwhile?); "
+                                  "not fixed, run again")
+
+
+def _not_writable(status: os.stat_result) -> str:
+    """Why the effective user could not write this file in place ("" when they could). Judged by
+    the mode bits, as the kernel would for them: `os.access` answers for the real user, and for
+    root always yes, while a file nobody may write is read-only by intent, root's own included."""
+    mode = status.st_mode
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        return "read-only file (mode %04o); not fixed" % stat.S_IMODE(mode)
+    user = os.geteuid()
+    if user == 0:
+        return ""  # root writes any file that someone may write; its owner is kept below
+    if status.st_uid == user:
+        allowed = mode & stat.S_IWUSR
+    elif status.st_gid == os.getegid() or status.st_gid in os.getgroups():
+        allowed = mode & stat.S_IWGRP
+    else:
+        allowed = mode & stat.S_IWOTH
+    if not allowed:
+        return "not writable by you (mode %04o, owner uid %d); not fixed" % (stat.S_IMODE(mode), status.st_uid)
+    if status.st_uid != user:
+        # writable through its group or by anyone, but a replaced file would be the user's own
+        return "owned by another user (uid %d): replacing it would change its owner; not fixed" % status.st_uid
+    return ""
+
+
+def _keep_owner(descriptor: int, status: os.stat_result) -> None:
+    """Give the new file the old one's owner (only root may) and group (where the user is in it)."""
+    if os.geteuid() == 0:
+        os.fchown(descriptor, status.st_uid, status.st_gid)
+        return
+    if os.fstat(descriptor).st_gid != status.st_gid:
+        try:
+            os.fchown(descriptor, -1, status.st_gid)
+        except PermissionError:
+            pass  # not a member of the file's group: the directory's group it is

@@ -5,10 +5,15 @@ One round lints, picks fixes whose edits do not overlap, applies them, and check
 result still parses; a fix that breaks parsing is dropped (and reported), never written. Fixes
 nested in one another or several in one statement are picked up by the next round, which lints
 the new text again; the number of rounds is bounded.
+
+Everything here is linear in the number of fixes: picking and applying sort the edits once, the
+re-parse reads the whole text with Python's parser but gives libcst only the top-level statements
+that changed, and a round that does not parse is split in halves to find the fixes that break it.
 """
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Callable, FrozenSet, Iterable, List, Optional, Sequence, Tuple
@@ -16,6 +21,7 @@ from typing import Callable, FrozenSet, Iterable, List, Optional, Sequence, Tupl
 from hyblint.diagnostics import Applicability, Diagnostic, Edit
 from hyblint.engine import check_source
 from hyblint.guard import guarded
+from hyblint.triage import SYNTAX_ERROR
 from hyblint.settings import Settings
 
 MAX_ROUNDS = 10
@@ -29,6 +35,8 @@ class FixResult:
     applied: List[Diagnostic] = field(default_factory=list)
     remaining: List[Diagnostic] = field(default_factory=list)
     dropped: List[Tuple[Diagnostic, str]] = field(default_factory=list)
+    announced: int = 0    # fixable diagnostics of the input: what a check counts as fixable
+    revealed: int = 0     # of `applied`, those that appeared only after other fixes were applied
 
     @property
     def changed(self) -> bool:
@@ -65,31 +73,89 @@ def edit_span(source: str, edit: Edit, starts: Optional[Sequence[int]] = None) -
 
 def apply_edits(source: str, edits: Iterable[Edit]) -> str:
     """Apply non-overlapping edits (1-based rows and columns, end exclusive) to `source`."""
+    return _replace(source, _sorted_spans(source, edits))[0]
+
+
+def _sorted_spans(source: str, edits: Iterable[Edit]) -> List[Tuple[int, int, str]]:
     starts = line_starts(source)
-    spans = sorted(((*edit_span(source, e, starts), e.content) for e in edits),
-                   key=lambda s: (s[0], s[1]))
+    spans = sorted(((*edit_span(source, e, starts), e.content) for e in edits), key=lambda s: (s[0], s[1]))
+    widest = None  # the earlier span reaching furthest: any clash with an earlier span is a clash with it
     for index, (begin, end, _) in enumerate(spans):
-        if _overlaps((begin, end), [(b, e) for b, e, _ in spans[:index]]):
+        if index and (_overlaps((begin, end), [spans[index - 1][:2]])
+                      or (widest is not None and _overlaps((begin, end), [widest]))):
             raise ValueError("overlapping edits")
-    out, cursor = [], 0
+        if widest is None or end > widest[1]:
+            widest = (begin, end)
+    return spans
+
+
+def _replace(source: str, spans: Sequence[Tuple[int, int, str]]) -> Tuple[str, List[Tuple[int, int]]]:
+    """The text with the sorted, disjoint spans replaced, and where each replacement lies in it."""
+    out, cursor, shift, placed = [], 0, 0, []
     for begin, end, content in spans:
         out.append(source[cursor:begin])
         out.append(content)
         cursor = end
+        placed.append((begin + shift, begin + shift + len(content)))
+        shift += len(content) - (end - begin)
     out.append(source[cursor:])
-    return "".join(out)
+    return "".join(out), placed
 
 
 def parses(source: str) -> bool:
+    """Whether Python's parser and libcst both read the whole text."""
+    return _python_tree(source) is not None and _libcst_reads(source)
+
+
+def _python_tree(source: str) -> Optional[ast.Module]:
     try:
-        ast.parse(source)
+        return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
+        return None
+
+
+def _libcst_reads(text: str) -> bool:
     try:
         import libcst as cst
-        cst.parse_module(source)
+        cst.parse_module(text)
     except Exception:  # libcst raises its own ParserSyntaxError, or others on odd input
         return False
+    return True
+
+
+def parses_where_changed(source: str, changed: Sequence[Tuple[int, int]]) -> bool:
+    """Whether `source` parses, read by Python's parser whole, and by libcst (which the next check
+    and the next run use) in the top-level statements that hold the `changed` offsets; the rest
+    is text that was there before. Parsing a large module with libcst costs several checks of it."""
+    tree = _python_tree(source)
+    if tree is None:
+        return False
+    if not changed:
+        return True
+    starts = line_starts(source)
+    statements = [(min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]),
+                   s.end_lineno or s.lineno) for s in tree.body]
+    firsts = [first for first, _ in statements]
+    wanted: List[Tuple[int, int]] = []
+    for begin, end in changed:
+        row = bisect.bisect_right(starts, begin)
+        last = bisect.bisect_right(starts, max(begin, end - 1))
+        index = max(bisect.bisect_right(firsts, row) - 1, 0)
+        while index < len(statements) and statements[index][0] <= last:
+            if statements[index][1] >= row:
+                wanted.append(statements[index])
+            index += 1
+    chunks: List[List[int]] = []
+    for first, last in sorted(set(wanted)):
+        if chunks and first <= chunks[-1][1] + 1:
+            chunks[-1][1] = max(chunks[-1][1], last)
+        else:
+            chunks.append([first, last])
+    for first, last in chunks:
+        begin = starts[first - 1]
+        end = starts[last] if last < len(starts) else len(source)
+        if not _libcst_reads(source[begin:end]):
+            return False
     return True
 
 
@@ -127,6 +193,19 @@ def _overlaps(span, taken) -> bool:
     return False
 
 
+def _clashes(span: Tuple[int, int], taken: List[Tuple[int, int]]) -> bool:
+    """Whether `span` clashes with a span of `taken`, which is sorted and free of clashes: then
+    only the span before it and the few that start inside it can clash with it."""
+    index = bisect.bisect_left(taken, span)
+    if index and _overlaps(span, taken[index - 1:index]):
+        return True
+    while index < len(taken) and taken[index][0] <= span[1]:
+        if _overlaps(span, taken[index:index + 1]):
+            return True
+        index += 1
+    return False
+
+
 def _pick(source: str, diagnostics: Sequence[Diagnostic], unsafe: bool, banned: set,
           dropped: List[Tuple[Diagnostic, str]]) -> List[Diagnostic]:
     """Fixes to apply this round: wanted, not banned, edits that overlap no earlier pick.
@@ -147,36 +226,74 @@ def _pick(source: str, diagnostics: Sequence[Diagnostic], unsafe: bool, banned: 
     taken: List[Tuple[int, int]] = []
     picked = []
     for _, _, diagnostic, spans in candidates:
-        if any(_overlaps(span, taken) for span in spans):
+        if any(_clashes(span, taken) for span in spans):
             continue
         mine: List[Tuple[int, int]] = []
         if any(_overlaps(span, mine) for span in spans):
             continue
         for span in spans:
             mine.append(span)
-        taken.extend(mine)
+        for span in mine:
+            bisect.insort(taken, span)
         picked.append(diagnostic)
     return picked
 
 
+def _edits_of(fixes: Sequence[Diagnostic]) -> List[Edit]:
+    return [e for d in fixes for e in d.fix.edits]
+
+
 def _apply(source: str, picked: List[Diagnostic], banned: set,
-           dropped: List[Tuple[Diagnostic, str]]) -> Tuple[str, List[Diagnostic]]:
-    """Apply the picked fixes; if the result does not parse, find the fixes that break it."""
-    edits = [e for d in picked for e in d.fix.edits]
-    new = apply_edits(source, edits)
-    if parses(new):
-        return new, picked
+           dropped: List[Tuple[Diagnostic, str]]) -> Tuple[str, List[Diagnostic], List[Tuple[int, int, str]]]:
+    """Apply the picked fixes; if the result does not parse, find the fixes that break it, by
+    halves: a few bad fixes among many cost a few parses each, not one parse per fix. Returns the
+    new text, the fixes applied and their edits' spans in the old text."""
+    def attempt(fixes: Sequence[Diagnostic]):
+        spans = _sorted_spans(source, _edits_of(fixes))
+        new, placed = _replace(source, spans)
+        return (new, spans) if parses_where_changed(new, placed) else None
+
+    whole = attempt(picked)
+    if whole is not None:
+        return whole[0], list(picked), whole[1]
     good: List[Diagnostic] = []
-    for diagnostic in picked:
-        trial = apply_edits(source, [e for d in good + [diagnostic] for e in d.fix.edits])
-        if parses(trial):
-            good.append(diagnostic)
+
+    def sift(group: List[Diagnostic]) -> None:
+        if attempt(good + group) is not None:
+            good.extend(group)
+        elif len(group) == 1:
+            banned.add(_fix_key(group[0]))
+            dropped.append((group[0], "the fixed code would not parse"))
         else:
-            banned.add(_fix_key(diagnostic))
-            dropped.append((diagnostic, "the fixed code would not parse"))
+            middle = len(group) // 2
+            sift(group[:middle])
+            sift(group[middle:])
+
+    sift(list(picked))
     if not good:
-        return source, []
-    return apply_edits(source, [e for d in good for e in d.fix.edits]), good
+        return source, [], []
+    new, spans = attempt(good)
+    return new, good, spans
+
+
+def _shifted(offsets: List[int], spans: Sequence[Tuple[int, int, str]], to_end: bool) -> List[int]:
+    """Where offsets of the old text are in the new one; an offset inside a replaced span moves
+    to where the replacement starts (or ends, `to_end`)."""
+    order = sorted(range(len(offsets)), key=offsets.__getitem__)
+    moved = [0] * len(offsets)
+    shift, index = 0, 0
+    for position in order:
+        offset = offsets[position]
+        while index < len(spans) and spans[index][1] <= offset and spans[index][0] < offset:
+            begin, end, content = spans[index]
+            shift += len(content) - (end - begin)
+            index += 1
+        if index < len(spans) and spans[index][0] < offset:  # inside a replaced span
+            begin, end, content = spans[index]
+            moved[position] = begin + shift + (len(content) if to_end else 0)
+        else:
+            moved[position] = offset + shift
+    return moved
 
 
 Checker = Callable[[str, str], List[Diagnostic]]
@@ -191,35 +308,124 @@ def _default_checker(settings: Settings, extra_hybrid_classes: FrozenSet[str], p
 
 def fix_source(source: str, filename: str, settings: Settings = Settings(), *,
                unsafe: bool = False, extra_hybrid_classes: FrozenSet[str] = frozenset(),
-               checker: Optional[Checker] = None, package=None) -> FixResult:
+               checker: Optional[Checker] = None, package=None,
+               diagnostics: Optional[Sequence[Diagnostic]] = None) -> FixResult:
     """Fix `source` until stable. The returned text always parses when the input did; a file
     that does not parse is returned unchanged with its syntax error among `remaining`. `package`
-    is the index of the run's files, so that the checks between fixes see what the first one saw."""
+    is the index of the run's files, so that the checks between fixes see what the first one saw.
+    `diagnostics`: the input's, when a check already found them."""
     check = checker or _default_checker(settings, extra_hybrid_classes, package)
     result = FixResult(source=source)
-    diagnostics = check(source, filename)
-    if not parses(source):
+    diagnostics = list(diagnostics) if diagnostics is not None else check(source, filename)
+    result.announced = sum(1 for d in diagnostics if fixable(d, unsafe))
+    if not result.announced or any(d.code == SYNTAX_ERROR for d in diagnostics) \
+            or _python_tree(source) is None:
         result.remaining = diagnostics
         return result
     banned: set = set()
     current = source
+    # (code, offset) of the announced fixes not applied yet, where they are in `current`
+    announced = [(code, offset, offset) for code, offset in
+                 _keys(current, [d for d in diagnostics if fixable(d, unsafe)])]
     for _ in range(MAX_ROUNDS):
         picked = _pick(current, diagnostics, unsafe, banned, result.dropped)
         if not picked:
             break
-        new, applied = _apply(current, picked, banned, result.dropped)
+        new, applied, spans = _apply(current, picked, banned, result.dropped)
         if new == current:
             break
+        announced, revealed = _claim(announced, _keys(current, applied))
+        result.revealed += revealed
+        announced = _moved(announced, spans)
         current = new
         result.applied.extend(applied)
         diagnostics = check(current, filename)
-    if any(d.code == "HYB009" for d in result.applied):
+    if any(d.code == "HYB009" for d in result.applied) and _imports_may_be_unused(current):
         from hyblint.fixes.imports import prune_unused_imports
         # deep code is pruned on a larger stack, or not at all (the file's own failure, not the run's)
         pruned = guarded(prune_unused_imports, filename, lambda _: current, source, current, filename)
-        if pruned != current and parses(pruned):
+        if pruned != current and parses_where_changed(pruned, [_changed_part(current, pruned)]):
             current = pruned
             diagnostics = check(current, filename)
     result.source = current
     result.remaining = diagnostics
     return result
+
+
+def _imports_may_be_unused(source: str) -> bool:
+    """Whether a module-level import binds a name that the code no longer uses: if every name is
+    still read or written somewhere (by Python's parser, a fraction of libcst's cost on a large
+    module), pruning has nothing to drop."""
+    tree = _python_tree(source)
+    if tree is None:
+        return True
+    imported = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            for alias in statement.names:
+                imported.add(alias.asname or alias.name.split(".")[0])
+    imported.discard("*")
+    if not imported:
+        return False
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return not imported <= used
+
+
+def _changed_part(old: str, new: str) -> Tuple[int, int]:
+    """The part of `new` that differs from `old`: all but their common beginning and end."""
+    limit = min(len(old), len(new))
+    begin = _common(lambda a, b: old[a:b] == new[a:b], limit)
+    end = _common(lambda a, b: old[len(old) - b:len(old) - a] == new[len(new) - b:len(new) - a], limit - begin)
+    return begin, len(new) - end
+
+
+def _common(same, limit: int) -> int:
+    """How long a common run is: blocks of 4096 characters at once, then smaller ones."""
+    length, step = 0, 4096
+    while step:
+        while length + step <= limit and same(length, length + step):
+            length += step
+        step //= 8
+    while length < limit and same(length, length + 1):
+        length += 1
+    return length
+
+
+def _keys(source: str, fixes: Sequence[Diagnostic]) -> List[Tuple[str, int]]:
+    starts = line_starts(source)
+    keys = []
+    for d in fixes:
+        try:
+            keys.append((d.code, _offset(starts, source, d.location.row, d.location.column)))
+        except ValueError:
+            keys.append((d.code, -1))
+    return keys
+
+
+def _moved(entries: List[Tuple[str, int, int]],
+           spans: Sequence[Tuple[int, int, str]]) -> List[Tuple[str, int, int]]:
+    """Announced diagnostics (code, where it starts at the earliest, at the latest), moved through
+    a round's edits: one inside a rewritten span may now start anywhere in its replacement."""
+    lows = _shifted([low for _, low, _ in entries], spans, to_end=False)
+    highs = _shifted([high for _, _, high in entries], spans, to_end=True)
+    return [(code, low, high) for (code, _, _), low, high in zip(entries, lows, highs)]
+
+
+def _claim(entries: List[Tuple[str, int, int]], keys: List[Tuple[str, int]]):
+    """The announced entries that the applied fixes (code, offset) do not account for, and how
+    many of those fixes no entry accounts for (fixes that other fixes revealed)."""
+    by_code: dict = {}
+    for entry in sorted(entries, key=lambda e: (e[1], e[2])):
+        by_code.setdefault(entry[0], []).append(entry)
+    revealed = 0
+    for code, offset in keys:
+        candidates = by_code.get(code, [])
+        index = bisect.bisect_right(candidates, (code, offset, float("inf"))) - 1
+        for back in range(index, max(index - 8, -1), -1):  # the few that start at or before it
+            _, low, high = candidates[back]
+            if low <= offset <= high:
+                del candidates[back]
+                break
+        else:
+            revealed += 1
+    return [entry for found in by_code.values() for entry in found], revealed

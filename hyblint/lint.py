@@ -8,7 +8,7 @@ import os
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Sequence, Tuple, Union
 
 from hyblint.analysis.hierarchy import hybrid_class_names, scan_class_bases
 from hyblint.analysis.index import Package
@@ -171,6 +171,25 @@ class _Crew:
                     results.append((job, value))
                 else:
                     needs_context.append((job, value))
+
+
+    def map(self, function: Callable[[Any], Any], jobs: Sequence[Any],
+            size: Callable[[Any], int]) -> List[Tuple[int, Any]]:
+        """`function` of each job, on whichever worker is free, largest first (so that all end
+        together): (the job's index, its result), in the order they finish."""
+        waiting = deque(sorted(range(len(jobs)), key=lambda index: -size(jobs[index])))
+        results: List[Tuple[int, Any]] = []
+        while True:
+            for member in self.members:
+                if member.job is None and waiting:
+                    index = waiting.popleft()
+                    member.send(function, jobs[index], index)
+            if all(member.job is None for member in self.members):
+                return results
+            for member in wait_for_any(self.members):
+                index, value = member.receive()
+                if index is not STARTING:
+                    results.append((index, value))
 
 
 def _method_text(first: Triage) -> int:

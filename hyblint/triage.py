@@ -200,9 +200,10 @@ def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:
     lines: List[str] = []
     snippets = []
     row, counted = 0, 0  # the 0-based line that starts at offset `counted`
+    owners = _Owners(classes)
     for match in _DEF.finditer(source):
         indent = match.group("indent")
-        owner = _owner_class(classes, match.start(), len(indent.expandtabs()))
+        owner = owners.at(match.start(), len(indent.expandtabs()))
         if owner is None or owner not in scope:
             continue
         lines = lines or physical_lines(source, keepends=True)  # once a method is in scope
@@ -259,8 +260,8 @@ def _agrees(source: str, classes, table) -> bool:
         return False
     matches = list(_DEF.finditer(source))
     rows = _rows(source, [m.start() for m in matches])
-    found = [(row, _owner_class(classes, m.start(), len(m.group("indent").expandtabs())))
-             for row, m in zip(rows, matches)]
+    owners = _Owners(classes)
+    found = [(row, owners.at(m.start(), len(m.group("indent").expandtabs()))) for row, m in zip(rows, matches)]
     return sorted(expected_methods, key=str) == sorted(found, key=str)
 
 
@@ -309,10 +310,28 @@ def _line_breaks(source: str, start: int, end: int) -> int:
     return len(physical_lines(source[start:end], keepends=True))
 
 
-def _owner_class(classes, offset: int, indent: int) -> Optional[str]:
-    """The innermost class enclosing a method: the last class line above it that is less indented."""
-    candidates = [c for c in classes if c.offset < offset and c.indent < indent]
-    return candidates[-1].name if candidates else None
+class _Owners:
+    """The innermost class enclosing a method: the last class line above it that is less indented.
+    Asked in source order, it keeps the class lines above that could still be the answer, one per
+    indentation, innermost last (a later class line hides earlier ones indented as much or more),
+    so that a file of many classes costs one pass, not a scan of every class per method."""
+
+    def __init__(self, classes) -> None:
+        self.classes = classes
+        self.next = 0      # the first class line not yet passed
+        self.open: list = []
+
+    def at(self, offset: int, indent: int) -> Optional[str]:
+        while self.next < len(self.classes) and self.classes[self.next].offset < offset:
+            line = self.classes[self.next]
+            while self.open and self.open[-1].indent >= line.indent:
+                self.open.pop()
+            self.open.append(line)
+            self.next += 1
+        for line in reversed(self.open):
+            if line.indent < indent:
+                return line.name
+        return None
 
 
 def suppressed(lines: List[str], row: int, code: str) -> bool:

@@ -39,16 +39,29 @@ def code(node: cst.CSTNode) -> str:
 
 def block_indent(module: cst.Module, target: cst.CSTNode) -> str:
     """The indentation of the innermost block of `module` that holds `target` ("" if none)."""
-    from hyblint.analysis.walk import children
-    stack = [(module, "")]
-    while stack:
-        node, indent = stack.pop()
-        if node is target:
-            return indent
-        if isinstance(node, cst.IndentedBlock):
-            indent += module.default_indent if node.indent is None else node.indent
-        stack.extend((child, indent) for child in children(node))
-    return ""
+    return _indents_of(module).get(id(target), "")
+
+
+# The indentation of every node of the module last asked about, by id: a rule or the engine asks
+# once per fix, and walking the tree each time made a method with many fixes quadratic. The module
+# is held with its table, so that the ids stay those of its nodes.
+_INDENTS: list = [None, {}]
+
+
+def _indents_of(module: cst.Module) -> dict:
+    if _INDENTS[0] is not module:
+        from hyblint.analysis.walk import children
+        table = {}
+        stack = [(module, "")]
+        while stack:
+            node, indent = stack.pop()
+            if indent:
+                table[id(node)] = indent
+            if isinstance(node, cst.IndentedBlock):
+                indent += module.default_indent if node.indent is None else node.indent
+            stack.extend((child, indent) for child in children(node))
+        _INDENTS[:] = [module, table]
+    return _INDENTS[1]
 
 
 @contextlib.contextmanager

@@ -34,29 +34,50 @@ def observable_outside(name: str, rule) -> bool:
 def aliased(name: str, rule) -> bool:
     """Whether another name, a container or a list append also refers to `name`'s array in the
     current hybrid_forward (`y = x`, `outs.append(x)`): an in-place write shows through those."""
-    aliased = False
+    return name in _aliased_names(rule.function)
+
+
+# The aliased names of the function last asked about: a fix asks once per diagnostic, and walking
+# the body each time made a method with many fixes quadratic.
+_ALIASED: list = [None, frozenset()]
+
+
+def _aliased_names(function: cst.FunctionDef) -> frozenset:
+    if _ALIASED[0] is function:
+        return _ALIASED[1]
+    names: set = set()
 
     class Aliases:
         def visit_Assign(self, node: cst.Assign) -> None:
-            nonlocal aliased
-            if _refers_to(node.value, name):
-                aliased = True
+            _referred(node.value, names)
 
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            nonlocal aliased
-            if node.value is not None and _refers_to(node.value, name):
-                aliased = True
+            if node.value is not None:
+                _referred(node.value, names)
 
         def visit_Call(self, node: cst.Call) -> None:
-            nonlocal aliased
             func = node.func
             # list.append(x) / outs.extend([x]) keep a reference
             if isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "insert"):
-                if any(_refers_to(arg.value, name) for arg in node.args):
-                    aliased = True
+                for arg in node.args:
+                    _referred(arg.value, names)
 
-    visit_all(rule.function.body, Aliases())
-    return aliased
+    visit_all(function.body, Aliases())
+    _ALIASED[:] = [function, frozenset(names)]
+    return _ALIASED[1]
+
+
+def _referred(value: cst.BaseExpression, names: set) -> None:
+    """Add the names whose arrays `value` holds: itself, or the elements of a literal container."""
+    if isinstance(value, cst.Name):
+        names.add(value.value)
+    elif isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+        for element in value.elements:
+            _referred(element.value, names)
+    elif isinstance(value, cst.Dict):
+        for element in value.elements:
+            if isinstance(element, cst.DictElement):
+                _referred(element.value, names)
 
 
 def _arguments(function: cst.FunctionDef) -> set:
@@ -67,16 +88,6 @@ def _arguments(function: cst.FunctionDef) -> set:
         if isinstance(star, cst.Param):
             names.add(star.name.value)
     return names
-
-
-def _refers_to(value: cst.BaseExpression, name: str) -> bool:
-    if isinstance(value, cst.Name):
-        return value.value == name
-    if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
-        return any(_refers_to(e.value, name) for e in value.elements)
-    if isinstance(value, cst.Dict):
-        return any(_refers_to(e.value, name) for e in value.elements if isinstance(e, cst.DictElement))
-    return False
 
 
 def _may_broadcast(node: cst.Assign, name: str, rule) -> bool:

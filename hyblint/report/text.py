@@ -52,11 +52,14 @@ def concise(diagnostics: List[Diagnostic], sources: Dict) -> str:
 
 def full(diagnostics: List[Diagnostic], sources: Dict) -> str:
     out = []
+    split: Dict[str, List[str]] = {}  # each file's lines, split once: not once per diagnostic
     for d in diagnostics:
         out.append(_line(d))
         source = sources.get(d.filename)
         if source is not None and not d.code.startswith("HYB9"):
-            lines = physical_lines(source.text)
+            lines = split.get(d.filename)
+            if lines is None:
+                lines = split[d.filename] = physical_lines(source.text)
             if 0 < d.location.row <= len(lines):
                 text = lines[d.location.row - 1]
                 width = (d.end_location.column if d.end_location.row == d.location.row else len(text) + 1) \

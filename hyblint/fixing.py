@@ -1,0 +1,69 @@
+"""Fix the files of a run: each in a worker process when there are several, written where fixed.
+
+A file's fix starts from the diagnostics the check already found (it is not checked again) and is
+written by the worker that computed it, so that both the fixing and the writing of a tree run in
+parallel. A file that cannot be written keeps its text and its diagnostics, with the reason.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import FrozenSet, List, Optional, Sequence, Tuple
+
+from hyblint.diagnostics import Diagnostic
+from hyblint.files import SourceFile
+from hyblint.fixer import FixResult
+from hyblint.settings import Settings
+
+# Below this many files to fix, starting worker processes costs more than it saves: a fix costs a
+# few checks of its file, so fewer files than for a check pay for them.
+PARALLEL_THRESHOLD = 6
+
+
+@dataclass
+class FileFix:
+    path: str
+    result: FixResult
+    written: bool = False
+    error: Optional[str] = None  # why the fixed text was not written (the file is as it was)
+
+
+# path, its text as read, its settings, the run's hybrid classes, --unsafe-fixes, its diagnostics,
+# whether to write
+FixJob = Tuple[str, SourceFile, Settings, FrozenSet[str], bool, List[Diagnostic], bool]
+
+
+# The run's package index, which the checks between fixes read. Set before the workers fork, which
+# inherit it, so that it does not travel with every job.
+_PACKAGE = None
+
+
+def fix_one(job: FixJob) -> FileFix:
+    from hyblint.files import write_source
+    from hyblint.fixer import fix_source
+    path, source, settings, extra, unsafe, diagnostics, write = job
+    result = fix_source(source.text, path, settings, unsafe=unsafe, extra_hybrid_classes=extra,
+                        package=_PACKAGE, diagnostics=diagnostics)
+    done = FileFix(path, result)
+    if write and result.changed:
+        try:
+            write_source(path, source, result.source)
+            done.written = True
+        except OSError as exc:
+            done.error = "cannot write: %s" % (getattr(exc, "reason", None) or exc.strerror or exc)
+    return done
+
+
+def fix_all(jobs: Sequence[FixJob], package=None) -> List[FileFix]:
+    """The jobs' outcomes, in the jobs' order. `package`: the run's index."""
+    global _PACKAGE
+    _PACKAGE = package
+    count = min(os.cpu_count() or 1, 8)
+    import multiprocessing
+    # workers must inherit the index: without fork they would check with less than the run knows
+    if len(jobs) < PARALLEL_THRESHOLD or count < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [fix_one(job) for job in jobs]
+    from hyblint.lint import _Crew, _collector_paused
+    with _Crew(min(count, len(jobs))) as crew, _collector_paused():
+        done = dict(crew.map(fix_one, jobs, size=lambda job: len(job[1].text)))
+    return [done[index] for index in range(len(jobs))]
