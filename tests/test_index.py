@@ -289,3 +289,32 @@ def test_a_helper_diagnostic_names_the_call_in_every_format(tmp_path):
 def test_helpers_called_with_python_values_stay_silent(tmp_path):
     source = HELPERS.replace("s = self._target_size(x)", "s = self._target_size(self.shape)")
     assert ("m.py", 25, "HYB002") not in lint_tree(tmp_path, {"m.py": source})
+
+
+BUMP = """
+
+    class Bump(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            y = F.relu(x)
+            y += 1
+            return y
+"""
+
+
+@pytest.mark.parametrize("others", [0, 6])  # fixed in this process, and in worker processes
+def test_the_checks_between_fixes_read_the_index_too(tmp_path, others):
+    # fixing Bump re-checks children.py: without the callers' evidence, `hidden[0]` and `target[0]`
+    # would be reported again and "fixed" into slices of what is a Python list
+    import subprocess
+    import sys
+    files = {"children.py": CHILDREN + BUMP, "parent.py": PARENT}
+    files.update({"other%d.py" % n: "    from mxnet.gluon import nn\n" + BUMP for n in range(others)})
+    for name, text in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    done = subprocess.run([sys.executable, "-m", "hyblint", "--fix", "--no-cache", "--unsafe-fixes", "."],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    fixed = (tmp_path / "children.py").read_text()
+    assert "y = y + 1" in fixed
+    assert "hidden[0] + x" in fixed and "pred - target[0]" in fixed and "height=size[0]" in fixed
+    assert " in %d file" % (others + 1) in done.stderr  # every Bump, and nothing else
