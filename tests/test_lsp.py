@@ -51,6 +51,13 @@ async def change(client: LanguageClient, uri: str, version: int, text: str) -> N
     await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
 
 
+def edits_of(action: lsp.CodeAction, uri: str, version: int):
+    """The edits of an action, which must be pinned to the document version they were made for."""
+    [change] = action.edit.document_changes
+    assert change.text_document.uri == uri and change.text_document.version == version
+    return change.edits
+
+
 def apply(text: str, edits) -> str:
     lines = text.splitlines(keepends=True)
 
@@ -87,7 +94,7 @@ async def test_quick_fix_removes_the_diagnostic(client: LanguageClient):
         context=lsp.CodeActionContext(diagnostics=[diagnostic])))
     quick = [a for a in actions if a.kind == lsp.CodeActionKind.QuickFix and a.is_preferred]
     assert len(quick) == 1 and quick[0].title.startswith("HYB006")
-    fixed = apply(BROKEN, quick[0].edit.changes[uri])
+    fixed = apply(BROKEN, edits_of(quick[0], uri, 1))
     assert "a = a + b  # \u00e9\u00e9" in fixed
     await change(client, uri, 2, fixed)
     assert list(client.diagnostics[uri]) == []
@@ -101,10 +108,11 @@ async def test_disable_for_this_line_and_fix_all(client: LanguageClient):
         text_document=lsp.TextDocumentIdentifier(uri), range=diagnostic.range,
         context=lsp.CodeActionContext(diagnostics=[diagnostic])))
     disable = next(a for a in actions if a.title == "Disable HYB006 for this line")
-    suppressed = apply(BROKEN, disable.edit.changes[uri])
+    suppressed = apply(BROKEN, edits_of(disable, uri, 1))
     assert "a += b  # \u00e9\u00e9  # noqa: HYB006" in suppressed
     fix_all = next(a for a in actions if a.kind == "source.fixAll.hyblint")
-    assert "a = a + b" in apply(BROKEN, fix_all.edit.changes[uri])
+    fix_all = await client.code_action_resolve_async(fix_all)  # computed when it is chosen
+    assert "a = a + b" in apply(BROKEN, edits_of(fix_all, uri, 1))
     await change(client, uri, 2, suppressed)
     assert list(client.diagnostics[uri]) == []
 
@@ -148,7 +156,7 @@ async def test_positions_after_a_form_feed_and_a_line_separator(client: Language
 def test_bare_noqa_line_offers_no_disable_action():
     from hyblint.diagnostics import Location, Severity
     from hyblint.diagnostics import Diagnostic as HybDiagnostic
-    from hyblint.lsp import _disable_action, lsp_lines
+    from hyblint.lsp_actions import _disable_action, lsp_lines
     lines = lsp_lines("x = 1\ny += 2  # noqa\n")
     d = HybDiagnostic("HYB006", "m", "f.py", Location(2, 1), Location(2, 7), Severity.ERROR)
     assert _disable_action("file:///f.py", lines, d, None) is None
