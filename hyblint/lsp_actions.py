@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Tuple
 from lsprotocol import types as lsp
 
 from hyblint.diagnostics import Applicability, Diagnostic, Location, physical_lines
-from hyblint.engine import NOQA
+from hyblint.engine import NOQA, SYNTAX_ERROR
 from hyblint.lsp_fixer import HEADER
 from hyblint.settings import Settings
 
@@ -116,8 +116,8 @@ def quick_fixes(uri: str, checked: Checked, asked: List[lsp.Diagnostic],
                 title="%s: %s%s" % (d.code, d.fix.message, " (unsafe)" if unsafe else ""),
                 kind=lsp.CodeActionKind.QuickFix, diagnostics=[shown], is_preferred=not unsafe,
                 edit=workspace_edit(uri, edits, version)))
-        disable = _disable_action(uri, lines, d, shown, version)
-        if disable is not None:
+        disable = _disable_action(uri, lines, d, shown, version) if d.code != SYNTAX_ERROR else None
+        if disable is not None:  # (a comment does not make a file parse)
             actions.append(disable)
     return actions
 
