@@ -144,6 +144,7 @@ class HyblintServer(LanguageServer):
                 if document is None:
                     return
                 version, source, path = document.version, document.source, document.path
+                self.fixes.pause()
                 try:
                     checked = await loop.run_in_executor(self.checker, self.check, source, version, path, uri)
                 except Exception as exc:  # a bug in a rule must not silence the editor
@@ -151,6 +152,8 @@ class HyblintServer(LanguageServer):
                     checked = Checked(version, source, path or uri, None,
                                       problem="hyblint could not check this file (%s: %s); please report it"
                                       % (type(exc).__name__, exc))
+                finally:
+                    self.fixes.resume()
                 if uri not in self.again:
                     self.publish(uri, checked)
                     return

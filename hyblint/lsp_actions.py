@@ -15,6 +15,7 @@ import asyncio
 import logging
 import os
 import pickle
+import signal
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,6 +185,27 @@ class FixAllWorker:
         self.process: Optional[asyncio.subprocess.Process] = None
         self.lock: Optional[asyncio.Lock] = None
         self.results: Dict[str, Tuple[Optional[int], "asyncio.Future[Optional[str]]"]] = {}
+        self.busy = False  # a job is in flight
+        self.checks = 0    # checks running or waiting: while there are any, the process is stopped
+
+    def pause(self) -> None:
+        """A check starts: on a machine with few cores a fix computed beside it would delay its
+        diagnostics by tens of milliseconds, so the fixing process waits until no check runs."""
+        self.checks += 1
+        if self.checks == 1 and self.busy:
+            self._signal(getattr(signal, "SIGSTOP", None))
+
+    def resume(self) -> None:
+        self.checks -= 1
+        if self.checks == 0:
+            self._signal(getattr(signal, "SIGCONT", None))
+
+    def _signal(self, number) -> None:
+        if number is not None and self.process is not None and self.process.returncode is None:
+            try:
+                os.kill(self.process.pid, number)
+            except OSError:
+                pass
 
     def warm(self) -> None:
         """Start the process now, so that it is ready when a fix is asked for."""
@@ -210,6 +232,9 @@ class FixAllWorker:
         process = await self._spawn()
         try:
             body = pickle.dumps((source, path, settings))
+            self.busy = True
+            if self.checks:
+                self._signal(getattr(signal, "SIGSTOP", None))
             process.stdin.write(HEADER.pack(len(body)) + body)
             await process.stdin.drain()
             size = HEADER.unpack(await process.stdout.readexactly(HEADER.size))[0]
@@ -217,6 +242,8 @@ class FixAllWorker:
         except (OSError, EOFError, asyncio.IncompleteReadError):  # it died: start another next time
             self.close()
             raise RuntimeError("the fixing process ended") from None
+        finally:
+            self.busy = False
         if not ok:
             raise RuntimeError(value)
         return value
@@ -242,6 +269,6 @@ class FixAllWorker:
         process, self.process = self.process, None
         if process is not None and process.returncode is None:
             try:
-                process.kill()
+                process.kill()  # (a stopped process is killed too)
             except (ProcessLookupError, RuntimeError):  # gone already, or its event loop is
                 pass

@@ -7,7 +7,9 @@ Its output is a pipe of its own, never the server's: nothing it prints can reach
 """
 from __future__ import annotations
 
+import os
 import pickle
+import signal
 import struct
 import sys
 import traceback
@@ -29,7 +31,25 @@ def read_message(stream: BinaryIO) -> Optional[Any]:
     return pickle.loads(stream.read(HEADER.unpack(header)[0]))
 
 
+def _end_with_parent() -> None:
+    """The server stops this process while it checks (see FixAllWorker.pause): if the server died
+    then, nothing would ever continue it, so on Linux it is killed when its parent goes."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if os.getppid() == 1:  # the parent was gone before the call
+            sys.exit(0)
+
+
 def main() -> None:
+    try:  # background work: the server's checks, which the user is waiting for, come first
+        os.nice(10)
+    except (AttributeError, OSError):
+        pass
+    _end_with_parent()
     from hyblint.fixer import fix_source
     source_in, answers = sys.stdin.buffer, sys.stdout.buffer
     while True:
