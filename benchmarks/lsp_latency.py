@@ -1,5 +1,8 @@
-"""Median time from a didChange of a ~1,200-line file holding 150 broken blocks to its
-publishDiagnostics, for `hyblint lsp` and, when available, `ruff server` on the same file.
+"""Median time from a didChange of a ~1,500-line file holding 150 broken blocks to its
+publishDiagnostics, for `hyblint lsp` and, when available, `ruff server` on the same file; then
+the same with a code action request for the file's fix-all sent just before each edit (as an
+editor does on save, or when the user opens the source actions), and how much later the
+diagnostics arrive than without it.
 
 usage: python benchmarks/lsp_latency.py [--rounds N]
 """
@@ -72,9 +75,13 @@ class Client:
             if message.get("id") == self.next_id and "method" not in message:
                 return message
 
-    def wait_for_diagnostics(self, uri):
+    def wait_for_diagnostics(self, uri, answers=None):
+        """The next diagnostics of `uri`; responses that come first are kept in `answers`."""
         while True:
             message = self.receive()
+            if answers is not None and "id" in message and "method" not in message:
+                answers[message["id"]] = message
+                continue
             if message.get("method") == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri:
                 return message["params"]["diagnostics"]
             if "id" in message and "method" in message:  # a request from the server: answer it
@@ -88,7 +95,23 @@ class Client:
             self.process.kill()
 
 
+def edit(client, uri, version):
+    client.send({"method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": source(version)}]}})
+
+
+def ask_fix_all(client, uri):
+    """Send a code action request for the whole file's fix-all; its id."""
+    client.next_id += 1
+    client.send({"id": client.next_id, "method": "textDocument/codeAction", "params": {
+        "textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+        "context": {"diagnostics": [], "only": ["source.fixAll"]}}})
+    return client.next_id
+
+
 def measure(command, folder: Path, rounds: int, env=None):
+    """Median ms from an edit to its diagnostics, alone and with a fix-all request just before;
+    the delays that request adds (median and largest), and the number of diagnostics."""
     path = folder / "blocks.py"
     path.write_text(source(0))
     uri = path.as_uri()
@@ -99,15 +122,30 @@ def measure(command, folder: Path, rounds: int, env=None):
         client.send({"method": "textDocument/didOpen", "params": {"textDocument": {
             "uri": uri, "languageId": "python", "version": 0, "text": source(0)}}})
         count = len(client.wait_for_diagnostics(uri))
-        times = []
-        for version in range(1, rounds + 1):
+        alone, with_action = [], []
+        answers = {}
+        version = 0
+        for round_ in range(rounds + 1):  # alternately; the first round starts a fixing process: not counted
+            version += 1
             start = time.perf_counter()
-            client.send({"method": "textDocument/didChange", "params": {
-                "textDocument": {"uri": uri, "version": version},
-                "contentChanges": [{"text": source(version)}]}})
-            client.wait_for_diagnostics(uri)
-            times.append((time.perf_counter() - start) * 1000)
-        return statistics.median(times), count
+            edit(client, uri, version)
+            client.wait_for_diagnostics(uri, answers)
+            plain = (time.perf_counter() - start) * 1000
+            asked = ask_fix_all(client, uri)
+            version += 1
+            start = time.perf_counter()
+            edit(client, uri, version)
+            client.wait_for_diagnostics(uri, answers)
+            if round_:
+                alone.append(plain)
+                with_action.append((time.perf_counter() - start) * 1000)
+            while asked not in answers:
+                message = client.receive()
+                if "id" in message and "method" not in message:
+                    answers[message["id"]] = message
+        base = statistics.median(alone)
+        delays = sorted(t - base for t in with_action)
+        return base, statistics.median(with_action), statistics.median(delays), delays[-1], count
     finally:
         client.close()
 
@@ -119,15 +157,17 @@ def main() -> None:
     lines = source(0).count("\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     with tempfile.TemporaryDirectory() as scratch:
-        ours, count = measure([sys.executable, "-m", "hyblint", "lsp"], Path(scratch), args.rounds, env)
-        print("file: %d lines, 150 broken blocks; %d rounds" % (lines, args.rounds))
-        print("hyblint lsp: median didChange -> publishDiagnostics %.1f ms (%d diagnostics; includes the %d ms"
-              " debounce)" % (ours, count, 50))
-        ruff = shutil.which("ruff")
+        results = [("hyblint lsp", measure([sys.executable, "-m", "hyblint", "lsp"], Path(scratch), args.rounds, env))]
+        ruff = shutil.which("ruff") or shutil.which("ruff", path=str(Path(sys.executable).parent))
         if ruff:
-            theirs, ruff_count = measure([ruff, "server"], Path(scratch), args.rounds)
-            print("ruff server: median didChange -> publishDiagnostics %.1f ms (%d diagnostics)" % (theirs, ruff_count))
-            print("ratio hyblint / ruff: %.2f" % (ours / theirs))
+            results.append(("ruff server", measure([ruff, "server"], Path(scratch), args.rounds)))
+    print("file: %d lines, 150 broken blocks; %d rounds" % (lines, args.rounds))
+    for name, (alone, with_action, delay, worst, count) in results:
+        print("%s: median didChange -> publishDiagnostics %.1f ms (%d diagnostics)" % (name, alone, count))
+        print("%s: with a fix-all code action request before each edit: median %.1f ms; delay added: median"
+              " %.1f ms, largest %.1f ms" % (name, with_action, delay, worst))
+    if len(results) == 2:
+        print("ratio hyblint / ruff: %.2f" % (results[0][1][0] / results[1][1][0]))
 
 
 if __name__ == "__main__":

@@ -1,3 +1,4 @@
 from hyblint.cli import entry
 
-entry()
+if __name__ == "__main__":  # not when a spawned process (the language server's fixer) imports it
+    entry()

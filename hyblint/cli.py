@@ -72,8 +72,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return verify_command.run(args)
         if args.command == "lsp":
             from hyblint.lsp import serve
-            serve()
-            return 0
+            return serve()
         return _check(args)
     except KeyboardInterrupt:
         return 130
@@ -92,6 +91,8 @@ def entry() -> None:
     worker processes stopped; the standard streams are flushed here."""
     code = main()
     for stream in (sys.stdout, sys.stderr):
+        if stream.closed:  # the language server closes its output at `exit`: nothing is left in it
+            continue
         try:
             stream.flush()
         except (BrokenPipeError, OSError, ValueError):

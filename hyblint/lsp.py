@@ -1,122 +1,230 @@
 """`hyblint lsp`: diagnostics and quick fixes for editors, over stdio (pygls + lsprotocol).
 
-Diagnostics are pushed on open, on change (debounced) and on save. Each fixable diagnostic offers
-a quick fix (safe ones preferred, unsafe ones labelled), every diagnostic a "disable for this
-line" action, and the file a "fix all" source action. A buffer that does not parse keeps its last
-good diagnostics, plus one for the syntax error.
+Diagnostics are pushed on open, on change and on save. Each fixable diagnostic offers a quick fix
+(safe ones preferred, unsafe ones labelled), every diagnostic a "disable for this line" action,
+and the file a "fix all" source action (see lsp_actions). A buffer that does not parse keeps its
+last good diagnostics, plus one for the syntax error; those offer no edits.
+
+Checks run in one thread beside the event loop, so that the server keeps reading messages while
+one runs: an edit to a document whose check is idle is checked at once, and the edits that arrive
+during a check are coalesced into one check of the newest text when it ends. Only results for the
+newest text are published.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set, Tuple, Union
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from hyblint import __version__
 from hyblint.config import ConfigError, find_config, load_settings
-from hyblint.diagnostics import Applicability, Diagnostic, Location, physical_lines
-from hyblint.engine import NOQA, SYNTAX_ERROR, check_source
+from hyblint.engine import SYNTAX_ERROR, check_source
+from hyblint.lsp_actions import (FIX_ALL_KIND, Checked, FixAllWorker, fix_all_action, has_safe_fix, lsp_lines,
+                                 quick_fixes, to_lsp_json)
 from hyblint.settings import Settings
 
-DEBOUNCE_SECONDS = 0.05
-FIX_ALL_KIND = "source.fixAll.hyblint"
+# Larger documents (generated code, data pasted into a buffer) get one diagnostic saying so: a
+# check of several megabytes would keep every other document waiting for many seconds.
+MAX_DOCUMENT_CHARACTERS = 2_000_000
+# How long a code action request waits for the check of the text it is about.
+CHECK_WAIT_SECONDS = 5.0
 log = logging.getLogger("hyblint.lsp")
 
 
-def lsp_lines(text: str) -> List[str]:
-    """Lines as LSP counts them: only \\n, \\r\\n and \\r end one."""
-    return physical_lines(text) or [""]
+class ConfigCache:
+    """Settings per folder, loaded again when a pyproject.toml above the folder appears, changes or
+    goes: an editor tells this server about edits of a pyproject.toml only if it watches the file."""
+
+    def __init__(self):
+        self.entries: Dict[str, Tuple[tuple, Union[Settings, str]]] = {}
+
+    def settings_for(self, path: Optional[str]) -> Tuple[Union[Settings, str], bool]:
+        """The settings of a document, or why they cannot be had; and whether that reason is new."""
+        folder = (Path(path).parent if path else Path(".")).resolve()
+        stamp = _stamp(folder)
+        cached = self.entries.get(str(folder))
+        if cached is not None and cached[0] == stamp:
+            return cached[1], False
+        try:
+            found: Union[Settings, str] = load_settings(find_config([str(folder)]))
+        except ConfigError as exc:
+            found = str(exc)
+        except Exception as exc:  # RecursionError, UnicodeDecodeError...: the editor must still answer
+            found = "%s: cannot read: %s" % (_config_names(stamp), _reason(exc))
+        self.entries[str(folder)] = (stamp, found)
+        return found, isinstance(found, str) and (cached is None or cached[1] != found)
+
+    def clear(self) -> None:
+        self.entries.clear()
 
 
-def _utf16(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
+def _stamp(folder: Path) -> tuple:
+    """Each pyproject.toml from `folder` upwards, with what changes when it is written."""
+    stamp = []
+    for parent in (folder, *folder.parents):
+        candidate = parent / "pyproject.toml"
+        try:
+            status = os.stat(candidate)
+        except OSError:
+            continue
+        stamp.append((str(candidate), status.st_mtime_ns, status.st_size, status.st_ino))
+    return tuple(stamp)
 
 
-def to_lsp_position(lines: List[str], location: Location) -> lsp.Position:
-    """hyblint's 1-based rows and character columns -> LSP's 0-based lines and UTF-16 units."""
-    line = location.row - 1
-    text = lines[line] if 0 <= line < len(lines) else ""
-    return lsp.Position(line=max(line, 0), character=_utf16(text[:location.column - 1]))
+def _config_names(stamp: tuple) -> str:
+    if len(stamp) == 1:
+        return stamp[0][0]
+    return "pyproject.toml (one of %s)" % ", ".join(entry[0] for entry in stamp) if stamp else "pyproject.toml"
 
 
-def to_lsp_range(lines: List[str], start: Location, end: Location) -> lsp.Range:
-    return lsp.Range(start=to_lsp_position(lines, start), end=to_lsp_position(lines, end))
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 (byte 0x%02x at offset %d)" % (exc.object[exc.start], exc.start)
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return "%s: %s" % (type(exc).__name__, exc)
+
+
+class _PlainNotification:
+    """A notification that json encodes as its __dict__ (see HyblintProtocol)."""
+
+    def __init__(self, method: str, params, jsonrpc: str):
+        self.method, self.params, self.jsonrpc = method, params, jsonrpc
+
+
+class HyblintProtocol(LanguageServerProtocol):
+    """Diagnostics are published as plain JSON values: converting hundreds of lsprotocol objects
+    for each keystroke cost more than the check of the edit (20 ms for 300 diagnostics)."""
+
+    def get_message_type(self, method: str):
+        if method == lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
+            return _PlainNotification
+        return super().get_message_type(method)
 
 
 class HyblintServer(LanguageServer):
     def __init__(self):
-        super().__init__("hyblint", __version__)
-        self.last_good: Dict[str, List[Diagnostic]] = {}
-        self.current: Dict[str, List[Diagnostic]] = {}
-        self.pending: Dict[str, asyncio.Task] = {}
-        self.settings_cache: Dict[str, Settings] = {}
+        super().__init__("hyblint", __version__, protocol_cls=HyblintProtocol)
+        self.checked: Dict[str, Checked] = {}    # the published check of each open document
+        self.last_good: Dict[str, Checked] = {}  # its newest check that parsed
+        self.running: Dict[str, asyncio.Task] = {}
+        self.again: Set[str] = set()             # documents edited while their check runs
+        self.checker = ThreadPoolExecutor(1, thread_name_prefix="hyblint-check")  # the engine's caches are not shared
+        self.configs = ConfigCache()
+        self.fixes = FixAllWorker()
+        self.shutdown_requested = False
 
-    def settings_for(self, path: Optional[str]) -> Settings:
-        folder = str(Path(path).parent) if path else "."
-        if folder not in self.settings_cache:
-            try:
-                self.settings_cache[folder] = load_settings(find_config([folder]))
-            except ConfigError as exc:
-                self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, "hyblint: %s" % exc))
-                self.settings_cache[folder] = Settings()
-        return self.settings_cache[folder]
-
-    def lint(self, uri: str) -> None:
+    def open_document(self, uri: str):
+        """The document the client opened (None for any other URI: nothing is read from disk)."""
         try:
-            document = self.workspace.get_text_document(uri)
-            source = document.source
-        except Exception as exc:  # an unknown URI, a file outside the workspace that cannot be read
-            log.warning("cannot read %s: %s", uri, exc)
-            return
-        path = document.path or uri
-        try:
-            found = check_source(source, path, self.settings_for(document.path))
-        except Exception:  # a bug in a rule must not silence the editor: keep what was shown
-            log.exception("checking %s failed", uri)
-            return
-        errors = [d for d in found if d.code == SYNTAX_ERROR]
-        if errors:
-            found = self.last_good.get(uri, []) + errors  # a half-typed edit keeps the last good results
-        else:
-            self.last_good[uri] = found
-        self.current[uri] = found
-        lines = lsp_lines(source)
-        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, version=document.version, diagnostics=[self.to_lsp(d, lines, uri) for d in found]))
-
-    @staticmethod
-    def to_lsp(d: Diagnostic, lines: List[str], uri: str = "") -> lsp.Diagnostic:
-        severity = lsp.DiagnosticSeverity.Error if d.severity.value == "error" else lsp.DiagnosticSeverity.Warning
-        return lsp.Diagnostic(
-            range=to_lsp_range(lines, d.location, d.end_location), message=d.message, severity=severity,
-            code=d.code, source="hyblint",
-            related_information=[lsp.DiagnosticRelatedInformation(
-                lsp.Location(uri, to_lsp_range(lines, r.location, r.location)),  # (in the same file)
-                r.message) for r in d.related] or None,
-            code_description=lsp.CodeDescription(href=d.url) if d.url else None,
-            data={"row": d.location.row, "column": d.location.column, "code": d.code})
+            return self.workspace.text_documents.get(unquote(uri))
+        except Exception:  # no workspace before `initialize`
+            return None
 
     def schedule(self, uri: str) -> None:
-        previous = self.pending.pop(uri, None)
-        if previous is not None:
-            previous.cancel()
+        if uri in self.running:
+            self.again.add(uri)
+            return
+        self.running[uri] = asyncio.ensure_future(self._check_until_current(uri))
 
-        async def later():
-            await asyncio.sleep(DEBOUNCE_SECONDS)
-            self.pending.pop(uri, None)
-            self.lint(uri)
-        self.pending[uri] = asyncio.ensure_future(later())
+    async def _check_until_current(self, uri: str) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                self.again.discard(uri)
+                document = self.open_document(uri)
+                if document is None:
+                    return
+                version, source, path = document.version, document.source, document.path
+                self.fixes.pause()
+                try:
+                    checked = await loop.run_in_executor(self.checker, self.check, source, version, path, uri)
+                except Exception as exc:  # a bug in a rule must not silence the editor
+                    log.exception("checking %s failed", uri)
+                    checked = Checked(version, source, path or uri, None,
+                                      problem="hyblint could not check this file (%s: %s); please report it"
+                                      % (type(exc).__name__, exc))
+                finally:
+                    self.fixes.resume()
+                if uri not in self.again:
+                    self.publish(uri, checked)
+                    return
+        finally:
+            self.running.pop(uri, None)
+
+    def check(self, source: str, version: Optional[int], path: Optional[str], uri: str) -> Checked:
+        """Runs in the check thread."""
+        settings, new = self.configs.settings_for(path)
+        if isinstance(settings, str):
+            problem = "hyblint: cannot use the configuration: %s" % settings
+            return Checked(version, source, path or uri, None, problem=problem, announce=problem if new else None)
+        if len(source) > MAX_DOCUMENT_CHARACTERS:
+            return Checked(version, source, path or uri, settings, problem=(
+                "hyblint: not checked in the editor: %d characters, more than %d; run `hyblint` on the file"
+                % (len(source), MAX_DOCUMENT_CHARACTERS)))
+        return Checked(version, source, path or uri, settings, fresh=check_source(source, path or uri, settings))
+
+    def publish(self, uri: str, checked: Checked) -> None:
+        if self.open_document(uri) is None:
+            return  # closed while it was checked
+        if checked.announce:
+            self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, checked.announce))
+        if any(d.code == SYNTAX_ERROR for d in checked.fresh):
+            good = self.last_good.get(uri)
+            checked.stale = good.fresh if good is not None else []  # a half-typed edit keeps the last good results
+        elif checked.problem is None:
+            self.last_good[uri] = checked
+        self.checked[uri] = checked
+        lines = lsp_lines(checked.source)
+        if checked.problem is not None:
+            shown = [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                      "message": checked.problem, "severity": lsp.DiagnosticSeverity.Error.value, "source": "hyblint"}]
+        else:
+            shown = [to_lsp_json(d, lines) for d in checked.stale + checked.fresh]
+        self.protocol.notify(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                             {"uri": uri, "version": checked.version, "diagnostics": shown})
+
+    def forget(self, uri: str) -> None:
+        for table in (self.checked, self.last_good):
+            table.pop(uri, None)
+        self.fixes.forget(uri)
+
+    def edit_version(self, version: Optional[int]) -> Optional[int]:
+        """The version to pin edits to, where the client takes versioned edits."""
+        try:
+            if self.client_capabilities.workspace.workspace_edit.document_changes:
+                return version
+        except AttributeError:
+            pass
+        return None
+
+    def resolves_edits(self) -> bool:
+        try:
+            return "edit" in self.client_capabilities.text_document.code_action.resolve_support.properties
+        except AttributeError:
+            return False
 
 
 server = HyblintServer()
 
 
+@server.feature(lsp.SHUTDOWN)
+def on_shutdown(ls: HyblintServer, *args) -> None:
+    ls.shutdown_requested = True
+
+
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: HyblintServer, params: lsp.DidOpenTextDocumentParams) -> None:
-    ls.lint(params.text_document.uri)
+    ls.forget(params.text_document.uri)
+    ls.schedule(params.text_document.uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
@@ -126,92 +234,82 @@ def did_change(ls: HyblintServer, params: lsp.DidChangeTextDocumentParams) -> No
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: HyblintServer, params: lsp.DidSaveTextDocumentParams) -> None:
-    ls.settings_cache.clear()  # the save may have been of a pyproject.toml
-    ls.lint(params.text_document.uri)
+    ls.configs.clear()  # the save may have been of a pyproject.toml
+    ls.schedule(params.text_document.uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: HyblintServer, params: lsp.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    for table in (ls.last_good, ls.current):
-        table.pop(uri, None)
-    ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    ls.forget(uri)
+    ls.protocol.notify(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, {"uri": uri, "diagnostics": []})
 
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: HyblintServer, params) -> None:
-    ls.settings_cache.clear()
+    ls.configs.clear()
+    for uri in list(ls.checked):
+        ls.schedule(uri)
 
 
-@server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
-                lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND]))
-def code_actions(ls: HyblintServer, params: lsp.CodeActionParams) -> List[lsp.CodeAction]:
+@server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
+    code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=True))
+async def code_actions(ls: HyblintServer, params: lsp.CodeActionParams) -> List[lsp.CodeAction]:
     uri = params.text_document.uri
-    try:
-        document = ls.workspace.get_text_document(uri)
-        lines = lsp_lines(document.source)
-    except Exception:
+    document = ls.open_document(uri)
+    if document is None:
         return []
+    ls.fixes.warm()
+    running = ls.running.get(uri)
+    if running is not None:  # answer about the text the client sees, once it is checked
+        await asyncio.wait({running}, timeout=CHECK_WAIT_SECONDS)
+    checked = ls.checked.get(uri)
+    if checked is None or checked.version != document.version or checked.problem is not None:
+        return []  # no edits computed on another text
+    version = ls.edit_version(checked.version)
     wanted = params.context.only
     actions: List[lsp.CodeAction] = []
     if not wanted or lsp.CodeActionKind.QuickFix in wanted:
-        asked = {(d.code, d.range.start.line) for d in params.context.diagnostics}
-        for d in ls.current.get(uri, []):
-            key = (d.code, d.location.row - 1)
-            if key not in asked:
-                continue
-            shown = ls.to_lsp(d, lines, uri)
-            if d.fix is not None:
-                unsafe = d.fix.applicability is Applicability.UNSAFE
-                edits = [lsp.TextEdit(to_lsp_range(lines, e.location, e.end_location), e.content) for e in d.fix.edits]
-                actions.append(lsp.CodeAction(
-                    title="%s: %s%s" % (d.code, d.fix.message, " (unsafe)" if unsafe else ""),
-                    kind=lsp.CodeActionKind.QuickFix, diagnostics=[shown], is_preferred=not unsafe,
-                    edit=lsp.WorkspaceEdit(changes={uri: edits})))
-            disable = _disable_action(uri, lines, d, shown)
-            if disable is not None:
-                actions.append(disable)
-    if not wanted or any(str(k).startswith("source.fixAll") or k == lsp.CodeActionKind.Source for k in wanted):
-        fixed = _fix_all(ls, uri, document)
-        if fixed is not None:
-            actions.append(fixed)
+        actions += quick_fixes(uri, checked, params.context.diagnostics, version)
+    asked_for_fix_all = bool(wanted) and any(_includes(kind, FIX_ALL_KIND) for kind in wanted)
+    if asked_for_fix_all or (not wanted and has_safe_fix(checked)):
+        if not asked_for_fix_all and ls.resolves_edits():
+            actions.append(fix_all_action(uri, checked))  # its edit is computed if it is chosen
+        else:
+            fixed = await ls.fixes.fixed(uri, checked)
+            if fixed is not None:
+                actions.append(fix_all_action(uri, checked, fixed, version))
     return actions
 
 
-def _disable_action(uri: str, lines: List[str], d: Diagnostic, shown: lsp.Diagnostic) -> Optional[lsp.CodeAction]:
-    row = d.location.row - 1
-    text = lines[row] if row < len(lines) else ""
-    match = NOQA.search(text)
-    if match is None:
-        new_text, start = text.rstrip() + "  # noqa: %s" % d.code, 0
-    elif match.group("codes") is None:
-        return None  # a bare noqa comment already suppresses every code
-    else:
-        codes = [c.strip() for c in match.group("codes").split(",")]
-        if d.code not in codes:
-            codes.append(d.code)
-        new_text = text[:match.start()] + "# noqa: " + ", ".join(codes) + text[match.end():]
-        start = 0
-    edit = lsp.TextEdit(lsp.Range(lsp.Position(row, start), lsp.Position(row, _utf16(text))), new_text)
-    return lsp.CodeAction(title="Disable %s for this line" % d.code, kind=lsp.CodeActionKind.QuickFix,
-                          diagnostics=[shown], edit=lsp.WorkspaceEdit(changes={uri: [edit]}))
+def _includes(kind, wanted: str) -> bool:
+    """Whether asking for `kind` asks for `wanted`: "source" includes "source.fixAll.hyblint"."""
+    name = getattr(kind, "value", kind)
+    return wanted == name or wanted.startswith("%s." % name)
 
 
-def _fix_all(ls: HyblintServer, uri: str, document) -> Optional[lsp.CodeAction]:
-    from hyblint.fixer import fix_source
-    source = document.source
-    result = fix_source(source, document.path or uri, ls.settings_for(document.path))
-    if not result.changed:
-        return None
-    lines = lsp_lines(source)
-    whole = lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines), 0))
-    return lsp.CodeAction(title="hyblint: fix all safe fixes", kind=FIX_ALL_KIND,
-                          edit=lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(whole, result.source)]}))
+@server.feature(lsp.CODE_ACTION_RESOLVE)
+async def resolve_code_action(ls: HyblintServer, action: lsp.CodeAction) -> lsp.CodeAction:
+    data = action.data if isinstance(action.data, dict) else {}
+    uri, version = data.get("uri"), data.get("version")
+    document = ls.open_document(uri) if isinstance(uri, str) else None
+    checked = ls.checked.get(uri) if document is not None else None
+    if checked is None or checked.version != version or document.version != version:
+        return action  # the text has changed since: no edit
+    fixed = await ls.fixes.fixed(uri, checked)
+    if fixed is not None:
+        action.edit = fix_all_action(uri, checked, fixed, ls.edit_version(version)).edit
+    return action
 
 
-def serve() -> None:
-    server.start_io()
+def serve() -> int:
+    """Serve until `exit`; the exit code is 0 after a `shutdown` request, 1 without one."""
+    try:
+        server.start_io()
+    finally:
+        server.fixes.close()
+    return 0 if server.shutdown_requested else 1
 
 
 if __name__ == "__main__":
-    serve()
+    raise SystemExit(serve())

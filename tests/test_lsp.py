@@ -1,5 +1,8 @@
 """The language server, driven end to end over stdio by a real LSP client (pytest-lsp)."""
+import asyncio
+import json
 import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -51,6 +54,13 @@ async def change(client: LanguageClient, uri: str, version: int, text: str) -> N
     await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
 
 
+def edits_of(action: lsp.CodeAction, uri: str, version: int):
+    """The edits of an action, which must be pinned to the document version they were made for."""
+    [change] = action.edit.document_changes
+    assert change.text_document.uri == uri and change.text_document.version == version
+    return change.edits
+
+
 def apply(text: str, edits) -> str:
     lines = text.splitlines(keepends=True)
 
@@ -87,7 +97,7 @@ async def test_quick_fix_removes_the_diagnostic(client: LanguageClient):
         context=lsp.CodeActionContext(diagnostics=[diagnostic])))
     quick = [a for a in actions if a.kind == lsp.CodeActionKind.QuickFix and a.is_preferred]
     assert len(quick) == 1 and quick[0].title.startswith("HYB006")
-    fixed = apply(BROKEN, quick[0].edit.changes[uri])
+    fixed = apply(BROKEN, edits_of(quick[0], uri, 1))
     assert "a = a + b  # \u00e9\u00e9" in fixed
     await change(client, uri, 2, fixed)
     assert list(client.diagnostics[uri]) == []
@@ -101,10 +111,11 @@ async def test_disable_for_this_line_and_fix_all(client: LanguageClient):
         text_document=lsp.TextDocumentIdentifier(uri), range=diagnostic.range,
         context=lsp.CodeActionContext(diagnostics=[diagnostic])))
     disable = next(a for a in actions if a.title == "Disable HYB006 for this line")
-    suppressed = apply(BROKEN, disable.edit.changes[uri])
+    suppressed = apply(BROKEN, edits_of(disable, uri, 1))
     assert "a += b  # \u00e9\u00e9  # noqa: HYB006" in suppressed
     fix_all = next(a for a in actions if a.kind == "source.fixAll.hyblint")
-    assert "a = a + b" in apply(BROKEN, fix_all.edit.changes[uri])
+    fix_all = await client.code_action_resolve_async(fix_all)  # computed when it is chosen
+    assert "a = a + b" in apply(BROKEN, edits_of(fix_all, uri, 1))
     await change(client, uri, 2, suppressed)
     assert list(client.diagnostics[uri]) == []
 
@@ -148,7 +159,7 @@ async def test_positions_after_a_form_feed_and_a_line_separator(client: Language
 def test_bare_noqa_line_offers_no_disable_action():
     from hyblint.diagnostics import Location, Severity
     from hyblint.diagnostics import Diagnostic as HybDiagnostic
-    from hyblint.lsp import _disable_action, lsp_lines
+    from hyblint.lsp_actions import _disable_action, lsp_lines
     lines = lsp_lines("x = 1\ny += 2  # noqa\n")
     d = HybDiagnostic("HYB006", "m", "f.py", Location(2, 1), Location(2, 7), Severity.ERROR)
     assert _disable_action("file:///f.py", lines, d, None) is None
@@ -156,3 +167,131 @@ def test_bare_noqa_line_offers_no_disable_action():
                                HybDiagnostic("HYB006", "m", "f.py", Location(1, 1), Location(1, 7), Severity.ERROR),
                                None)
     assert extended.edit.changes["file:///f.py"][0].new_text == "y += 2  # noqa: HYB001, HYB006"
+
+
+def test_published_json_matches_the_lsprotocol_diagnostic():
+    from lsprotocol import converters
+    from hyblint.diagnostics import Location, Severity
+    from hyblint.diagnostics import Diagnostic as HybDiagnostic
+    from hyblint.lsp_actions import lsp_lines, to_lsp, to_lsp_json
+    lines = lsp_lines("x = 1\n\u00e9\u00e9 = y[0]  # \U0001f600\n")
+    for d in (HybDiagnostic("HYB001", "m", "f.py", Location(2, 6), Location(2, 10), Severity.ERROR, url="https://x/"),
+              HybDiagnostic("HYB006", "w", "f.py", Location(1, 1), Location(3, 1), Severity.WARNING)):
+        assert to_lsp_json(d, lines) == converters.get_converter().unstructure(to_lsp(d, lines))
+
+
+async def code_actions(client: LanguageClient, uri: str, diagnostics, only=None):
+    whole = lsp.Range(lsp.Position(0, 0), lsp.Position(100, 0))
+    return await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri), range=whole,
+        context=lsp.CodeActionContext(diagnostics=list(diagnostics), only=only)))
+
+
+@pytest.mark.asyncio
+async def test_last_good_diagnostics_kept_while_the_buffer_does_not_parse_offer_no_edits(client: LanguageClient):
+    uri = await open_document(client, "stale.py", BROKEN)
+    # the import line is being rewritten: the kept HYB006 now points into other text
+    half_typed = BROKEN.replace("from mxnet.gluon import nn", "from mxnet.gluon import (\n\n\n")
+    await change(client, uri, 2, half_typed)
+    shown = list(client.diagnostics[uri])
+    assert sorted(d.code for d in shown) == ["HYB006", "HYB900"]
+    actions = await code_actions(client, uri, shown)
+    assert [a for a in actions if a.edit is not None] == []
+
+
+@pytest.mark.asyncio
+async def test_code_actions_answer_for_the_text_the_client_sees(client: LanguageClient):
+    uri = await open_document(client, "moved.py", BROKEN)
+    moved = "# a line above\n" + BROKEN
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=uri, version=2), [lsp.TextDocumentContentChangeWholeDocument(moved)]))
+    # asked before the edit's diagnostics arrive: the answer waits for them, and is about version 2
+    asked = lsp.Diagnostic(range=lsp.Range(lsp.Position(7, 8), lsp.Position(7, 14)), message="", code="HYB006")
+    actions = await code_actions(client, uri, [asked], only=[lsp.CodeActionKind.QuickFix])
+    quick = next(a for a in actions if a.is_preferred)
+    assert "a = a + b  # \u00e9\u00e9" in apply(moved, edits_of(quick, uri, 2))
+    # the fix-all action offered for version 2 gives no edit once the text has changed again
+    fix_all = next(a for a in await code_actions(client, uri, []) if a.kind == "source.fixAll.hyblint")
+    await change(client, uri, 3, moved + "\n")
+    assert (await client.code_action_resolve_async(fix_all)).edit is None
+
+
+@pytest.mark.asyncio
+async def test_fix_all_is_computed_only_when_asked_for_and_never_before_diagnostics(client: LanguageClient):
+    uri = await open_document(client, "slow.py", BROKEN)
+    [diagnostic] = client.diagnostics[uri]
+    quick_only = await code_actions(client, uri, [diagnostic], only=[lsp.CodeActionKind.QuickFix])
+    assert all(a.kind == lsp.CodeActionKind.QuickFix for a in quick_only)
+    # asked for explicitly: the fix is computed in another process while edits are still checked
+    fixing = asyncio.ensure_future(code_actions(client, uri, [], only=["source.fixAll"]))
+    await asyncio.sleep(0)
+    await change(client, uri, 2, BROKEN + "\n")
+    assert not fixing.done()
+    [fix_all] = await fixing
+    assert fix_all.kind == "source.fixAll.hyblint" and fix_all.edit is not None
+
+
+def _rpc(messages, env=None, cwd=None) -> int:
+    """Run the server on a fixed list of messages; its exit code."""
+    body = b"".join(b"Content-Length: %d\r\n\r\n%s" % (len(m), m)
+                    for m in (json.dumps(dict(message, jsonrpc="2.0")).encode() for message in messages))
+    done = subprocess.run([sys.executable, "-m", "hyblint", "lsp"], input=body, capture_output=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=cwd)
+    return done.returncode
+
+
+INITIALIZE = [{"id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}},
+              {"method": "initialized", "params": {}}]
+
+
+def test_exit_code_is_0_after_shutdown_and_1_without():
+    assert _rpc(INITIALIZE + [{"id": 2, "method": "shutdown"}, {"method": "exit"}]) == 0
+    assert _rpc(INITIALIZE + [{"method": "exit"}]) == 1
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("config, reason", [
+    (b'[tool.hyblint]\nselect = ["HYB0\xff"]\n', "UTF-8"),
+    (b"[tool.hyblint]\nselect = " + b"[" * 3000 + b"]" * 3000 + b"\n", ""),
+    (b"[tool.hyblint]\nselect = 5\n", "select"),
+])
+async def test_a_bad_pyproject_is_shown_and_the_server_recovers_when_it_is_fixed(client, config, reason):
+    pyproject = client.folder / "pyproject.toml"
+    pyproject.write_bytes(config)
+    uri = await open_document(client, "configured.py", BROKEN)
+    [shown] = client.diagnostics[uri]
+    assert str(pyproject) in shown.message and reason in shown.message
+    assert any(str(pyproject) in m.message for m in client.messages)
+    pyproject.write_text('[tool.hyblint]\nselect = ["HYB006"]\n')
+    await change(client, uri, 2, BROKEN + "\n")
+    assert [d.code for d in client.diagnostics[uri]] == ["HYB006"]
+
+
+@pytest.mark.asyncio
+async def test_malformed_traffic_never_kills_the_server(client: LanguageClient):
+    nowhere = "file:///nowhere/missing.py"
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(  # a document that was never opened
+        lsp.VersionedTextDocumentIdentifier(uri=nowhere, version=2), [lsp.TextDocumentContentChangeWholeDocument("x")]))
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(nowhere)))
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert not await code_actions(client, nowhere, [])
+    uri = await open_document(client, "ranges.py", BROKEN)
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(  # a range far past the end
+        lsp.VersionedTextDocumentIdentifier(uri=uri, version=2), [lsp.TextDocumentContentChangePartial(
+            range=lsp.Range(lsp.Position(500, 3), lsp.Position(900, 0)), text="y = 1\n")]))
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    untitled = "untitled:Untitled-1"
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=untitled, language_id="python", version=1, text=BROKEN)))
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert [d.code for d in client.diagnostics[untitled]] == ["HYB006"]
+    huge = "huge.py"
+    text = "x = 1\n" * 400_000
+    huge_uri = (client.folder / huge).as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=huge_uri, language_id="python", version=1, text=text)))
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    [too_large] = client.diagnostics[huge_uri]
+    assert "not checked" in too_large.message
+    await change(client, uri, 3, BROKEN)  # still alive
+    assert [d.code for d in client.diagnostics[uri]] == ["HYB006"]
