@@ -10,6 +10,7 @@ class TensorIndexing(Rule):
     message = ("Indexing a tensor breaks after hybridize(): a Symbol's `[i]` selects its i-th output; "
                "use F.slice_axis / F.slice / F.take")
     fix_availability = "sometimes"
+    screen_triggers = ('tensor-subscript',)
     docs = """
     ## What it does
     Flags subscripts (`x[0]`, `x[:, 1:3]`, `x[..., 0]`, `x[:, None]`, `x[idx]`) on tensors inside

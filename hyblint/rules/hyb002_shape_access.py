@@ -10,6 +10,7 @@ class ShapeAccess(Rule):
     name = "shape-access"
     message = "A Symbol has no `.{attr}`: shapes are unknown while hybrid_forward is traced"
     fix_availability = "sometimes"
+    screen_triggers = ('tensor-attribute', 'tensor-call')
     docs = """
     ## What it does
     Flags `.shape`, `.size`, `.ndim` and `len(x)` on tensors inside `hybrid_forward`.

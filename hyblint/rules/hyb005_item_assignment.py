@@ -9,6 +9,7 @@ class ItemAssignment(Rule):
     name = "item-assignment"
     message = "A Symbol does not support item assignment: build the new tensor with F.where instead"
     fix_availability = "sometimes"
+    screen_triggers = ('tensor-subscript',)
     docs = """
     ## What it does
     Flags assignments into a tensor: `x[i] = v`, `x[:] = v`, `x[mask] = v`, `x[i] += v`.

@@ -13,6 +13,7 @@ class ImperativeNamespace(Rule):
     name = "imperative-namespace"
     message = "`{call}` is an NDArray-only function: call it through the `{F}` namespace"
     fix_availability = "sometimes"
+    screen_triggers = ('imperative-call',)
     docs = """
     ## What it does
     Flags calls through the imperative namespace inside `hybrid_forward`: `nd.relu(x)`,
