@@ -97,3 +97,10 @@ def test_a_rule_module_is_registered_by_its_file_alone(tmp_path, monkeypatch):
 ])
 def test_selection_prefers_the_more_specific_pattern(settings, expected):
     assert list(selected_codes(settings)) == expected
+
+
+def test_the_readme_table_is_the_rule_classes():
+    from pathlib import Path
+    from hyblint.rules import rule_table
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert rule_table() in readme

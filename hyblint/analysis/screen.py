@@ -333,7 +333,7 @@ class _Screen:
                 return imported  # (a name bound in the method may still be the module to the analysis)
         if type(func) is ast.Attribute and self.flavor(func.value) & T:
             if func.attr in GROUP_OPS:  # a method of the output table: one output or several
-                return imported | T | G
+                return imported | _outputs_flavor(func.attr, node, 1)
             return imported | (0 if func.attr in PYTHON_METHODS else T)
         return imported
 
@@ -348,11 +348,11 @@ class _Screen:
         if isinstance(node, (ast.For, ast.comprehension, ast.Starred)):      # HYB015
             return self.maybe_tensor_before(node.iter if not isinstance(node, ast.Starred) else node.value)
         if isinstance(node, ast.Assign):                                      # HYB015 unpacking, HYB017
-            return any(self._on_instance(target) for target in node.targets) or (
+            return any(self._on_instance(target) for target in node.targets) and self._changes(node.value) or (
                 any(type(target) in (ast.Tuple, ast.List) for target in node.targets)
-                and self.maybe_tensor_before(node.value))
+                and not self._child_call(node.value) and self.maybe_tensor_before(node.value))
         if isinstance(node, ast.AnnAssign):                                   # HYB017
-            return self._on_instance(node.target)
+            return self._on_instance(node.target) and node.value is not None and self._changes(node.value)
         if isinstance(node, _TESTED):                                         # HYB008
             return self.maybe_tensor(node.test)  # (HYB013's calls are found as calls)
         if isinstance(node, ast.UnaryOp):                                     # HYB008 `not`
@@ -388,6 +388,17 @@ class _Screen:
         return resolved.startswith(IMPERATIVE_PREFIXES) or (                 # HYB009
             resolved in NUMPY_FUNCTIONS and tensor_argument) or (           # HYB007
             resolved in FROZEN_CALLS) or resolved.startswith(PYTHON_RANDOM_PREFIXES)  # HYB013, HYB016
+
+    def _changes(self, value: ast.expr) -> bool:
+        """HYB017's test: a value that may be traced, or read from the block's attributes."""
+        return bool(self.flavor(value)) or any(
+            type(node) is ast.Attribute and _is_name(node.value, self.instance) for node in _walk(value))
+
+    def _child_call(self, value: ast.expr) -> bool:
+        """`self.child(...)`: a child block's or helper's result, which the analysis never takes for
+        one tensor (a tuple of them, or unknown)."""
+        name = _dotted(value.func) if type(value) is ast.Call else None
+        return name is not None and name.count(".") == 1 and name.partition(".")[0] == self.instance == "self"
 
     def _on_instance(self, target: ast.expr) -> bool:
         """An attribute of the block (`self.a`, `self.a.b`), or one inside a tuple target."""
@@ -516,10 +527,16 @@ def _namespace_flavor(op: str, call: ast.Call) -> int:
         return 0
     if short not in GROUP_OPS:
         return T
-    count = output_count(short, lambda name: _literal_argument(call, name), lambda index: _literal_argument(call, index))
+    return _outputs_flavor(short, call, 0)
+
+
+def _outputs_flavor(op: str, call: ast.Call, shift: int) -> int:
+    """As the analysis's `_outputs_kind` (`shift`: 1 for a method, whose data is its receiver)."""
+    count = output_count(op, lambda name: _literal_argument(call, name),
+                         lambda index: _literal_argument(call, index - shift))
     # where `ast` reads a literal that libcst does not (`"bo" "th"` is one string here), the
     # analysis may see a group; an unknown flag makes a tensor or a group
-    return G if count > 1 or short in COUNTED_OUTPUTS and count == UNKNOWN_COUNT else T | G
+    return G if count > 1 or op in COUNTED_OUTPUTS and count == UNKNOWN_COUNT else T | G
 
 
 def _literal_argument(call: ast.Call, which):

@@ -33,3 +33,12 @@ def get_rule(code: str) -> Type[Rule]:
         if rule.code == wanted.upper() or rule.name == wanted.lower():
             return rule
     raise KeyError(code)
+
+
+def rule_table() -> str:
+    """The README's table of rules, in Markdown, from the rule classes (a test keeps them equal)."""
+    rows = ["| code | name | severity | fix |", "|---|---|---|---|"]
+    for code, rule in ALL_RULES.items():
+        severity = rule.severity.value + ("" if rule.default_selected else ", off by default")
+        rows.append("| %s | %s | %s | %s |" % (code, rule.name, severity, rule.fix_summary))
+    return "\n".join(rows) + "\n"

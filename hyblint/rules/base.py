@@ -95,6 +95,7 @@ class Rule:
     # names in analysis/screen.py's SCREEN_TRIGGERS); None: the screen does not know the rule and
     # is off while it is selected.
     screen_triggers: ClassVar[Optional[Tuple[str, ...]]] = None
+    fix_summary: ClassVar[str] = "none"  # what the fix rewrites to, for the README's rule table
     docs: ClassVar[str]
     VALID: ClassVar[Sequence[str]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()

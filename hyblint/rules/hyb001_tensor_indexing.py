@@ -11,6 +11,7 @@ class TensorIndexing(Rule):
                "use F.slice_axis / F.slice / F.take")
     fix_availability = "sometimes"
     screen_triggers = ('tensor-subscript',)
+    fix_summary = '`F.slice_axis` / `F.slice` / `F.squeeze` / `F.expand_dims` / `F.take`'
     docs = """
     ## What it does
     Flags subscripts (`x[0]`, `x[:, 1:3]`, `x[..., 0]`, `x[:, None]`, `x[idx]`) on tensors inside

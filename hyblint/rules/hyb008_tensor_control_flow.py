@@ -12,6 +12,7 @@ class TensorControlFlow(Rule):
     message = "Python `{what}` decides on a tensor's value, which a traced Symbol does not have: use F.where"
     fix_availability = "sometimes"
     screen_triggers = ('tensor-test',)
+    fix_summary = '`F.where` (unsafe)'
     docs = """
     ## What it does
     Flags Python control flow that decides on a tensor value: `if`, `while`, `assert`, a

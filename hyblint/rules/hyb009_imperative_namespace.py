@@ -14,6 +14,7 @@ class ImperativeNamespace(Rule):
     message = "`{call}` is an NDArray-only function: call it through the `{F}` namespace"
     fix_availability = "sometimes"
     screen_triggers = ('imperative-call',)
+    fix_summary = '`F.op`'
     docs = """
     ## What it does
     Flags calls through the imperative namespace inside `hybrid_forward`: `nd.relu(x)`,

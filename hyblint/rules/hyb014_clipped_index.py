@@ -12,6 +12,7 @@ class ClippedIndex(Rule):
     message = "`{op}` clips indices by default (mode='clip'): the negative index {value} silently means 0"
     fix_availability = "always"
     screen_triggers = ('negative-index',)
+    fix_summary = "`mode='wrap'`"
     docs = """
     ## What it does
     Flags `F.take` / `F.pick` given a negative literal index (directly, or through
