@@ -134,7 +134,7 @@ class _Screen:
         self.locals.update(positional, (a.arg for a in arguments.kwonlyargs),
                            (star.arg for star in (arguments.vararg, arguments.kwarg) if star is not None))
         self._flavor_of: Dict[ast.AST, int] = {}
-        for name in _lists_by_usage(self.nodes, [n for n, flavor in self.flavors.items() if flavor == T | G]):
+        for name in _lists_by_usage(self.nodes, [n for n, f in self.flavors.items() if f == T | G], self.namespace):
             self.flavors[name] = G
         self.initial = dict(self.flavors)
         self._earlier: Optional[Dict[str, list]] = None
@@ -477,10 +477,12 @@ def _unpacked(target: ast.expr, flavor: int):
         yield from _unpacked(target.value, 0)
 
 
-def _lists_by_usage(nodes: List[ast.AST], names: List[str]) -> List[str]:
-    """The parameters among `names` that the analysis's usage evidence surely takes for lists: used
-    as one (`for _ in p`, `*p`, `len(p)`, `p.append`) and nowhere as a tensor could be (`p.<attr>`,
-    `p` as an argument to a method call, `p - q`), the latter over-approximated."""
+def _lists_by_usage(nodes: List[ast.AST], names: List[str], namespace: str) -> List[str]:
+    """The parameters among `names` that the analysis's usage evidence (`_usage_evidence`) surely
+    takes for lists: used as one (`for _ in p`, `*p`, `len(p)`, `p.append`) and nowhere as a tensor
+    could be (`p.<attr>`, `F.op(p)`, `p - q`), the latter over-approximated. Sound while a
+    parameter's kind comes from its name and uses alone: evidence from elsewhere (callers) that
+    can make such a parameter a tensor must end this refinement."""
     if not names:
         return []
     wanted = set(names)
@@ -497,7 +499,7 @@ def _lists_by_usage(nodes: List[ast.AST], names: List[str]) -> List[str]:
             func = node.func
             if type(func) is ast.Name and func.id in ("len", "enumerate", "zip", "list", "tuple", "reversed"):
                 as_list.update(name_of(arg) for arg in node.args)
-            if type(func) is ast.Attribute:
+            if type(func) is ast.Attribute and _is_name(func.value, namespace):  # `F.op(p)`
                 maybe_tensor.update(name_of(arg) for arg in node.args)
             as_list.update(name_of(arg.value) for arg in node.args if type(arg) is ast.Starred)
         elif kind is ast.Attribute:
