@@ -1,6 +1,7 @@
 """Ops with several outputs: selecting one with an integer index is legal once hybridized and stays
 silent; an op asked for one output is a tensor, whose `[0]` is the silent bug HYB001 reports. The
-table of counts (analysis/vocabulary.py) was recorded from MXNet 1.9.1's registry."""
+table of counts (analysis/vocabulary.py) was recorded from MXNet 1.9.1's registry. And one
+diagnostic per failure, where rules report nested code."""
 import pytest
 
 from hyblint.analysis.vocabulary import UNKNOWN_COUNT, output_count
