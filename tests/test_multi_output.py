@@ -35,6 +35,8 @@ SELECTED_OUTPUTS = [
     "return F.contrib.MultiBoxTarget(a, l, c)[2]",
     "return F.contrib.bipartite_matching(x, threshold=0.5)[1]",
     "return F.LayerNorm(x, g, b, output_mean_var=True)[2]",
+    "return F.random.multinomial(x, get_prob=True)[1]",
+    "out, aux = F.Custom(x, op_type='two_outputs')\nreturn out",
 ]
 
 
@@ -51,6 +53,7 @@ def test_selecting_an_output_of_a_multi_output_op_is_silent(body):
     "return F.RNN(x, p, s, state_size=4, num_layers=1, mode='gru')[0]",
     "return F.BatchNorm(x, g, b, m, v, output_mean_var=False)[0]",
     "return x.split(num_outputs=1, axis=0)[0]",
+    "return F.random.multinomial(x)[0]",  # one output eagerly (the symbolic wrapper's default is two)
 ])
 def test_an_op_with_one_output_indexed_is_reported(body):
     found = check_source(hybrid_block(body, args="x, p, s, g, b, m, v"), "example.py", ALL)

@@ -17,7 +17,7 @@ PYTHON_BUILTINS = frozenset({"len", "range", "int", "float", "bool", "str", "isi
 # and `F.linalg_slogdet` alike):
 FIXED_OUTPUTS = {
     "slogdet": 2, "linalg_slogdet": 2, "gelqf": 2, "linalg_gelqf": 2, "syevd": 2, "linalg_syevd": 2,
-    "moments": 2, "box_encode": 2, "bipartite_matching": 2, "MultiBoxTarget": 3, "multinomial": 2,
+    "moments": 2, "box_encode": 2, "bipartite_matching": 2, "MultiBoxTarget": 3,
     "hawkesll": 2, "calibrate_entropy": 2, "dgl_csr_neighbor_uniform_sample": 3, "quantize": 3,
     "quantize_asym": 3, "quantize_v2": 3, "quantized_batch_norm": 3, "quantized_concat": 3,
     "quantized_elemwise_add": 3, "quantized_elemwise_mul": 3, "quantized_flatten": 3, "requantize": 3,
@@ -30,13 +30,18 @@ FLAG_OUTPUTS = {
     "BatchNorm": ("output_mean_var", 3), "LayerNorm": ("output_mean_var", 3), "SyncBatchNorm": ("output_mean_var", 3),
     "Proposal": ("output_score", 2), "MultiProposal": ("output_score", 2),
     "sample_multinomial": ("get_prob", 2),
+    # (mx.sym.random.multinomial defaults to get_prob=True, mx.nd.random.multinomial to False: the
+    # eager meaning, one output, is the one the code was written for)
+    "multinomial": ("get_prob", 2),
 }
+# Ops whose outputs are those of code registered elsewhere (a CustomOp's list_outputs).
+VARIABLE_OUTPUTS = frozenset({"Custom"})
 # Ops with as many outputs as an attribute says (the split family also takes it as the second
 # positional argument): `F.split(x, num_outputs=1)` is one tensor.
 COUNTED_OUTPUTS = {"split": "num_outputs", "SliceChannel": "num_outputs", "split_v2": "indices_or_sections",
                    "amp_multicast": "num_outputs"}
 SPLIT_OPS = frozenset({"split", "SliceChannel", "split_v2"})
-GROUP_OPS = frozenset(FIXED_OUTPUTS) | frozenset(FLAG_OUTPUTS) | frozenset(COUNTED_OUTPUTS)
+GROUP_OPS = frozenset(FIXED_OUTPUTS) | frozenset(FLAG_OUTPUTS) | frozenset(COUNTED_OUTPUTS) | VARIABLE_OUTPUTS
 UNKNOWN_COUNT = -1
 
 
@@ -48,6 +53,8 @@ def output_count(op: str, attribute, positional) -> int:
     read their own syntax trees, and share this decision."""
     if op in FIXED_OUTPUTS:
         return FIXED_OUTPUTS[op]
+    if op in VARIABLE_OUTPUTS:
+        return UNKNOWN_COUNT
     if op in FLAG_OUTPUTS:
         name, many = FLAG_OUTPUTS[op]
         value = attribute(name)
