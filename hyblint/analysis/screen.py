@@ -390,9 +390,9 @@ class _Screen:
             resolved in FROZEN_CALLS) or resolved.startswith(PYTHON_RANDOM_PREFIXES)  # HYB013, HYB016
 
     def _changes(self, value: ast.expr) -> bool:
-        """HYB017's test: a value that may be traced, or read from the block's attributes."""
-        return bool(self.flavor(value)) or any(
-            type(node) is ast.Attribute and _is_name(node.value, self.instance) for node in _walk(value))
+        """HYB017's test, over-approximated: anything but a literal value, `len(...)` of one, or a
+        display of them (the analysis's PYTHON, with no attribute of the block in it)."""
+        return not _plain_python(value)
 
     def _child_call(self, value: ast.expr) -> bool:
         """`self.child(...)`: a child block's or helper's result, which the analysis never takes for
@@ -475,6 +475,18 @@ def _unpacked(target: ast.expr, flavor: int):
             yield from _unpacked(inner, flavor if type(inner) is ast.Name else 0)
     elif type(target) is ast.Starred:
         yield from _unpacked(target.value, 0)
+
+
+def _plain_python(value: ast.expr) -> bool:
+    """A value the analysis surely takes for a Python value and that reads nothing of the block."""
+    kind = type(value)
+    if kind is ast.Constant:
+        return True
+    if kind is ast.UnaryOp:
+        return _plain_python(value.operand)
+    if kind in (ast.List, ast.Tuple) and not value.elts:
+        return True
+    return False
 
 
 def _lists_by_usage(nodes: List[ast.AST], names: List[str], namespace: str) -> List[str]:

@@ -17,10 +17,10 @@ class TraceTimeState(Rule):
     ## What it does
     Flags state that a block keeps across calls, set inside `hybrid_forward`: augmented
     assignments to its attributes (`self.step += 1`), and assignments (`self.margin = ...`,
-    `self._cache.value = ...`, `setattr(self, name, value)`) of a value computed from the
-    block's attributes (`self.margin * 0.9`) or of a tensor (`self._prev_output = output`).
-    A setting that is the same on every call (`self._clip = -1`, `self.child.end = len(ys)`)
-    is not flagged.
+    `self._cache.value = ...`, `setattr(self, name, value)`) of anything but a plain Python
+    value: a value computed from the block's attributes (`self.margin * 0.9`), a tensor
+    (`self._prev_output = output`), a call's result. A Python value that is the same on every
+    call (`self._clip = -1`, `self.child.end = len(ys)`, `self.outputs = []`) is not flagged.
 
     ## Why is this bad?
     A hybridized block runs its Python code once per input signature, to trace the graph. On
@@ -64,6 +64,7 @@ class TraceTimeState(Rule):
         Invalid(hybrid_block("self.a = self.b = self.a + 1\nreturn x"), expected=2),
         Invalid(hybrid_block("out = F.relu(x) + self._prev\nself._prev = out\nreturn out")),
         Invalid(hybrid_block("self.cls, self.loc = self.head(x)\nreturn self.cls, self.loc"), expected=2),
+        Invalid(hybrid_block("self.margin = schedule(x)\nreturn x - self.margin")),
     ]
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -97,8 +98,9 @@ class TraceTimeState(Rule):
             self.report(target, self.message.format(target=self.code_of(target)))
 
     def _changes(self, value) -> bool:
-        """A value that may differ from call to call: read from the block's attributes, or traced."""
-        if self.kind(value) in (Kind.TENSOR, Kind.MAYBE, Kind.GROUP, Kind.SEQUENCE):
+        """A value that may differ from call to call: anything but a Python value computed without
+        the block's attributes (`-1`, `[]`, `len(ys)`)."""
+        if self.kind(value) not in (Kind.PYTHON, Kind.NONE):
             return True
         return any(isinstance(node, cst.Attribute) and self._is_self(node.value) for node in subtree(value))
 
