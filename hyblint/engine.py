@@ -207,8 +207,44 @@ def run_rules(module: cst.Module, functions: Sequence[Tuple[cst.FunctionDef, Opt
         for instance in instances:
             instance.facts = facts
             instance.function = function
+        before = [len(instance.violations) for instance in instances]
         _dispatch(facts, dispatch)
+        found = [v for instance, start in zip(instances, before) for v in instance.violations[start:]]
+        if len(found) > 1:
+            kept = set(map(id, one_per_failure(found, facts)))
+            for instance, start in zip(instances, before):
+                instance.violations[start:] = [v for v in instance.violations[start:] if id(v) in kept]
     return [v for instance in instances for v in instance.violations]
+
+
+def one_per_failure(violations: List[Violation], facts) -> List[Violation]:
+    """One diagnostic per failure. Where rules report on nested code, the innermost diagnostic
+    explains it: Python evaluates an operation's operand first, so an operation whose operand
+    (`v` of `v[i]`, `v.attr`, `v(...)`) holds a reported node acts on a value that already fails
+    or is already wrong (`y.size()[0]`: `y.size` is what fails, HYB002; the subscript is not a
+    second problem, HYB001). Of several rules on one node, the first in code order speaks. An
+    operation's other parts (`x += y[0]`: the target and the value) are separate failures."""
+    index = {id(node): i for i, node in enumerate(facts.nodes)}
+    reported = sorted({index[id(v.node)] for v in violations if id(v.node) in index})
+    kept, seen = [], set()
+    for v in violations:
+        if id(v.node) in seen:
+            continue
+        seen.add(id(v.node))
+        operand = _operand(v.node)
+        start = index.get(id(operand)) if operand is not None else None
+        if start is not None and any(start <= i < facts.ends[start] for i in reported):
+            continue
+        kept.append(v)
+    return kept
+
+
+def _operand(node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    if isinstance(node, (cst.Subscript, cst.Attribute)):
+        return node.value
+    if isinstance(node, cst.Call):
+        return node.func.value if isinstance(node.func, cst.Attribute) else None
+    return None
 
 
 _VISITORS: Dict[type, list] = {}

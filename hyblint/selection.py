@@ -2,13 +2,28 @@
 screen files never import a rule module (nor, through it, libcst)."""
 from __future__ import annotations
 
+import os
+import re
 from typing import Iterable, Tuple
 
 from hyblint.settings import Settings
 
+_RULE_MODULE = re.compile(r"^(hyb\d{3})_\w+\.py$")
+
+
+def _rule_modules() -> Tuple[Tuple[str, str], ...]:
+    """(code, module name) of each rule module in hyblint/rules, in code order: a listing of one
+    directory, so that knowing the codes costs no import."""
+    directory = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rules")
+    found = sorted((match.group(1).upper(), name[:-3]) for name in os.listdir(directory)
+                   for match in [_RULE_MODULE.match(name)] if match)
+    return tuple(found)
+
+
+RULE_MODULES = _rule_modules()
 # Every rule's code, in order, and those a run leaves out unless asked; the rule classes carry the
-# same facts (`code`, `default_selected`), and a test keeps the two equal.
-RULE_CODES: Tuple[str, ...] = tuple("HYB%03d" % number for number in range(1, 15))
+# latter fact (`default_selected`) too, and a test keeps the two equal.
+RULE_CODES: Tuple[str, ...] = tuple(code for code, _ in RULE_MODULES)
 OFF_BY_DEFAULT = frozenset({"HYB012"})
 
 

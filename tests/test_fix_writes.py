@@ -219,13 +219,15 @@ NESTED = textwrap.dedent("""\
 
 
 def test_diff_counts_what_the_check_counts(tmp_path):
-    """Nested fixes are re-found after the inner ones apply: they are still the ones counted."""
+    """One failure is one diagnostic (the innermost of nested ones), so the check counts 3; the
+    outer ones are found once the inner fixes apply, and --diff says so."""
     (tmp_path / "m.py").write_text(NESTED)
     check = run_cli("m.py", cwd=tmp_path)
-    assert "[*] 5 fixable with the `--fix` option." in check.stdout, check.stdout
+    assert "[*] 3 fixable with the `--fix` option." in check.stdout, check.stdout
     diff = run_cli("--diff", "m.py", cwd=tmp_path)
     assert diff.returncode == 1
-    assert "Would fix 5 errors." in diff.stderr, diff.stderr
+    assert "Would fix 5 errors (the check counted 3 fixable: 2 more appeared after applying fixes)." \
+        in diff.stderr, diff.stderr
 
 
 def _diagnostic(content, column, code="HYB001"):

@@ -3,6 +3,7 @@ import pytest
 
 from hyblint.engine import check_source
 from hyblint.fixer import fix_source
+from hyblint.analysis.screen import SCREEN_TRIGGERS
 from hyblint.rules import ALL_RULES, get_rule
 from hyblint.selection import OFF_BY_DEFAULT, RULE_CODES, selected_codes
 from hyblint.settings import Settings
@@ -58,6 +59,8 @@ def test_codes_are_the_specified_table():
         "HYB009": ("imperative-namespace", "error", True), "HYB010": ("print-tensor", "warning", True),
         "HYB011": ("reshape-positional", "error", True), "HYB012": ("implicit-broadcast", "error", False),
         "HYB013": ("trace-time-branch", "warning", True), "HYB014": ("clipped-index", "error", True),
+        "HYB015": ("tensor-iteration", "error", True), "HYB016": ("trace-time-random", "error", True),
+        "HYB017": ("trace-time-state", "warning", True),
     }
 
 
@@ -65,6 +68,24 @@ def test_the_selection_table_matches_the_rule_classes():
     # the processes that only screen files select rules from this table, without importing them
     assert RULE_CODES == tuple(ALL_RULES)
     assert OFF_BY_DEFAULT == {code for code, rule in ALL_RULES.items() if not rule.default_selected}
+
+
+def test_the_screen_knows_what_every_rule_reports_on():
+    # a rule the screen does not know turns it off (libcst for every method): only HYB012, which
+    # reports on nearly every binary operation, goes without
+    assert {code: rule.screen_triggers for code, rule in ALL_RULES.items() if rule.screen_triggers is not None} \
+        == SCREEN_TRIGGERS
+    assert [code for code, rule in ALL_RULES.items() if rule.screen_triggers is None] == ["HYB012"]
+
+
+def test_a_rule_module_is_registered_by_its_file_alone(tmp_path, monkeypatch):
+    import hyblint.selection as selection
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    for name in ("hyb001_tensor_indexing.py", "hyb020_new_rule.py", "base.py", "__init__.py", "notes.txt"):
+        (rules_dir / name).write_text("")
+    monkeypatch.setattr(selection.os.path, "dirname", lambda path: str(tmp_path))
+    assert selection._rule_modules() == (("HYB001", "hyb001_tensor_indexing"), ("HYB020", "hyb020_new_rule"))
 
 
 @pytest.mark.parametrize("settings,expected", [
@@ -76,3 +97,10 @@ def test_the_selection_table_matches_the_rule_classes():
 ])
 def test_selection_prefers_the_more_specific_pattern(settings, expected):
     assert list(selected_codes(settings)) == expected
+
+
+def test_the_readme_table_is_the_rule_classes():
+    from pathlib import Path
+    from hyblint.rules import rule_table
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert rule_table() in readme

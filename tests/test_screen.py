@@ -62,6 +62,10 @@ def test_no_invalid_example_is_cleared(code, index):
     ("return F.concat(states[0], x, dim=1)", "x, states"),
     ("return F.take(x, F.reshape(index, shape=(-1,)))", "x, index"),
     ("outs = F.contrib.foreach(self._body, x, [])\nreturn outs[0]", "x"),
+    ("h, c = self.cell(x)\nreturn h", "x"),                              # a child's result: a tuple
+    ("cx, cy = x.split(axis=-1, num_outputs=2)\nreturn cx * cy", "x"),
+    ("self.features = []\nreturn F.relu(x)", "x"),                       # the same on every call
+    ("for f in feats:\n    x = x + f\nreturn x", "x, feats"),             # a list by its use
 ])
 def test_clean_gluon_code_is_cleared(body, args):
     assert cleared(body, args)

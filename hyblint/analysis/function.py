@@ -14,8 +14,9 @@ import libcst as cst
 from hyblint.analysis.index import ClassContext, Helper
 from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.module import ModuleFacts, dotted
-from hyblint.analysis.vocabulary import (GROUP_METHODS, GROUP_OPS, NAMESPACE_PREFIXES, NESTED_OPS, PYTHON_BUILTINS,
-                                         PYTHON_METHODS, SPLIT_OPS, STATE_WORDS, TENSOR_PLURALS)
+from hyblint.analysis.vocabulary import (COUNTED_OUTPUTS, GROUP_OPS, LIST_METHODS, NAMESPACE_PREFIXES, NESTED_OPS,
+                                         PYTHON_BUILTINS, PYTHON_METHODS, STATE_WORDS, TENSOR_PLURALS, UNKNOWN_COUNT,
+                                         output_count)
 from hyblint.analysis.walk import preorder
 
 # Methods only a tensor has: a parameter used with one is a tensor, whatever its name.
@@ -23,7 +24,6 @@ TENSOR_METHODS = {"reshape", "transpose", "expand_dims", "astype", "sum", "mean"
                   "slice_axis", "flatten", "squeeze", "broadcast_to", "broadcast_like", "softmax", "exp",
                   "log", "relu", "sigmoid", "tanh", "clip", "abs", "argmax", "argmin", "tile", "norm",
                   "asnumpy", "asscalar", "as_in_context", "zeros_like", "ones_like", "reshape_like"}
-LIST_METHODS = {"append", "extend", "insert", "pop", "index", "count"}
 
 
 def _is_none(expr) -> bool:
@@ -200,8 +200,8 @@ class _Walker:
             receiver = self.expr(func.value, env)
             method = func.attr.value
             if receiver in (Kind.TENSOR, Kind.MAYBE):
-                if method in GROUP_METHODS:
-                    return Kind.GROUP
+                if method in GROUP_OPS:  # `x.split(num_outputs=2)`, `x.topk(ret_typ='both')`
+                    return _outputs_kind(method, node, 1)
                 if method in PYTHON_METHODS:
                     return Kind.PYTHON
                 return Kind.TENSOR
@@ -211,23 +211,11 @@ class _Walker:
 
     def _namespace_call(self, op: str, node: cst.Call) -> Kind:
         short = op.rsplit(".", 1)[-1]
-        if short in SPLIT_OPS:
-            outputs = _keyword(node, "num_outputs")
-            if short == "split" and outputs is None and len(node.args) > 1 and node.args[1].keyword is None:
-                outputs = node.args[1].value
-            if isinstance(outputs, cst.Integer) and outputs.evaluated_value == 1:
-                return Kind.TENSOR
-            return Kind.GROUP
-        if short == "topk":
-            ret = _keyword(node, "ret_typ")
-            return Kind.GROUP if isinstance(ret, cst.SimpleString) and "both" in ret.value else Kind.TENSOR
         if short in NESTED_OPS:
             return Kind.SEQUENCE
-        if short in GROUP_OPS:
-            return Kind.GROUP
-        if op.startswith(("np.", "npx.")) or short in ("RNN",):
+        if op.startswith(("np.", "npx.")):
             return Kind.UNKNOWN
-        return Kind.TENSOR
+        return _outputs_kind(short, node, 0)
 
     def _subscript(self, node: cst.Subscript, env) -> Kind:
         base = self.expr(node.value, env)
@@ -485,11 +473,42 @@ def _sequence_check(test) -> Optional[str]:
     return None
 
 
-def _keyword(call: cst.Call, name: str):
+def _outputs_kind(op: str, call: cst.Call, shift: int) -> Kind:
+    """A tensor for an op with one output, a group for several; where the count is unknown, a
+    group for the split family (which is for several) and a tensor or group for a flag left to
+    `**kwargs`. `shift`: 1 for a method, whose data is the receiver, not the first argument."""
+    count = output_count(op, lambda name: _literal_argument(call, name),
+                         lambda index: _literal_argument(call, index - shift))
+    if count == UNKNOWN_COUNT:
+        return Kind.GROUP if op in COUNTED_OUTPUTS else Kind.MAYBE
+    return Kind.TENSOR if count == 1 else Kind.GROUP
+
+
+def _literal_argument(call: cst.Call, which):
+    """The literal value of a keyword (by name) or positional (by index) argument, None when it
+    is absent, UNKNOWN_COUNT when it is there but not a literal (or `*args`/`**kwargs` may hold it)."""
+    position = 0
     for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
+        if arg.star:
+            return UNKNOWN_COUNT
+        if arg.keyword is None:
+            if position == which:
+                return _literal(arg.value)
+            position += 1
+        elif arg.keyword.value == which:
+            return _literal(arg.value)
     return None
+
+
+def _literal(node):
+    if isinstance(node, (cst.Integer, cst.SimpleString)):
+        return node.evaluated_value
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        values = tuple(_literal(element.value) for element in node.elements)
+        return UNKNOWN_COUNT if UNKNOWN_COUNT in values else values
+    return UNKNOWN_COUNT
 
 
 def _branch_body(orelse):

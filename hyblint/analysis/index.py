@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from hyblint.analysis.kinds import Kind, join
-from hyblint.analysis.screen import _walk  # a faster walk than ast.walk, over the nodes that matter
+# a faster walk than ast.walk, over the nodes that matter; literal arguments as the analysis reads them
+from hyblint.analysis.screen import _literal_argument, _walk
 from hyblint.analysis.module import ClassLine, ModuleFacts, collect_imports, scan_classes
-from hyblint.analysis.vocabulary import (GROUP_METHODS, GROUP_OPS, NAMESPACE_PREFIXES, NESTED_OPS, PYTHON_BUILTINS,
-                                         PYTHON_METHODS, SPLIT_OPS, STATE_WORDS, TENSOR_PLURALS)
+from hyblint.analysis.vocabulary import (COUNTED_OUTPUTS, GROUP_OPS, NAMESPACE_PREFIXES, NESTED_OPS, PYTHON_BUILTINS,
+                                         PYTHON_METHODS, STATE_WORDS, TENSOR_PLURALS, UNKNOWN_COUNT, output_count)
 
 # Gluon layers whose call gives one tensor.
 TENSOR_LAYERS = frozenset({
@@ -791,8 +792,8 @@ class _Scope:
         if isinstance(func, ast.Attribute):
             receiver = self.kind(func.value)
             if receiver is Kind.TENSOR:
-                if func.attr in GROUP_METHODS:
-                    return Kind.GROUP
+                if func.attr in GROUP_OPS:  # `x.split(num_outputs=2)`, `x.topk(ret_typ='both')`
+                    return outputs_kind(func.attr, node, 1)
                 return Kind.PYTHON if func.attr in PYTHON_METHODS else Kind.TENSOR
         return Kind.UNKNOWN
 
@@ -826,20 +827,18 @@ def _element(container: Kind) -> Kind:
 def namespace_kind(op: str, call: ast.Call) -> Kind:
     """What `F.<op>(...)` gives, as the analysis reads it."""
     short = op.rsplit(".", 1)[-1]
-    if short in SPLIT_OPS:
-        outputs = next((k.value for k in call.keywords if k.arg == "num_outputs"), None)
-        if outputs is None and short == "split" and len(call.args) > 1:
-            outputs = call.args[1]
-        one = isinstance(outputs, ast.Constant) and outputs.value == 1
-        return Kind.TENSOR if one else Kind.GROUP
-    if short == "topk":
-        ret = next((k.value for k in call.keywords if k.arg == "ret_typ"), None)
-        both = isinstance(ret, ast.Constant) and isinstance(ret.value, str) and "both" in ret.value
-        return Kind.GROUP if both else Kind.TENSOR
     if short in NESTED_OPS:
         return Kind.SEQUENCE
-    if short in GROUP_OPS:
-        return Kind.GROUP
-    if op.startswith(("np.", "npx.")) or short == "RNN":
+    if op.startswith(("np.", "npx.")):
         return Kind.UNKNOWN
-    return Kind.TENSOR
+    return outputs_kind(short, call, 0)
+
+
+def outputs_kind(op: str, call: ast.Call, shift: int) -> Kind:
+    """As the analysis's `_outputs_kind`: one output a tensor, several a group; an unknown count a
+    group for the split family and a tensor or group otherwise (`shift`: 1 for a method)."""
+    count = output_count(op, lambda name: _literal_argument(call, name),
+                         lambda index: _literal_argument(call, index - shift))
+    if count == UNKNOWN_COUNT:
+        return Kind.GROUP if op in COUNTED_OUTPUTS else Kind.MAYBE
+    return Kind.TENSOR if count == 1 else Kind.GROUP

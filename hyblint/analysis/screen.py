@@ -23,14 +23,24 @@ from typing import Callable, Dict, Iterable, List, Optional
 
 from hyblint.analysis.module import ND_MODULES, SYM_MODULES, ModuleFacts
 from hyblint.analysis.vocabulary import (CONTEXT_ATTRIBUTES, CONVERSION_BUILTINS, CONVERSION_METHODS,
-                                         DTYPE_ATTRIBUTES, FROZEN_CALLS, GROUP_METHODS, GROUP_OPS,
+                                         COUNTED_OUTPUTS, DTYPE_ATTRIBUTES, FROZEN_CALLS, GROUP_OPS,
                                          IMPERATIVE_PREFIXES, INDEX_ARGUMENT, NAMESPACE_PREFIXES, NESTED_OPS,
-                                         NUMPY_FUNCTIONS,
-                                         PYTHON_BUILTINS, PYTHON_METHODS, SHAPE_ATTRIBUTES, SPLIT_OPS,
-                                         STATE_WORDS)
+                                         ITERATING_BUILTINS, LIST_METHODS, NUMPY_FUNCTIONS, PYTHON_BUILTINS, PYTHON_METHODS,
+                                         PYTHON_RANDOM_PREFIXES, SHAPE_ATTRIBUTES, STATE_WORDS, UNKNOWN_COUNT,
+                                         output_count)
 
-SCREENED_CODES = frozenset({"HYB001", "HYB002", "HYB003", "HYB004", "HYB005", "HYB006", "HYB007", "HYB008",
-                            "HYB009", "HYB010", "HYB011", "HYB013", "HYB014"})
+# What each rule reports on, as the rule class names it (`Rule.screen_triggers`; a test keeps the
+# two equal). The screen is sound for the codes listed here only: a selected rule absent from this
+# table (HYB012) turns it off, and a rule class naming no triggers fails the test suite.
+SCREEN_TRIGGERS = {
+    "HYB001": ("tensor-subscript",), "HYB002": ("tensor-attribute", "tensor-call"),
+    "HYB003": ("tensor-attribute",), "HYB004": ("tensor-attribute",), "HYB005": ("tensor-subscript",),
+    "HYB006": ("tensor-augassign",), "HYB007": ("tensor-attribute", "tensor-call", "numpy-call"),
+    "HYB008": ("tensor-test",), "HYB009": ("imperative-call",), "HYB010": ("tensor-call",),
+    "HYB011": ("positional-reshape",), "HYB013": ("frozen-call",), "HYB014": ("negative-index",),
+    "HYB015": ("iteration",), "HYB016": ("python-random",), "HYB017": ("self-assignment",),
+}
+SCREENED_CODES = frozenset(SCREEN_TRIGGERS)
 _TENSOR_ATTRIBUTES = SHAPE_ATTRIBUTES | DTYPE_ATTRIBUTES | CONTEXT_ATTRIBUTES | CONVERSION_METHODS
 _CALLS_ON_TENSORS = CONVERSION_BUILTINS | {"len", "print"}
 _IDENTITY = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
@@ -38,7 +48,8 @@ _TESTED = (ast.If, ast.While, ast.IfExp, ast.Assert)
 # Statements whose bindings the screen does not follow.
 _UNFOLLOWED = (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Match)
 _REPORTABLE = frozenset({ast.Subscript, ast.Attribute, ast.AugAssign, ast.If, ast.While, ast.IfExp, ast.Assert,
-                         ast.UnaryOp, ast.BoolOp, ast.Call})
+                         ast.UnaryOp, ast.BoolOp, ast.Call, ast.For, ast.comprehension, ast.Starred, ast.Assign,
+                         ast.AnnAssign})
 
 
 def can_screen(codes: Iterable[str]) -> bool:
@@ -133,6 +144,7 @@ class _Screen:
         self.helpers = helpers
         arguments = function.args
         positional = [a.arg for a in arguments.args]
+        self.instance = positional[0] if positional else None  # `self`
         self.flavors: Dict[str, int] = {}
         self.keywords = None
         if not helper:
@@ -158,6 +170,10 @@ class _Screen:
         self.locals.update(positional, (a.arg for a in arguments.kwonlyargs),
                            (star.arg for star in (arguments.vararg, arguments.kwarg) if star is not None))
         self._flavor_of: Dict[ast.AST, int] = {}
+        for name in _lists_by_usage(self.nodes, [n for n, f in self.flavors.items() if f == T | G], self.namespace):
+            self.flavors[name] = G
+        self.initial = dict(self.flavors)
+        self._earlier: Optional[Dict[str, list]] = None
 
     def may_report(self) -> bool:
         if not self.usable or any(isinstance(node, _UNFOLLOWED) for node in self.nodes):
@@ -229,6 +245,28 @@ class _Screen:
                         self.flavors[name] = old | flavor
                         changed = True
         # the last round changed nothing, so what it computed stands
+
+    def maybe_tensor_before(self, node: ast.AST) -> bool:
+        """As maybe_tensor; for a name outside loops and nested scopes, only the bindings that end
+        before it count, as the analysis walks in order (`x = F.concat(*x)` reads the parameter)."""
+        if type(node) is not ast.Name:
+            return self.maybe_tensor(node)
+        if self._earlier is None:
+            self._earlier = {}
+            self._loops = [n for n in self.nodes[1:] if type(n) in _LOOPS]  # (nodes[0]: the method)
+            for binding in self.nodes:
+                if type(binding) in _BINDINGS:
+                    end = (getattr(binding, "end_lineno", None), getattr(binding, "end_col_offset", None))
+                    for name, flavor in self._bound(binding):
+                        self._earlier.setdefault(name, []).append((end, flavor))
+        start = (node.lineno, node.col_offset)
+        if any(_encloses(loop, start) for loop in self._loops):
+            return self.maybe_tensor(node)
+        flavor = self.initial.get(node.id, 0)
+        for end, bound in self._earlier.get(node.id, ()):
+            if end[0] is None or end <= start:  # (a clause without a position: taken to reach it)
+                flavor |= bound
+        return bool(flavor & T)
 
     def _bound(self, node: ast.AST):
         """(name, flavor) for each name that the binding statement or clause `node` binds."""
@@ -333,8 +371,8 @@ class _Screen:
             if package in ("mxnet", "numpy", "math") and head not in self.locals:
                 return imported  # (a name bound in the method may still be the module to the analysis)
         if type(func) is ast.Attribute and self.flavor(func.value) & T:
-            if func.attr in GROUP_METHODS:
-                return imported | G
+            if func.attr in GROUP_OPS:  # a method of the output table: one output or several
+                return imported | _outputs_flavor(func.attr, node, 1)
             return imported | (0 if func.attr in PYTHON_METHODS else T)
         return imported
 
@@ -344,10 +382,18 @@ class _Screen:
             return self.maybe_tensor(node.value)
         if isinstance(node, ast.Attribute):                                   # HYB002-004, HYB007
             return node.attr in _TENSOR_ATTRIBUTES and self.maybe_tensor(node.value)
-        if isinstance(node, ast.AugAssign):                                   # HYB006
-            return self.maybe_tensor(node.target) or self.maybe_tensor(node.value)
-        if isinstance(node, _TESTED):                                         # HYB008, HYB013
-            return self.maybe_tensor(node.test) or (isinstance(node, ast.If) and self._frozen_call_in(node.test))
+        if isinstance(node, ast.AugAssign):                                   # HYB006, HYB017
+            return self.maybe_tensor(node.target) or self.maybe_tensor(node.value) or self._on_instance(node.target)
+        if isinstance(node, (ast.For, ast.comprehension, ast.Starred)):      # HYB015
+            return self.maybe_tensor_before(node.iter if not isinstance(node, ast.Starred) else node.value)
+        if isinstance(node, ast.Assign):                                      # HYB015 unpacking, HYB017
+            return any(self._on_instance(target) for target in node.targets) and self._changes(node.value) or (
+                any(type(target) in (ast.Tuple, ast.List) for target in node.targets)
+                and not self._child_call(node.value) and self.maybe_tensor_before(node.value))
+        if isinstance(node, ast.AnnAssign):                                   # HYB017
+            return self._on_instance(node.target) and node.value is not None and self._changes(node.value)
+        if isinstance(node, _TESTED):                                         # HYB008
+            return self.maybe_tensor(node.test)  # (HYB013's calls are found as calls)
         if isinstance(node, ast.UnaryOp):                                     # HYB008 `not`
             return isinstance(node.op, ast.Not) and self.maybe_tensor(node.operand)
         if isinstance(node, ast.BoolOp):                                      # HYB008 `and`/`or`
@@ -360,8 +406,13 @@ class _Screen:
         func = node.func
         tensor_argument = any(self.maybe_tensor(arg) for arg in node.args) or any(
             self.maybe_tensor(keyword.value) for keyword in node.keywords)
-        if isinstance(func, ast.Name) and func.id in _CALLS_ON_TENSORS:       # HYB002 len, HYB007, HYB010
-            return tensor_argument
+        if isinstance(func, ast.Name):
+            if func.id in _CALLS_ON_TENSORS and tensor_argument:              # HYB002 len, HYB007, HYB010
+                return True
+            if func.id in ITERATING_BUILTINS and any(self.maybe_tensor_before(arg) for arg in node.args):  # HYB015
+                return True
+            if func.id == "setattr":                                          # HYB017
+                return True
         if isinstance(func, ast.Attribute):
             if func.attr == "reshape" and self._positional_shape(node):       # HYB011
                 return True
@@ -376,7 +427,29 @@ class _Screen:
         if resolved is None:
             return False
         return resolved.startswith(IMPERATIVE_PREFIXES) or (                 # HYB009
-            resolved in NUMPY_FUNCTIONS and tensor_argument)                # HYB007
+            resolved in NUMPY_FUNCTIONS and tensor_argument) or (           # HYB007
+            resolved in FROZEN_CALLS) or resolved.startswith(PYTHON_RANDOM_PREFIXES)  # HYB013, HYB016
+
+    def _changes(self, value: ast.expr) -> bool:
+        """HYB017's test, over-approximated: anything but a literal value, `len(...)` of one, or a
+        display of them (the analysis's PYTHON, with no attribute of the block in it)."""
+        return not _plain_python(value)
+
+    def _child_call(self, value: ast.expr) -> bool:
+        """`self.child(...)`: a child block's or helper's result, which the analysis never takes for
+        one tensor (a tuple of them, or unknown)."""
+        name = _dotted(value.func) if type(value) is ast.Call else None
+        return name is not None and name.count(".") == 1 and name.partition(".")[0] == self.instance == "self"
+
+    def _on_instance(self, target: ast.expr) -> bool:
+        """An attribute of the block (`self.a`, `self.a.b`), or one inside a tuple target."""
+        if type(target) in (ast.Tuple, ast.List):
+            return any(self._on_instance(element) for element in target.elts)
+        if type(target) is not ast.Attribute:
+            return False
+        while type(target) is ast.Attribute:
+            target = target.value
+        return _is_name(target, self.instance)
 
     def _reportable_helper(self, call: ast.Call, tensor_argument: bool) -> bool:
         """A call of a method or function of the file with F or tensors: the analysis checks the
@@ -411,14 +484,6 @@ class _Screen:
         dimensions = call.args[1:] if on_namespace else call.args
         return len(dimensions) >= 2 and not any(isinstance(d, (ast.Tuple, ast.List)) for d in dimensions)
 
-    def _frozen_call_in(self, test: ast.expr) -> bool:
-        for node in _walk(test):
-            if type(node) is ast.Call:
-                name = _dotted(node.func)
-                if name is not None and self.imports.resolve_dotted(name) in FROZEN_CALLS:
-                    return True
-        return False
-
 
 def _negative_index(call: ast.Call) -> bool:
     """A negative number in the index argument of `F.take`/`F.pick` called without `mode`, found
@@ -448,6 +513,15 @@ def _negative_number(node: ast.expr) -> bool:
     return False
 
 
+# Loops, and scopes whose code may run after what follows them: inside these, any binding may reach a use.
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda,
+          ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _encloses(node: ast.AST, position) -> bool:
+    return (node.lineno, node.col_offset) <= position < (node.end_lineno, node.end_col_offset)
+
+
 _BINDINGS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
                        ast.withitem, ast.NamedExpr})
 
@@ -467,6 +541,50 @@ def _unpacked(target: ast.expr, flavor: int):
         yield from _unpacked(target.value, 0)
 
 
+def _plain_python(value: ast.expr) -> bool:
+    """A value the analysis surely takes for a Python value and that reads nothing of the block."""
+    kind = type(value)
+    if kind is ast.Constant:
+        return True
+    if kind is ast.UnaryOp:
+        return _plain_python(value.operand)
+    if kind in (ast.List, ast.Tuple) and not value.elts:
+        return True
+    return False
+
+
+def _lists_by_usage(nodes: List[ast.AST], names: List[str], namespace: str) -> List[str]:
+    """The parameters among `names` that the analysis's usage evidence (`_usage_evidence`) surely
+    takes for lists: used as one (`for _ in p`, `*p`, `len(p)`, `p.append`) and nowhere as a tensor
+    could be (`p.<attr>`, `F.op(p)`, `p - q`), the latter over-approximated. Sound while a
+    parameter's kind comes from its name and uses alone: evidence from elsewhere (callers) that
+    can make such a parameter a tensor must end this refinement."""
+    if not names:
+        return []
+    wanted = set(names)
+    as_list, maybe_tensor = set(), set()
+
+    def name_of(node):
+        return node.id if type(node) is ast.Name and node.id in wanted else None
+
+    for node in nodes:
+        kind = type(node)
+        if kind in (ast.For, ast.AsyncFor):
+            as_list.add(name_of(node.iter))
+        elif kind is ast.Call:
+            func = node.func
+            if type(func) is ast.Name and func.id in ("len", "enumerate", "zip", "list", "tuple", "reversed"):
+                as_list.update(name_of(arg) for arg in node.args)
+            if type(func) is ast.Attribute and _is_name(func.value, namespace):  # `F.op(p)`
+                maybe_tensor.update(name_of(arg) for arg in node.args)
+            as_list.update(name_of(arg.value) for arg in node.args if type(arg) is ast.Starred)
+        elif kind is ast.Attribute:
+            (as_list if node.attr in LIST_METHODS else maybe_tensor).add(name_of(node.value))
+        elif kind is ast.BinOp and type(node.op) not in (ast.Add, ast.Mult):
+            maybe_tensor.update((name_of(node.left), name_of(node.right)))
+    return [name for name in names if name in as_list and name not in maybe_tensor]
+
+
 def _parameter_flavor(name: str, default: Optional[ast.expr]) -> int:
     """A parameter is a tensor or a list of them, as its callers in the package, its annotation, its
     name and its uses say (`_parameter_kind`); only the name is read here (the analysis never takes
@@ -480,28 +598,37 @@ def _parameter_flavor(name: str, default: Optional[ast.expr]) -> int:
 
 
 def _namespace_flavor(op: str, call: ast.Call) -> int:
-    """What `F.<op>(...)` gives, as the analysis's `_namespace_call` decides."""
+    """What `F.<op>(...)` gives, as the analysis's `_namespace_call` decides, from the same table."""
     short = op.rsplit(".", 1)[-1]
-    if short in SPLIT_OPS:
-        outputs = _keyword(call, "num_outputs")
-        if outputs is None and short == "split" and len(call.args) > 1:
-            outputs = call.args[1]
-        one = type(outputs) is ast.Constant and outputs.value == 1 and type(outputs.value) is int
-        return T if one else G
-    if short == "topk":
-        ret = _keyword(call, "ret_typ")
-        text = ret.value if type(ret) is ast.Constant else None  # (libcst sees b"both" as a string too)
-        both = isinstance(text, str) and "both" in text or isinstance(text, bytes) and b"both" in text
-        return G if both else T
-    if short in NESTED_OPS or short in GROUP_OPS:
+    if short in NESTED_OPS:
         return G
-    if op.startswith(("np.", "npx.")) or short == "RNN":
+    if op.startswith(("np.", "npx.")):
         return 0
-    return T
+    if short not in GROUP_OPS:
+        return T
+    return _outputs_flavor(short, call, 0)
 
 
-def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
-    for keyword in call.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    return None
+def _outputs_flavor(op: str, call: ast.Call, shift: int) -> int:
+    """As the analysis's `_outputs_kind` (`shift`: 1 for a method, whose data is its receiver)."""
+    count = output_count(op, lambda name: _literal_argument(call, name),
+                         lambda index: _literal_argument(call, index - shift))
+    # where `ast` reads a literal that libcst does not (`"bo" "th"` is one string here), the
+    # analysis may see a group; an unknown flag makes a tensor or a group
+    return G if count > 1 or op in COUNTED_OUTPUTS and count == UNKNOWN_COUNT else T | G
+
+
+def _literal_argument(call: ast.Call, which):
+    """As the analysis's `_literal_argument`: a literal value, None when absent, else UNKNOWN_COUNT."""
+    if any(type(arg) is ast.Starred for arg in call.args) or any(k.arg is None for k in call.keywords):
+        return UNKNOWN_COUNT
+    if type(which) is int:
+        node = call.args[which] if len(call.args) > which else None
+    else:
+        node = next((k.value for k in call.keywords if k.arg == which), None)
+    if node is None:
+        return None
+    try:
+        return ast.literal_eval(node) if type(node) in (ast.Constant, ast.Tuple, ast.List) else UNKNOWN_COUNT
+    except ValueError:
+        return UNKNOWN_COUNT

@@ -9,19 +9,81 @@ PYTHON_BUILTINS = frozenset({"len", "range", "int", "float", "bool", "str", "isi
                              "super"})
 
 # What the analysis takes a value for (the screen mirrors it, over-approximating).
-# F ops whose result is several outputs (integer indexing legal); the split family gives one
-# tensor when asked for one output.
+# Ops with more than one visible output, where integer indexing selects an output (legal once
+# hybridized). Recorded from MXNet 1.9.1's registry: `len(mx.sym.<op>(<vars>, **attrs).list_outputs())`
+# for every op of mx.sym, mx.sym.contrib, .linalg, .random, .image, .sparse called with variables,
+# then the ops whose count depends on an attribute called with it set (ops with hidden outputs
+# only, such as the optimizer updates, show one and are absent). By short name (`F.linalg.slogdet`
+# and `F.linalg_slogdet` alike):
+FIXED_OUTPUTS = {
+    "slogdet": 2, "linalg_slogdet": 2, "gelqf": 2, "linalg_gelqf": 2, "syevd": 2, "linalg_syevd": 2,
+    "moments": 2, "box_encode": 2, "bipartite_matching": 2, "MultiBoxTarget": 3,
+    "hawkesll": 2, "calibrate_entropy": 2, "dgl_csr_neighbor_uniform_sample": 3, "quantize": 3,
+    "quantize_asym": 3, "quantize_v2": 3, "quantized_batch_norm": 3, "quantized_concat": 3,
+    "quantized_elemwise_add": 3, "quantized_elemwise_mul": 3, "quantized_flatten": 3, "requantize": 3,
+    "meshgrid": 2,  # (the numpy interface's: as many as its inputs)
+}
+# Ops with several outputs when a flag is set: (attribute, outputs when it is true).
+FLAG_OUTPUTS = {
+    "topk": ("ret_typ", 2),  # ret_typ='both'; the other values give one
+    "RNN": ("state_outputs", 2),  # 3 for an LSTM: states h and c
+    "BatchNorm": ("output_mean_var", 3), "LayerNorm": ("output_mean_var", 3), "SyncBatchNorm": ("output_mean_var", 3),
+    "Proposal": ("output_score", 2), "MultiProposal": ("output_score", 2),
+    "sample_multinomial": ("get_prob", 2),
+    # (mx.sym.random.multinomial defaults to get_prob=True, mx.nd.random.multinomial to False: the
+    # eager meaning, one output, is the one the code was written for)
+    "multinomial": ("get_prob", 2),
+}
+# Ops whose outputs are those of code registered elsewhere (a CustomOp's list_outputs).
+VARIABLE_OUTPUTS = frozenset({"Custom"})
+# Ops with as many outputs as an attribute says (the split family also takes it as the second
+# positional argument): `F.split(x, num_outputs=1)` is one tensor.
+COUNTED_OUTPUTS = {"split": "num_outputs", "SliceChannel": "num_outputs", "split_v2": "indices_or_sections",
+                   "amp_multicast": "num_outputs"}
 SPLIT_OPS = frozenset({"split", "SliceChannel", "split_v2"})
-GROUP_OPS = SPLIT_OPS | {"bipartite_matching", "MultiBoxTarget", "box_encode", "gelqf", "syevd", "amp_multicast",
-                         "meshgrid"}
+GROUP_OPS = frozenset(FIXED_OUTPUTS) | frozenset(FLAG_OUTPUTS) | frozenset(COUNTED_OUTPUTS) | VARIABLE_OUTPUTS
+UNKNOWN_COUNT = -1
+
+
+def output_count(op: str, attribute, positional) -> int:
+    """How many outputs `F.<op>(...)` has (1 for an op absent from the tables above), or
+    UNKNOWN_COUNT when it depends on a value the code does not spell out. `attribute(name)` and
+    `positional(index)` give an argument's literal value (an int, str, bool, tuple...), None when
+    absent, and UNKNOWN_COUNT when present but not a literal; the analysis and the screen each
+    read their own syntax trees, and share this decision."""
+    if op in FIXED_OUTPUTS:
+        return FIXED_OUTPUTS[op]
+    if op in VARIABLE_OUTPUTS:
+        return UNKNOWN_COUNT
+    if op in FLAG_OUTPUTS:
+        name, many = FLAG_OUTPUTS[op]
+        value = attribute(name)
+        if value is UNKNOWN_COUNT:
+            return UNKNOWN_COUNT
+        if op == "topk":
+            return many if isinstance(value, str) and value == "both" else 1
+        return many if value else 1
+    if op in COUNTED_OUTPUTS:
+        value = attribute(COUNTED_OUTPUTS[op])
+        if value is None and op in SPLIT_OPS:
+            value = positional(1)
+        if op == "split_v2" and isinstance(value, (tuple, list)):
+            return len(value) + 1  # indices to split at
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        return UNKNOWN_COUNT  # absent (an error in MXNet) or computed
+    return 1
+
+
 # The op namespaces, imperative and symbolic, as qualified names: `nd.relu` is an F op.
 NAMESPACE_PREFIXES = ("mxnet.ndarray.", "mxnet.nd.", "mxnet.symbol.", "mxnet.sym.")
 # Control-flow ops return Python structures of outputs and states (lists inside tuples).
-NESTED_OPS = frozenset({"foreach", "while_loop", "cond"})
-# Tensor methods whose result is a group, or a Python value; any other gives a tensor.
-GROUP_METHODS = frozenset({"split", "split_v2"})
+NESTED_OPS = frozenset({"foreach", "while_loop", "cond", "rand_zipfian"})
+# Tensor methods whose result is a Python value; those of the output table give groups, any other a tensor.
 PYTHON_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist", "wait_to_read", "list_arguments",
                             "list_outputs", "infer_shape", "infer_type", "attr", "list_attr"})
+# Methods only a list has: a parameter used with one is a list (its usage evidence).
+LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count"})
 # A parameter named with one of these (or ending in "list") is a list of tensors.
 STATE_WORDS = ("state", "states")
 # Parameter names that are tensors in Gluon although they end in "s".
@@ -45,3 +107,8 @@ IMPERATIVE_PREFIXES = NAMESPACE_PREFIXES[:2]
 FROZEN_CALLS = frozenset({"mxnet.autograd.is_training", "mxnet.autograd.is_recording"})
 # HYB014: ops that clip an index by default -> (keyword of the index argument, its position).
 INDEX_ARGUMENT = {"take": ("indices", 1), "pick": ("index", 1)}
+# HYB015: builtins that iterate over an argument (zip: all of them; map, filter: the second on).
+ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "sorted", "reversed", "iter", "sum", "min",
+                                "max", "map", "filter", "set", "frozenset", "any", "all"})
+# HYB016: modules whose functions draw random numbers in Python, once, when the graph is traced.
+PYTHON_RANDOM_PREFIXES = ("numpy.random.", "random.")

@@ -15,11 +15,17 @@ Each rule carries VALID and INVALID examples (whole modules); the test suite che
 VALID one yields no diagnostic of the rule, and every INVALID one exactly the diagnostics it names
 (and, where `fixed` is given, that `hyblint --fix` turns it into that text).
 
-Before libcst parses a method, the `ast` screen (`analysis/screen.py`) clears those where no rule
-can report. A new rule's code is absent from the screen's SCREENED_CODES, which turns the screen
-off while the rule is selected, until the screen learns what the rule reports on; the names a
-rule looks for belong in `analysis/vocabulary.py`, which the screen reads too. A new rule also
-gets a row in `hyblint/selection.py` (its code, and whether it is on by default).
+A rule is its module alone, `hyblint/rules/hybNNN_<name>.py`: the registry and the code table
+of `selection.py` find it by its file name. Before libcst parses a method, the `ast` screen
+(`analysis/screen.py`) clears those where no rule can report: a rule names what the screen must
+look for in `screen_triggers` (names of the screen's SCREEN_TRIGGERS, a test keeps the two equal);
+a rule without them turns the screen off while it is selected. The names a rule looks for belong
+in `analysis/vocabulary.py`, which the screen reads too; the README's rule table is tested equal
+to the rule classes.
+
+One diagnostic per failure: where rules report nested code, the engine keeps the innermost (the
+operand Python evaluates first: `y.size()[0]` is HYB002's, not HYB001's too), and of several rules
+on one node the first in code order (`engine.one_per_failure`).
 """
 from __future__ import annotations
 
@@ -85,6 +91,11 @@ class Rule:
     message: ClassVar[str]
     default_selected: ClassVar[bool] = True
     fix_availability: ClassVar[str] = "never"   # "always", "sometimes" or "never"
+    # What the `ast` screen must look for so as never to clear a method this rule reports in (its
+    # names in analysis/screen.py's SCREEN_TRIGGERS); None: the screen does not know the rule and
+    # is off while it is selected.
+    screen_triggers: ClassVar[Optional[Tuple[str, ...]]] = None
+    fix_summary: ClassVar[str] = "none"  # what the fix rewrites to, for the README's rule table
     docs: ClassVar[str]
     VALID: ClassVar[Sequence[str]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()

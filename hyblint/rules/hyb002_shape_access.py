@@ -10,6 +10,8 @@ class ShapeAccess(Rule):
     name = "shape-access"
     message = "A Symbol has no `.{attr}`: shapes are unknown while hybrid_forward is traced"
     fix_availability = "sometimes"
+    screen_triggers = ('tensor-attribute', 'tensor-call')
+    fix_summary = 'reshape special codes, `*_like` operators (known idioms)'
     docs = """
     ## What it does
     Flags `.shape`, `.size`, `.ndim` and `len(x)` on tensors inside `hybrid_forward`.

@@ -10,6 +10,7 @@ class DtypeAccess(Rule):
     name = "dtype-access"
     message = ("A Symbol has no `.dtype` while hybrid_forward is traced: pass the dtype to the "
                "constructor, or use `*_like` ops that keep the input's dtype")
+    screen_triggers = ('tensor-attribute',)
     docs = """
     ## What it does
     Flags `.dtype` on tensors inside `hybrid_forward`.

@@ -9,6 +9,7 @@ class ContextAccess(Rule):
     code = "HYB004"
     name = "context-access"
     message = "A Symbol has no `.{attr}`: a graph is placed on a device when it is bound, not traced"
+    screen_triggers = ('tensor-attribute',)
     docs = """
     ## What it does
     Flags `.context` and `.ctx` on tensors inside `hybrid_forward`.

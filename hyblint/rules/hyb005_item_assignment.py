@@ -9,6 +9,8 @@ class ItemAssignment(Rule):
     name = "item-assignment"
     message = "A Symbol does not support item assignment: build the new tensor with F.where instead"
     fix_availability = "sometimes"
+    screen_triggers = ('tensor-subscript',)
+    fix_summary = '`x = e` / `F.where` with a shape-free mask'
     docs = """
     ## What it does
     Flags assignments into a tensor: `x[i] = v`, `x[:] = v`, `x[mask] = v`, `x[i] += v`.

@@ -10,6 +10,8 @@ class InplaceOperator(Rule):
     name = "inplace-operator"
     message = "In-place `{op}` is only available on NDArray: write `{target} = {target} {bare} ...`"
     fix_availability = "always"
+    screen_triggers = ('tensor-augassign',)
+    fix_summary = '`x = x + y`'
     docs = """
     ## What it does
     Flags augmented assignments (`+=`, `-=`, `*=`, `/=`, ...) whose target is a tensor, including a

@@ -10,6 +10,7 @@ class NumpyConversion(Rule):
     code = "HYB007"
     name = "numpy-conversion"
     message = "`{what}` needs concrete values, which a traced Symbol does not have"
+    screen_triggers = ('tensor-attribute', 'tensor-call', 'numpy-call')
     docs = """
     ## What it does
     Flags conversions of tensors to NumPy or Python values inside `hybrid_forward`:

@@ -11,6 +11,8 @@ class TensorControlFlow(Rule):
     name = "tensor-control-flow"
     message = "Python `{what}` decides on a tensor's value, which a traced Symbol does not have: use F.where"
     fix_availability = "sometimes"
+    screen_triggers = ('tensor-test',)
+    fix_summary = '`F.where` (unsafe)'
     docs = """
     ## What it does
     Flags Python control flow that decides on a tensor value: `if`, `while`, `assert`, a

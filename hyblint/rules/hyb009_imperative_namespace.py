@@ -13,6 +13,8 @@ class ImperativeNamespace(Rule):
     name = "imperative-namespace"
     message = "`{call}` is an NDArray-only function: call it through the `{F}` namespace"
     fix_availability = "sometimes"
+    screen_triggers = ('imperative-call',)
+    fix_summary = '`F.op`'
     docs = """
     ## What it does
     Flags calls through the imperative namespace inside `hybrid_forward`: `nd.relu(x)`,

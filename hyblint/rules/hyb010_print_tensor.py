@@ -10,6 +10,7 @@ class PrintTensor(Rule):
     name = "print-tensor"
     severity = Severity.WARNING
     message = "`print` of a tensor shows `<Symbol ...>` once, at trace time, and never again after hybridize()"
+    screen_triggers = ('tensor-call',)
     docs = """
     ## What it does
     Flags `print(...)` calls with a tensor argument inside `hybrid_forward`.

@@ -11,6 +11,8 @@ class ReshapePositional(Rule):
     message = ("Positional reshape dimensions bind to other parameters on a Symbol "
                "(`shape`, `reverse`, ...): pass the shape as one tuple")
     fix_availability = "always"
+    screen_triggers = ('positional-reshape',)
+    fix_summary = '`x.reshape((a, b))`'
     docs = """
     ## What it does
     Flags `x.reshape(-1, 1)` and `F.reshape(x, 0, 4, -1)`: reshape dimensions given as separate

@@ -17,6 +17,7 @@ class ImplicitBroadcast(Rule):
     default_selected = False
     message = "NDArray `{op}` broadcasts, Symbol `{op}` does not: use `{F}.{func}` when shapes may differ"
     fix_availability = "always"
+    fix_summary = '`F.broadcast_*`'
     docs = """
     ## What it does
     Flags arithmetic (`+ - * / % **`) and comparisons between two tensors inside

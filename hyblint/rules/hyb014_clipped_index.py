@@ -10,6 +10,8 @@ class ClippedIndex(Rule):
     name = "clipped-index"
     message = "`{op}` clips indices by default (mode='clip'): the negative index {value} silently means 0"
     fix_availability = "always"
+    screen_triggers = ('negative-index',)
+    fix_summary = "`mode='wrap'` (unsafe)"
     docs = """
     ## What it does
     Flags `F.take` / `F.pick` given a negative literal index (directly, or through
