@@ -54,7 +54,8 @@ def main() -> int:
             triage.may_report = screen
             triage._VERDICTS.clear()
         engine._SNIPPET_CACHE.clear()
-        exact = engine.finish(triage.triage(source.text, path, settings, extra_hybrid_classes=extra, exact=True))
+        exact = engine.finish(engine.with_context(
+            triage.triage(source.text, path, settings, extra_hybrid_classes=extra, exact=True), package))
         if exact != unscreened:
             differing += 1
             print("%s: triage %d diagnostics, from Python's tree %d" % (path, len(unscreened), len(exact)))
