@@ -4,7 +4,7 @@ import ast
 import textwrap
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from hyblint import engine, triage
 from hyblint.analysis.module import collect_imports
@@ -149,6 +149,8 @@ HELPER_CALLS = [
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(STATEMENTS[:12] + HELPER_CALLS), min_size=1, max_size=5),
        st.sampled_from(HELPER_BODIES), st.sampled_from(HELPER_BODIES))
+# a helper's parameter that its body uses as a list is still what the call passes (a tensor here)
+@example(["y = self._help(F, x)"], "return len(a)", "return a")
 def test_screening_helpers_never_changes_what_is_reported(statements, method_body, function_body):
     from hyblint.analysis.index import Package
 
@@ -162,3 +164,36 @@ def test_screening_helpers_never_changes_what_is_reported(statements, method_bod
         full = check_source(source, "m.py", package=Package({"m.py": source}))
     forget()
     assert screened == full
+
+
+def test_a_parameter_used_as_a_list_that_callers_pass_a_tensor_is_unknown_to_both():
+    # the body uses `hidden` as a list, its caller passes a tensor: the evidence disagrees, so the
+    # analysis reports nothing on it, as the screen (which sees no callers) assumes
+    from hyblint.analysis.index import Package
+    child = textwrap.dedent("""\
+        from mxnet.gluon import nn
+
+
+        class Child(nn.HybridBlock):
+            def hybrid_forward(self, F, x, hidden):
+                for h in hidden:
+                    x = x + h
+                return x * len(hidden)
+
+
+        class Parent(nn.HybridBlock):
+            def __init__(self):
+                super().__init__()
+                self.child = Child()
+
+            def hybrid_forward(self, F, x):
+                return self.child(x, F.relu(x))
+        """)
+    package = Package({"m.py": child})
+    forget()
+    screened = check_source(child, "m.py", package=package)
+    with pytest.MonkeyPatch.context() as patch:
+        unscreened(patch)
+        full = check_source(child, "m.py", package=package)
+    forget()
+    assert screened == full == []

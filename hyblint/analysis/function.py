@@ -551,9 +551,11 @@ def _parameter_kind(param: cst.Param, evidence: Dict[str, str], context: Optiona
     received = context.parameter(name) if context is not None else None
     guessed = _guessed_parameter_kind(name, evidence)
     if received is not None and received[1]:
-        # every call site in the package is understood; but a parameter named for states is never
-        # taken for a tensor (the `ast` screen, which sees no call sites, reads the name alone)
-        if received[0] in (Kind.TENSOR, Kind.MAYBE) and _named_for_states(name):
+        # every call site in the package is understood; but a parameter that its name or its uses
+        # say is a list is never taken for a tensor: the evidence disagrees, so nothing is known
+        # (and the `ast` screen, which sees no call sites, reads the name and the uses alone)
+        if received[0] in (Kind.TENSOR, Kind.MAYBE) and (_named_for_states(name)
+                                                         or evidence.get(name) == "sequence"):
             return Kind.UNKNOWN
         return received[0]
     return join(received[0], guessed) if received is not None else guessed

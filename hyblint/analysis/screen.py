@@ -170,8 +170,10 @@ class _Screen:
         self.locals.update(positional, (a.arg for a in arguments.kwonlyargs),
                            (star.arg for star in (arguments.vararg, arguments.kwarg) if star is not None))
         self._flavor_of: Dict[ast.AST, int] = {}
-        for name in _lists_by_usage(self.nodes, [n for n, f in self.flavors.items() if f == T | G], self.namespace):
-            self.flavors[name] = G
+        if not helper:  # (a helper's parameters are what the calls pass, whatever the uses say)
+            for name in _lists_by_usage(self.nodes, [n for n, f in self.flavors.items() if f == T | G],
+                                        self.namespace):
+                self.flavors[name] = G
         self.initial = dict(self.flavors)
         self._earlier: Optional[Dict[str, list]] = None
 
