@@ -23,7 +23,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from hyblint.analysis.kinds import Kind, join
 # a faster walk than ast.walk, over the nodes that matter; literal arguments as the analysis reads them
-from hyblint.analysis.screen import _literal_argument, _walk
+from hyblint.analysis.screen import _dotted, _literal_argument, _walk
 from hyblint.analysis.module import ClassLine, ModuleFacts, collect_imports, scan_classes
 from hyblint.analysis.vocabulary import (COUNTED_OUTPUTS, GROUP_OPS, NAMESPACE_PREFIXES, NESTED_OPS, PYTHON_BUILTINS,
                                          PYTHON_METHODS, STATE_WORDS, TENSOR_PLURALS, UNKNOWN_COUNT, output_count)
@@ -807,17 +807,6 @@ def name_kind(name: str) -> Kind:
             and lowered.split("_")[-1] not in TENSOR_PLURALS:
         return Kind.MAYBE
     return Kind.TENSOR
-
-
-def _dotted(node: ast.expr) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _element(container: Kind) -> Kind:
