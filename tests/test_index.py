@@ -318,3 +318,95 @@ def test_the_checks_between_fixes_read_the_index_too(tmp_path, others):
     assert "y = y + 1" in fixed
     assert "hidden[0] + x" in fixed and "pred - target[0]" in fixed and "height=size[0]" in fixed
     assert " in %d file" % (others + 1) in done.stderr  # every Bump, and nothing else
+
+
+RECURRENT = """\
+    from mxnet.gluon import nn
+
+
+    class Stack(nn.HybridBlock):
+        def __init__(self, depth):
+            super().__init__()
+            self.depth = depth
+            self.proj = nn.Dense(8)
+
+        def hybrid_forward(self, F, x, h, c):
+            outs = []
+            for k in range(self.depth):
+                outs.append(self.proj(x) + h[k] + c[k])
+            return outs, outs
+
+
+    class Gate(nn.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.depth = 2
+            self.stack = Stack(2)
+
+        def hybrid_forward(self, F, x, state=None):
+            if state is None:
+                h = [F.zeros_like(x)] * self.depth
+                c = [F.zeros_like(x)] * self.depth
+            else:
+                h, c = state
+            h, c = self.stack(x, h, c)
+            return x, (h, c)
+    """
+
+
+def test_a_list_from_one_branch_is_not_outvoted_by_the_name(tmp_path):
+    # `h` is a list where the caller builds it and unknown where it unpacks its own argument: the
+    # parameter may be a list, so the name's reading (a tensor) must not report `h[k]`
+    assert lint_tree(tmp_path, {"recurrent.py": RECURRENT}) == []
+
+
+def test_a_tensor_from_every_branch_is_still_indexed(tmp_path):
+    tensors = RECURRENT.replace("[F.zeros_like(x)] * self.depth", "F.zeros_like(x)")
+    assert ("recurrent.py", 13, "HYB001") in lint_tree(tmp_path, {"recurrent.py": tensors})
+
+
+CHAINED = """\
+    from mxnet.gluon import nn
+
+
+    class PairChain(nn.HybridSequential):
+        def hybrid_forward(self, F, a, b):
+            for block in self._children.values():
+                a, b = block(a, b)
+            return a, b
+
+
+    class Branches(nn.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2D(4, 1)
+
+        def hybrid_forward(self, F, a, b):
+            return a, [self.conv(b), F.Pooling(b, kernel=(2, 2), stride=(2, 2), pool_type="max")]
+
+
+    class Merge(nn.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.down = nn.Conv2D(8, 3, strides=2, padding=1)
+
+        def hybrid_forward(self, F, a, b):
+            return a, self.down(b[0]) + b[1]
+
+
+    class Net(nn.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.body = PairChain()
+            self.body.add(Branches())
+            self.body.add(Merge())
+
+        def hybrid_forward(self, F, x):
+            _, y = self.body(x, x)
+            return y
+    """
+
+
+def test_a_multi_input_block_in_a_container_takes_what_the_previous_block_gives(tmp_path):
+    # `Merge` is never called by name: the container passes it the outputs of the block before it
+    assert lint_tree(tmp_path, {"chained.py": CHAINED}) == []

@@ -482,28 +482,39 @@ class Package:
         params = [a.arg for a in method.args.args[2:]]
         defaults = dict(zip(reversed(params), reversed(method.args.defaults)))
         seen: Dict[str, List[Kind]] = {name: [] for name in params}
+        listed: Set[str] = set()  # parameters some call may pass a list, though its kind is unknown
         sites = 0
         for path in self._callers(cls.name):
             info = self._info(path)
             if info is None:
                 continue
             for parent in filter(None, map(info.cls, info.classes_calling(cls.name + "("))):
-                attrs = [a for a, c in parent.children.items()
-                         if c == ("class", cls.name) and self.resolve(cls.name, parent.path) is cls]
-                if not attrs:
+                if self.resolve(cls.name, parent.path) is not cls:
                     continue
+                attrs = [a for a, c in parent.children.items() if c == ("class", cls.name)]
+                if len(params) > 1 and self._added_to_container(parent, cls):
+                    # a container calls it with the outputs of the block before it: unread here
+                    sites += 1
+                    for name in params:
+                        seen[name].append(Kind.UNKNOWN)
+                        listed.add(name)
                 for caller in parent.methods.containing(["self.%s(" % attr for attr in attrs]):
                     scope = None
                     for call in _calls_of(caller, attrs):
                         scope = scope or _Scope(self, parent, caller)
                         sites += 1
-                        self._note_call(call, params, defaults, seen, scope)
+                        self._note_call(call, params, defaults, seen, listed, scope)
         if not sites:
             return ()  # no block calls it: nothing is known
         found = []
         for name in params:
             kinds = seen[name]
             known = [k for k in kinds if k is not Kind.UNKNOWN]
+            if name in listed and Kind.TENSOR not in known:
+                # a caller passes a list on one path and something unknown on another: what the
+                # callers show outweighs a reading of the parameter's name, so nothing is known
+                found.append((name, Kind.UNKNOWN, False))
+                continue
             if not known:
                 continue
             joined = known[0]
@@ -513,7 +524,18 @@ class Package:
                 found.append((name, joined, len(known) == len(kinds)))
         return tuple(found)
 
-    def _note_call(self, call: ast.Call, params, defaults, seen, scope: "_Scope") -> None:
+    @staticmethod
+    def _added_to_container(parent: ClassInfo, cls: ClassInfo) -> bool:
+        """Whether `parent` builds `cls` into a container (`seq.add(Cls(...))`): the container, not
+        a call by name, gives it its inputs."""
+        for method in parent.methods.containing([cls.name + "("]):
+            for node in _walk(method):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add" \
+                        and any(isinstance(arg, ast.Call) and _last_name(arg.func) == cls.name for arg in node.args):
+                    return True
+        return False
+
+    def _note_call(self, call: ast.Call, params, defaults, seen, listed: Set[str], scope: "_Scope") -> None:
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             for name in params:
                 seen[name].append(Kind.UNKNOWN)
@@ -522,7 +544,10 @@ class Package:
         passed.update((k.arg, k.value) for k in call.keywords if k.arg in seen)
         for name in params:
             value = passed.get(name, defaults.get(name))
-            seen[name].append(Kind.UNKNOWN if value is None else scope.kind(value))
+            kind = Kind.UNKNOWN if value is None else scope.kind(value)
+            seen[name].append(kind)
+            if kind is Kind.UNKNOWN and value is not None and scope.may_be_list(value):
+                listed.add(name)
 
     def context(self, path: str, names: Iterable[str], text: Optional[str] = None,
                 called: Optional[Set[str]] = None) -> Dict[str, ClassContext]:
@@ -695,7 +720,7 @@ class _Scope:
             # what the caller's own parameter holds: what its callers pass, else what the analysis
             # reads from its name (the same reading, so that the two agree); asked only when needed
             for name, kind, complete in self.package.parameter_kinds(self.cls):
-                if name == value[1] and complete:
+                if name == value[1] and (complete or kind is Kind.UNKNOWN):
                     return kind
             return name_kind(value[1])
         if isinstance(value, tuple):  # ("item", iterable): an element of it
@@ -706,6 +731,17 @@ class _Scope:
                 return Kind.TENSOR
             return target if target is other else Kind.UNKNOWN
         return self.kind(value)
+
+    def may_be_list(self, node: ast.expr) -> bool:
+        """Whether a name some path binds to a list of values holds one: the flow-insensitive join
+        forgets that where another path binds it to something unknown."""
+        if not isinstance(node, ast.Name) or node.id in self._busy:
+            return False
+        self._busy.add(node.id)
+        try:
+            return any(self._value(value) is Kind.SEQUENCE for value in self.bindings.get(node.id, ()))
+        finally:
+            self._busy.discard(node.id)
 
     def kind(self, node: ast.expr) -> Kind:
         if isinstance(node, ast.Name):
