@@ -410,3 +410,30 @@ CHAINED = """\
 def test_a_multi_input_block_in_a_container_takes_what_the_previous_block_gives(tmp_path):
     # `Merge` is never called by name: the container passes it the outputs of the block before it
     assert lint_tree(tmp_path, {"chained.py": CHAINED}) == []
+
+
+RESIZED = """\
+    from mxnet.gluon import nn
+
+
+    class Upsample(nn.HybridBlock):
+        def hybrid_forward(self, F, x, target_hw):
+            return F.contrib.BilinearResize2D(x, height=target_hw[0], width=target_hw[1])
+
+
+    class Net(nn.HybridBlock):
+        def __init__(self, known_hw=None):
+            super().__init__()
+            self.known_hw = known_hw
+            self.up = Upsample()
+
+        def hybrid_forward(self, F, x):
+            hw = self.known_hw if self.known_hw is not None else x.shape[2:]
+            return self.up(F.Pooling(x, kernel=(2, 2), stride=(2, 2), pool_type="avg"), hw)
+    """
+
+
+def test_a_slice_of_a_shape_passed_to_a_child_is_python(tmp_path):
+    # the child's parameter is a tuple of ints on both paths; only `x.shape` itself is reported
+    found = lint_tree(tmp_path, {"resized.py": RESIZED})
+    assert [code for _, _, code in found] == ["HYB002"]

@@ -802,6 +802,8 @@ class _Scope:
                 return Kind.TENSOR if single else Kind.GROUP
             if base is Kind.SEQUENCE:
                 return Kind.MAYBE if single else Kind.SEQUENCE
+            if base is Kind.PYTHON and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+                return Kind.PYTHON  # `x.shape[2:]`: sizes, on every path
             return Kind.UNKNOWN
         if isinstance(node, ast.Call):
             return self._call(node)
