@@ -437,3 +437,14 @@ def test_a_slice_of_a_shape_passed_to_a_child_is_python(tmp_path):
     # the child's parameter is a tuple of ints on both paths; only `x.shape` itself is reported
     found = lint_tree(tmp_path, {"resized.py": RESIZED})
     assert [code for _, _, code in found] == ["HYB002"]
+
+
+def test_the_shape_of_a_name_bound_on_several_paths_is_python(tmp_path):
+    # `x` is the argument and what a factory-built child returns: unknown, but its shape is sizes
+    rebound = RESIZED.replace("self.up = Upsample()", "self.up = Upsample()\n            self.body = make_body()")
+    rebound = rebound.replace("        def hybrid_forward(self, F, x):\n",
+                              "        def hybrid_forward(self, F, x):\n            x = self.body(x)\n")
+    rebound = rebound.replace("from mxnet.gluon import nn\n", "from mxnet.gluon import nn\n\n\n"
+                              "    def make_body():\n        return nn.Conv2D(2, 1)\n", 1)
+    found = lint_tree(tmp_path, {"resized.py": rebound})
+    assert [code for _, _, code in found] == ["HYB002"]

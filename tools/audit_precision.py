@@ -3,7 +3,8 @@
     python3 tools/audit_precision.py --mxnet /path/to/mxnet/bin/python --root DIR --cases CASES.json
 
 CASES.json lists blocks of the code under DIR to build and run: `{"build": "pkg.module:callable",
-"kwargs": {...}, "shape": [1, 3, 224, 224]}`. Each case runs in a subprocess of the MXNet
+"kwargs": {...}, "shape": [1, 3, 224, 224]}`, or `"inputs": [[1, 20, 64], [1, 10]]` for a block called
+with several inputs (each uniform in [0, 1), or `{"shape": [1], "fill": 7}` for a constant one). Each case runs in a subprocess of the MXNet
 interpreter: the block is built and initialized, called eagerly, then hybridized and called again
 while the lines of DIR that run are recorded. Each diagnostic of hyblint on DIR (error severity)
 in a file a case ran is judged:
@@ -33,7 +34,7 @@ SEVERAL_CALLS = {"HYB013", "HYB016", "HYB017"}
 
 RUNNER = r'''
 import importlib, json, sys, traceback
-root, build, kwargs, shape = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+root, build, kwargs, inputs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
 kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in kwargs.items()}  # JSON has no tuples
 sys.path.insert(0, root)
 import mxnet as mx, numpy as np
@@ -47,8 +48,9 @@ try:
     net = getattr(importlib.import_module(module), name)(**kwargs)
     net.initialize()
     mx.random.seed(0)
-    x = mx.nd.random.uniform(shape=tuple(shape))
-    eager = flat(net(x))
+    x = [mx.nd.full(shape=tuple(i["shape"]), val=i["fill"]) if isinstance(i, dict) else
+         mx.nd.random.uniform(shape=tuple(i)) for i in inputs]
+    eager = flat(net(*x))
 except Exception as exc:
     result["error"] = "not built or eager failed: %s: %s" % (type(exc).__name__, str(exc).splitlines()[0][:200] if str(exc) else "")
     print(json.dumps(result)); sys.exit(0)
@@ -63,7 +65,7 @@ def tracer(frame, event, arg):
 net.hybridize()
 sys.settrace(tracer)
 try:
-    hybrid = flat(net(x))
+    hybrid = flat(net(*x))
     sys.settrace(None)
     same = len(hybrid) == len(eager) and all(a.shape == b.shape and np.allclose(a, b, rtol=1e-3, atol=1e-4)
                                                for a, b in zip(eager, hybrid))
@@ -79,7 +81,8 @@ print(json.dumps(result))
 
 
 def run_case(python: str, root: str, case: dict, timeout: float) -> dict:
-    args = [python, "-c", RUNNER, root, case["build"], json.dumps(case.get("kwargs", {})), json.dumps(case["shape"])]
+    args = [python, "-c", RUNNER, root, case["build"], json.dumps(case.get("kwargs", {})),
+            json.dumps(case["inputs"] if "inputs" in case else [case["shape"]])]
     try:
         done = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:

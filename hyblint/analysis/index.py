@@ -789,8 +789,10 @@ class _Scope:
         if isinstance(node, ast.Attribute):
             if _is_name(node.value, "self"):
                 return Kind.UNKNOWN if node.attr in self.cls.children else Kind.PYTHON
+            if node.attr in ("shape", "ndim"):
+                return Kind.PYTHON  # sizes, whatever holds them (a name bound on several paths too)
             base = self.kind(node.value)
-            if base in (Kind.TENSOR, Kind.MAYBE) and node.attr in ("shape", "size", "ndim", "dtype", "context"):
+            if base in (Kind.TENSOR, Kind.MAYBE) and node.attr in ("size", "dtype", "context"):
                 return Kind.PYTHON
             return Kind.TENSOR if base is Kind.TENSOR and node.attr == "T" else Kind.UNKNOWN
         if isinstance(node, ast.Subscript):
