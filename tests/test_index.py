@@ -398,7 +398,8 @@ CHAINED = """\
         def __init__(self):
             super().__init__()
             self.body = PairChain()
-            self.body.add(Branches())
+            for _ in range(1):
+                self.body.add(Branches())
             self.body.add(Merge())
 
         def hybrid_forward(self, F, x):
@@ -448,3 +449,11 @@ def test_the_shape_of_a_name_bound_on_several_paths_is_python(tmp_path):
                               "    def make_body():\n        return nn.Conv2D(2, 1)\n", 1)
     found = lint_tree(tmp_path, {"resized.py": rebound})
     assert [code for _, _, code in found] == ["HYB002"]
+
+
+def test_a_multi_input_block_in_a_stock_container_keeps_the_name_reading(tmp_path):
+    # a `HybridSequential` passes one input: whoever iterates it calls `Merge`, with tensors here
+    stock = CHAINED.replace("self.body = PairChain()", "self.body = nn.HybridSequential()")
+    stock = stock.replace("_, y = self.body(x, x)", "y = x\n            for block in self.body:\n"
+                                                    "                x, y = block(x, y)")
+    assert ("chained.py", 26, "HYB001") in lint_tree(tmp_path, {"chained.py": stock})

@@ -526,12 +526,30 @@ class Package:
 
     @staticmethod
     def _added_to_container(parent: ClassInfo, cls: ClassInfo) -> bool:
-        """Whether `parent` builds `cls` into a container (`seq.add(Cls(...))`): the container, not
-        a call by name, gives it its inputs."""
+        """Whether `parent` builds `cls` into a container of its own writing (`seq.add(Cls(...))`,
+        `seq` a user class): that container, not a call by name, gives it its inputs. A stock
+        `HybridSequential` passes one input, so a multi-input block in one is called by whoever
+        iterates it, with arguments read nowhere here."""
         for method in parent.methods.containing([cls.name + "("]):
+            made = {_dotted(target): node.value for node in _walk(method) if isinstance(node, ast.Assign)
+                    for target in node.targets if isinstance(node.value, ast.Call)}
             for node in _walk(method):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add" \
-                        and any(isinstance(arg, ast.Call) and _last_name(arg.func) == cls.name for arg in node.args):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add"
+                        and any(isinstance(arg, ast.Call) and _last_name(arg.func) == cls.name for arg in node.args)):
+                    continue
+                owner = node.func.value
+                if _is_name(owner, "self"):
+                    if "hybrid_forward" in parent.methods or "forward" in parent.methods:
+                        return True
+                    continue
+                built = made.get(_dotted(owner))
+                if built is None and _is_self_attribute(owner):
+                    child = parent.children.get(owner.attr)
+                    if child is not None and child[0] == "class":
+                        return True
+                    continue
+                name = _last_name(built.func) if built is not None else None
+                if name is not None and name[:1].isupper() and name not in SEQUENTIAL:
                     return True
         return False
 
