@@ -363,12 +363,37 @@ class Package:
         self._returns: Dict[Tuple[str, str], Kind] = {}
         self._called: Optional[Dict[str, List[str]]] = None
         self._parameters: Dict[Tuple[str, str], Tuple[Tuple[str, Kind, bool], ...]] = {}
+        # per method: its bindings and nodes depend on its text alone, and a method is read as a
+        # caller, a child and a helper's caller, often several times in one run
+        self._scopes: Dict[int, _Scope] = {}
         self.used: Set[str] = set()  # the files whose facts were read: what results depend on
         self._asked: Set[str] = set()  # the files whose classes' contexts were asked for
 
     def used_by(self, path: str) -> bool:
         """Whether the check of `path` asked the index anything (its result depends on `used`)."""
         return path in self._asked
+
+    def prepare(self) -> None:
+        """Read now what any question reads (where classes are defined, which files call what):
+        worker processes forked after this share it instead of each reading it again."""
+        self._class_files()
+        self._callers("")
+
+    def noted(self) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+        """(the files read, the files asked about): what a worker's copy learned, for `note`."""
+        return frozenset(self.used), frozenset(self._asked)
+
+    def note(self, noted: Tuple[FrozenSet[str], FrozenSet[str]]) -> None:
+        """Record what a worker's copy of the index read, as if this one had."""
+        self.used.update(noted[0])
+        self._asked.update(noted[1])
+
+    def scope(self, cls: ClassInfo, method: ast.FunctionDef) -> "_Scope":
+        """The kinds in `method`, whose bindings are read once per run."""
+        found = self._scopes.get(id(method))
+        if found is None or found.method is not method or found.cls is not cls:
+            found = self._scopes[id(method)] = _Scope(self, cls, method)
+        return found.again()
 
     # ---- where things are
     def _info(self, path: str) -> Optional[FileInfo]:
@@ -436,7 +461,7 @@ class Package:
             found = self._method(cls, name)
             if found is not None:
                 owner, method = found
-                kind = _Scope(self, owner, method).returned(depth)
+                kind = self.scope(owner, method).returned(depth)
                 break
         else:
             if cls.added or any(base in SEQUENTIAL for base in cls.bases):
@@ -495,7 +520,7 @@ class Package:
                 for caller in parent.methods.containing(["self.%s(" % attr for attr in attrs]):
                     scope = None
                     for call in _calls_of(caller, attrs):
-                        scope = scope or _Scope(self, parent, caller)
+                        scope = scope or self.scope(parent, caller)
                         sites += 1
                         self._note_call(call, params, defaults, seen, scope)
         if not sites:
@@ -562,8 +587,8 @@ def helpers(package: Package, path: str, owners: Iterable[str]) -> List[Helper]:
         method = cls.methods.get("hybrid_forward") if cls is not None else None
         if method is None:
             continue
-        scope = None
-        for call in _walk(method):
+        scope = package.scope(cls, method)
+        for call in scope.nodes:
             if not isinstance(call, ast.Call):
                 continue
             targets, bound = [], True
@@ -575,7 +600,6 @@ def helpers(package: Package, path: str, owners: Iterable[str]) -> List[Helper]:
             if not targets or any(isinstance(a, ast.Starred) for a in call.args) or \
                     any(k.arg is None for k in call.keywords):
                 continue
-            scope = scope or _Scope(package, cls, method)
             passes_f = any(_is_name(a, scope.namespace) for a in call.args)
             if not passes_f and not any(scope.kind(a) is Kind.TENSOR for a in call.args):
                 continue
@@ -651,7 +675,8 @@ class _Scope:
             self.bindings[args.vararg.arg] = [Kind.SEQUENCE]
         if args.kwarg is not None:
             self.bindings[args.kwarg.arg] = [Kind.PYTHON]
-        for node in _walk(method):
+        self.nodes = list(_walk(method))  # read again for its returns and calls
+        for node in self.nodes:
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     self._bind(target, node.value)
@@ -664,6 +689,14 @@ class _Scope:
             elif isinstance(node, ast.NamedExpr):
                 self._bind(node.target, node.value)
         self._busy: Set[str] = set()
+
+    def again(self) -> "_Scope":
+        """The same reading of the method with a guard of its own: a question about one name
+        may lead, through the method's callers or children, to another about this method."""
+        fresh = object.__new__(_Scope)
+        fresh.__dict__.update(self.__dict__)
+        fresh._busy = set()
+        return fresh
 
     def _bind(self, target, value) -> None:
         if isinstance(target, ast.Name):
@@ -680,7 +713,7 @@ class _Scope:
 
     def returned(self, depth: int) -> Kind:
         kinds = [self.kind(node.value) if node.value is not None else Kind.NONE
-                 for node in _walk(self.method) if isinstance(node, ast.Return)]
+                 for node in self.nodes if isinstance(node, ast.Return)]
         if not kinds:
             return Kind.NONE
         joined = kinds[0]
