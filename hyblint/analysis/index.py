@@ -16,8 +16,10 @@ reading. The facts of a file are kept per content hash, so an unchanged file is 
 from __future__ import annotations
 
 import ast
+import bisect
 import hashlib
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
@@ -87,6 +89,7 @@ class ClassInfo:
 
 
 _CALLED = re.compile(r"([A-Z]\w*)[ \t]*\(")  # (also the tail of `aB(`: a file read for nothing)
+_NEWLINE = re.compile("\n")
 _DEF_LINE = re.compile(r"^([ \t]*)def[ \t]+(\w+)", re.MULTILINE)
 
 
@@ -102,6 +105,7 @@ class FileInfo:
         self._functions: Dict[str, Optional[ast.FunctionDef]] = {}
         self._function_lines: Optional[Dict[str, int]] = None
         self._tree: Optional[ast.Module] = None
+        self._line_ends: Optional[List[int]] = None
 
     @property
     def imports(self) -> ModuleFacts:
@@ -180,16 +184,26 @@ class FileInfo:
         """The definition starting at `offset` (a line start), parsed alone, with the file's rows;
         the whole file is parsed instead when it cannot be cut out cleanly."""
         end = block_end(self.text, offset, indent)
-        rows = self.text.count("\n", 0, offset)
+        if self._line_ends is None:  # one pass, not a count from the top per definition
+            self._line_ends = [m.start() for m in _NEWLINE.finditer(self.text)]
+        rows = bisect.bisect_left(self._line_ends, offset)
         block = self.text[offset:end]
         # blank lines above keep the file's rows; an indented definition goes under an `if`,
         # which keeps its columns too
         nested = block[:1] in (" ", "\t")
         if not nested or rows:
+            key = (rows, block, kind)
+            found = _DEFINITIONS.get(key)
+            if found is not None:
+                _DEFINITIONS.move_to_end(key)
+                return found
             try:
                 tree = ast.parse("\n" * (rows - nested) + ("if 1:\n" if nested else "") + block)
                 body = tree.body[0].body if nested else tree.body
                 if len(body) == 1 and isinstance(body[0], kind):
+                    _DEFINITIONS[key] = body[0]
+                    if len(_DEFINITIONS) > _DEFINITIONS_SIZE:
+                        _DEFINITIONS.popitem(last=False)
                     return body[0]
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 pass
@@ -203,6 +217,11 @@ class FileInfo:
                 return node
         return None
 
+
+# Definitions parsed, by their text and row: the language server asks again on every keystroke,
+# when one method of the file has changed. (The trees are only read, never changed.)
+_DEFINITIONS: "OrderedDict[tuple, ast.AST]" = OrderedDict()
+_DEFINITIONS_SIZE = 4096
 
 _BLOCK_ENDS: Dict[int, "re.Pattern"] = {}
 
@@ -363,9 +382,6 @@ class Package:
         self._returns: Dict[Tuple[str, str], Kind] = {}
         self._called: Optional[Dict[str, List[str]]] = None
         self._parameters: Dict[Tuple[str, str], Tuple[Tuple[str, Kind, bool], ...]] = {}
-        # per method: its bindings and nodes depend on its text alone, and a method is read as a
-        # caller, a child and a helper's caller, often several times in one run
-        self._scopes: Dict[int, _Scope] = {}
         self.used: Set[str] = set()  # the files whose facts were read: what results depend on
         self._asked: Set[str] = set()  # the files whose classes' contexts were asked for
 
@@ -387,13 +403,6 @@ class Package:
         """Record what a worker's copy of the index read, as if this one had."""
         self.used.update(noted[0])
         self._asked.update(noted[1])
-
-    def scope(self, cls: ClassInfo, method: ast.FunctionDef) -> "_Scope":
-        """The kinds in `method`, whose bindings are read once per run."""
-        found = self._scopes.get(id(method))
-        if found is None or found.method is not method or found.cls is not cls:
-            found = self._scopes[id(method)] = _Scope(self, cls, method)
-        return found.again()
 
     # ---- where things are
     def _info(self, path: str) -> Optional[FileInfo]:
@@ -461,7 +470,7 @@ class Package:
             found = self._method(cls, name)
             if found is not None:
                 owner, method = found
-                kind = self.scope(owner, method).returned(depth)
+                kind = _Scope(self, owner, method).returned(depth)
                 break
         else:
             if cls.added or any(base in SEQUENTIAL for base in cls.bases):
@@ -520,7 +529,7 @@ class Package:
                 for caller in parent.methods.containing(["self.%s(" % attr for attr in attrs]):
                     scope = None
                     for call in _calls_of(caller, attrs):
-                        scope = scope or self.scope(parent, caller)
+                        scope = scope or _Scope(self, parent, caller)
                         sites += 1
                         self._note_call(call, params, defaults, seen, scope)
         if not sites:
@@ -587,7 +596,7 @@ def helpers(package: Package, path: str, owners: Iterable[str]) -> List[Helper]:
         method = cls.methods.get("hybrid_forward") if cls is not None else None
         if method is None:
             continue
-        scope = package.scope(cls, method)
+        scope = _Scope(package, cls, method)
         for call in scope.nodes:
             if not isinstance(call, ast.Call):
                 continue
@@ -652,6 +661,65 @@ def _calls_of(method: ast.FunctionDef, attrs: List[str]) -> Iterable[ast.Call]:
             yield node
 
 
+def _reading(method: ast.FunctionDef) -> Tuple[Optional[str], List[ast.AST], Dict[str, List[object]]]:
+    """(the parameter that receives F, the method's nodes, what each name is bound to): read once
+    per method, which is read as a caller, as a child and as a helper's caller, and by the language
+    server again on every keystroke (the trees of unchanged methods are kept)."""
+    found = _READINGS.get(id(method))
+    if found is not None and found[0] is method:
+        return found[1]
+    args = method.args
+    positional = [a.arg for a in args.args]
+    namespace = positional[1] if method.name == "hybrid_forward" and len(positional) > 1 else None
+    bindings: Dict[str, List[object]] = {}
+    for name in positional[1:] + [a.arg for a in args.kwonlyargs]:
+        bindings[name] = [Kind.UNKNOWN]
+    if method.name == "hybrid_forward":
+        defaults = len(args.args) - len(args.defaults)
+        for index, name in enumerate(positional[2:], start=2):
+            if index < defaults:
+                bindings[name] = [("parameter", name)]
+    if args.vararg is not None:
+        bindings[args.vararg.arg] = [Kind.SEQUENCE]
+    if args.kwarg is not None:
+        bindings[args.kwarg.arg] = [Kind.PYTHON]
+    nodes = list(_walk(method))
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                _bind(bindings, target, node.value)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            _bind(bindings, node.target, node if isinstance(node, ast.AugAssign) else node.value)
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            _bind(bindings, node.target, ("item", node.iter))
+        elif isinstance(node, (ast.withitem,)) and node.optional_vars is not None:
+            _bind(bindings, node.optional_vars, Kind.UNKNOWN)
+        elif isinstance(node, ast.NamedExpr):
+            _bind(bindings, node.target, node.value)
+    reading = (namespace, nodes, bindings)
+    _READINGS[id(method)] = (method, reading)  # the method is kept: its id is not reused meanwhile
+    if len(_READINGS) > _DEFINITIONS_SIZE:
+        _READINGS.popitem(last=False)
+    return reading
+
+
+def _bind(bindings: Dict[str, List[object]], target, value) -> None:
+    if isinstance(target, ast.Name):
+        bindings.setdefault(target.id, []).append(value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            for inner, item in zip(target.elts, value.elts):
+                _bind(bindings, inner, item)
+        else:
+            for inner in target.elts:
+                _bind(bindings, inner, ("item", value) if isinstance(value, ast.expr) else Kind.UNKNOWN)
+    elif isinstance(target, ast.Starred):
+        _bind(bindings, target.value, Kind.UNKNOWN)
+
+
+_READINGS: "OrderedDict[int, tuple]" = OrderedDict()
+
+
 class _Scope:
     """Kinds of expressions in one method, flow-insensitively: a name has the join of every value
     bound to it anywhere in the method."""
@@ -660,56 +728,8 @@ class _Scope:
         self.package, self.cls, self.method = package, cls, method
         info = package._info(cls.path)
         self.imports = info.imports if info is not None else ModuleFacts()
-        args = method.args
-        positional = [a.arg for a in args.args]
-        self.namespace = positional[1] if method.name == "hybrid_forward" and len(positional) > 1 else None
-        self.bindings: Dict[str, List[object]] = {}
-        for name in positional[1:] + [a.arg for a in args.kwonlyargs]:
-            self.bindings[name] = [Kind.UNKNOWN]
-        if method.name == "hybrid_forward":
-            defaults = len(args.args) - len(args.defaults)
-            for index, name in enumerate(positional[2:], start=2):
-                if index < defaults:
-                    self.bindings[name] = [("parameter", name)]
-        if args.vararg is not None:
-            self.bindings[args.vararg.arg] = [Kind.SEQUENCE]
-        if args.kwarg is not None:
-            self.bindings[args.kwarg.arg] = [Kind.PYTHON]
-        self.nodes = list(_walk(method))  # read again for its returns and calls
-        for node in self.nodes:
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    self._bind(target, node.value)
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-                self._bind(node.target, node if isinstance(node, ast.AugAssign) else node.value)
-            elif isinstance(node, (ast.For, ast.comprehension)):
-                self._bind(node.target, ("item", node.iter))
-            elif isinstance(node, (ast.withitem,)) and node.optional_vars is not None:
-                self._bind(node.optional_vars, Kind.UNKNOWN)
-            elif isinstance(node, ast.NamedExpr):
-                self._bind(node.target, node.value)
+        self.namespace, self.nodes, self.bindings = _reading(method)
         self._busy: Set[str] = set()
-
-    def again(self) -> "_Scope":
-        """The same reading of the method with a guard of its own: a question about one name
-        may lead, through the method's callers or children, to another about this method."""
-        fresh = object.__new__(_Scope)
-        fresh.__dict__.update(self.__dict__)
-        fresh._busy = set()
-        return fresh
-
-    def _bind(self, target, value) -> None:
-        if isinstance(target, ast.Name):
-            self.bindings.setdefault(target.id, []).append(value)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
-                for inner, item in zip(target.elts, value.elts):
-                    self._bind(inner, item)
-            else:
-                for inner in target.elts:
-                    self._bind(inner, ("item", value) if isinstance(value, ast.expr) else Kind.UNKNOWN)
-        elif isinstance(target, ast.Starred):
-            self._bind(target.value, Kind.UNKNOWN)
 
     def returned(self, depth: int) -> Kind:
         kinds = [self.kind(node.value) if node.value is not None else Kind.NONE
