@@ -88,7 +88,9 @@ class ClassInfo:
     added: List[_Child] = field(default_factory=list)      # `self.add(...)` in a Sequential subclass
 
 
-_CALLED = re.compile(r"([A-Z]\w*)[ \t]*\(")  # (also the tail of `aB(`: a file read for nothing)
+# (also the tail of `aB(`: a file read for nothing; not a class's own line, where a block whose
+# file holds no call of it would be looked for among its own children)
+_CALLED = re.compile(r"(?<!class )([A-Z]\w*)[ \t]*\(")
 _NEWLINE = re.compile("\n")
 _DEF_LINE = re.compile(r"^([ \t]*)def[ \t]+(\w+)", re.MULTILINE)
 
@@ -97,21 +99,35 @@ class FileInfo:
     """One file's facts, each read when first asked for: a class or a function is cut out of the
     text and parsed alone (a whole file costs several times more, and few of its classes matter)."""
 
-    def __init__(self, path: str, text: str):
+    def __init__(self, path: str, text: str, earlier: Optional[Dict[tuple, tuple]] = None):
         self.path, self.text = path, text
         self._imports: Optional[ModuleFacts] = None
         self._lines: Optional[List[ClassLine]] = None
+        self._line_named: Optional[Dict[str, ClassLine]] = None
+        self._offsets: Optional[List[int]] = None  # of the class lines
+        # what was read of each class, by its text, from the file's text before this one: an edit
+        # of one class leaves the others' facts as they were (plain data: no older text is kept)
+        self.facts: Dict[tuple, tuple] = {}
+        self._earlier = earlier or {}
         self._classes: Dict[str, Optional[ClassInfo]] = {}
         self._functions: Dict[str, Optional[ast.FunctionDef]] = {}
         self._function_lines: Optional[Dict[str, int]] = None
         self._tree: Optional[ast.Module] = None
         self._line_ends: Optional[List[int]] = None
+        self._called: Optional[List[str]] = None
 
     @property
     def imports(self) -> ModuleFacts:
         if self._imports is None:
             self._imports = collect_imports(self.text)
         return self._imports
+
+    @property
+    def called(self) -> List[str]:
+        """The capitalized names called in the file (constructors, among others), each once."""
+        if self._called is None:
+            self._called = list(dict.fromkeys(_CALLED.findall(self.text)))
+        return self._called
 
     @property
     def class_lines(self) -> List[ClassLine]:
@@ -123,12 +139,24 @@ class FileInfo:
         """The class `name` of the file: its bases from its class line, its methods found by their
         def lines (parsed when asked for), its children from its `__init__`."""
         if name not in self._classes:
-            line = next((c for c in self.class_lines if c.name == name), None)
+            if self._line_named is None:
+                self._line_named = {}
+                for c in self.class_lines:
+                    self._line_named.setdefault(c.name, c)
+            line = self._line_named.get(name)
             self._classes[name] = None if line is None else self._read_class(line)
         return self._classes[name]
 
     def _read_class(self, line: ClassLine) -> ClassInfo:
         end = block_end(self.text, line.offset, line.indent)
+        key = (line.name, self.text[line.offset:end])
+        known = self._earlier.get(key)
+        if known is not None:  # the same class text: its facts, at its offset in this text
+            relative, children, added = known
+            spans = {name: (start + line.offset, indent, stop + line.offset)
+                     for name, (start, indent, stop) in relative.items()}
+            self.facts[key] = known
+            return ClassInfo(line.name, self.path, line.bases, _Methods(self, spans), dict(children), list(added))
         defs = [(m.start(), len(m.group(1).expandtabs()), m.group(2))
                 for m in _DEF_LINE.finditer(self.text, line.offset, end)]
         indents = [indent for _, indent, _ in defs if indent > line.indent]
@@ -140,6 +168,8 @@ class FileInfo:
         builder = info.methods.get("__init__")
         if builder is not None:
             _read_children(builder, info)
+        relative = {name: (start - line.offset, indent, stop - line.offset) for name, (start, indent, stop) in spans.items()}
+        self.facts[key] = (relative, dict(info.children), list(info.added))
         return info
 
     def function(self, name: str) -> Optional[ast.FunctionDef]:
@@ -157,9 +187,11 @@ class FileInfo:
     def classes_calling(self, called: str) -> List[str]:
         """The classes (innermost) whose text holds `called`."""
         found = []
+        if self._offsets is None:
+            self._offsets = [line.offset for line in self.class_lines]
         position = self.text.find(called)
         while position >= 0:
-            owner = _innermost(self.class_lines, position)
+            owner = _innermost(self.class_lines, self._offsets, position)
             if owner is not None and owner not in found:
                 found.append(owner)
             position = self.text.find(called, position + 1)
@@ -236,14 +268,10 @@ def block_end(text: str, offset: int, indent: int) -> int:
     return found.end() if found is not None else len(text)
 
 
-def _innermost(lines: List[ClassLine], position: int) -> Optional[str]:
+def _innermost(lines: List[ClassLine], offsets: List[int], position: int) -> Optional[str]:
     """The class nearest above `position` (the one whose block holds it, unless that block ended)."""
-    owner = None
-    for line in lines:
-        if line.offset > position:
-            break
-        owner = line
-    return owner.name if owner is not None else None
+    at = bisect.bisect_right(offsets, position)
+    return lines[at - 1].name if at else None
 
 
 @dataclass(frozen=True)
@@ -287,7 +315,7 @@ def file_info(path: str, text: str) -> FileInfo:
     every keystroke, and a run asks for the class lines of every file twice)."""
     found = _FILES.get(path)
     if found is None or (found.text is not text and found.text != text):
-        found = _FILES[path] = FileInfo(path, text)
+        found = _FILES[path] = FileInfo(path, text, found.facts if found is not None else None)
     return found
 
 
@@ -498,7 +526,7 @@ class Package:
             self._called = {}
             for path, text in self.texts.items():
                 if "hybrid_forward" in text or "def forward" in text:
-                    for called in set(_CALLED.findall(text)):
+                    for called in file_info(path, text).called:
                         self._called.setdefault(called, []).append(path)
         return self._called.get(name, [])
 
