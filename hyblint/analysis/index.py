@@ -51,9 +51,11 @@ UNKNOWN_CHILD: _Child = ("unknown",)
 class _Methods:
     """A class's methods by name, each parsed when first asked for."""
 
-    def __init__(self, info: "FileInfo", spans: Dict[str, Tuple[int, int, int]]):
+    def __init__(self, info: "FileInfo", spans: Dict[str, Tuple[int, int, int]],
+                 parsed: Optional[Dict[str, Optional[ast.FunctionDef]]] = None):
         self.info, self.spans = info, spans  # name -> (offset of the def line, its indent, block end)
-        self._parsed: Dict[str, Optional[ast.FunctionDef]] = {}
+        # (shared by the readings of one class text at one row, in successive texts of the file)
+        self._parsed: Dict[str, Optional[ast.FunctionDef]] = {} if parsed is None else parsed
 
     def __contains__(self, name: str) -> bool:
         return self.get(name) is not None
@@ -90,7 +92,7 @@ class ClassInfo:
 
 # (also the tail of `aB(`: a file read for nothing; not a class's own line, where a block whose
 # file holds no call of it would be looked for among its own children)
-_CALLED = re.compile(r"(?<!class )([A-Z]\w*)[ \t]*\(")
+_CALLED = re.compile(r"([A-Z]\w*)[ \t]*\(")
 _NEWLINE = re.compile("\n")
 _DEF_LINE = re.compile(r"^([ \t]*)def[ \t]+(\w+)", re.MULTILINE)
 
@@ -126,7 +128,9 @@ class FileInfo:
     def called(self) -> List[str]:
         """The capitalized names called in the file (constructors, among others), each once."""
         if self._called is None:
-            self._called = list(dict.fromkeys(_CALLED.findall(self.text)))
+            text = self.text
+            self._called = list(dict.fromkeys(m.group(1) for m in _CALLED.finditer(text)
+                                              if not (m.start() >= 6 and text.startswith("class ", m.start() - 6))))
         return self._called
 
     @property
@@ -150,13 +154,17 @@ class FileInfo:
     def _read_class(self, line: ClassLine) -> ClassInfo:
         end = block_end(self.text, line.offset, line.indent)
         key = (line.name, self.text[line.offset:end])
+        rows = self._row(line.offset)
         known = self._earlier.get(key)
         if known is not None:  # the same class text: its facts, at its offset in this text
-            relative, children, added = known
+            relative, children, added, at_row, parsed = known
+            if at_row != rows:  # its methods' trees carry rows: parsed again (from their cache)
+                parsed = {}
             spans = {name: (start + line.offset, indent, stop + line.offset)
                      for name, (start, indent, stop) in relative.items()}
-            self.facts[key] = known
-            return ClassInfo(line.name, self.path, line.bases, _Methods(self, spans), dict(children), list(added))
+            self.facts[key] = (relative, children, added, rows, parsed)
+            return ClassInfo(line.name, self.path, line.bases, _Methods(self, spans, parsed), dict(children),
+                             list(added))
         defs = [(m.start(), len(m.group(1).expandtabs()), m.group(2))
                 for m in _DEF_LINE.finditer(self.text, line.offset, end)]
         indents = [indent for _, indent, _ in defs if indent > line.indent]
@@ -169,7 +177,7 @@ class FileInfo:
         if builder is not None:
             _read_children(builder, info)
         relative = {name: (start - line.offset, indent, stop - line.offset) for name, (start, indent, stop) in spans.items()}
-        self.facts[key] = (relative, dict(info.children), list(info.added))
+        self.facts[key] = (relative, dict(info.children), list(info.added), rows, info.methods._parsed)
         return info
 
     def function(self, name: str) -> Optional[ast.FunctionDef]:
@@ -212,13 +220,17 @@ class FileInfo:
                     changed = True
         return found
 
+    def _row(self, offset: int) -> int:
+        """How many lines end before `offset`."""
+        if self._line_ends is None:  # one pass, not a count from the top per definition
+            self._line_ends = [m.start() for m in _NEWLINE.finditer(self.text)]
+        return bisect.bisect_left(self._line_ends, offset)
+
     def _parsed(self, offset: int, indent: int, kind: type, name: str):
         """The definition starting at `offset` (a line start), parsed alone, with the file's rows;
         the whole file is parsed instead when it cannot be cut out cleanly."""
         end = block_end(self.text, offset, indent)
-        if self._line_ends is None:  # one pass, not a count from the top per definition
-            self._line_ends = [m.start() for m in _NEWLINE.finditer(self.text)]
-        rows = bisect.bisect_left(self._line_ends, offset)
+        rows = self._row(offset)
         block = self.text[offset:end]
         # blank lines above keep the file's rows; an indented definition goes under an `if`,
         # which keeps its columns too
