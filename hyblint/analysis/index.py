@@ -636,8 +636,8 @@ def helpers(package: Package, path: str, owners: Iterable[str]) -> List[Helper]:
         method = cls.methods.get("hybrid_forward") if cls is not None else None
         if method is None:
             continue
-        scope = _Scope(package, cls, method)
-        for call in scope.nodes:
+        scope = None
+        for call in _reading(method)[1]:
             if not isinstance(call, ast.Call):
                 continue
             targets, bound = [], True
@@ -649,6 +649,7 @@ def helpers(package: Package, path: str, owners: Iterable[str]) -> List[Helper]:
             if not targets or any(isinstance(a, ast.Starred) for a in call.args) or \
                     any(k.arg is None for k in call.keywords):
                 continue
+            scope = scope or _Scope(package, cls, method)
             passes_f = any(_is_name(a, scope.namespace) for a in call.args)
             if not passes_f and not any(scope.kind(a) is Kind.TENSOR for a in call.args):
                 continue
