@@ -124,8 +124,9 @@ def _collector_paused():
 
 
 class _Crew:
-    """Screeners triage files; checkers finish what triage left, and check whole files when
-    nothing waits for them. Half of the workers (at least one) are checkers."""
+    """Screeners triage files and read the package index for what triage left; checkers finish
+    it, and triage files when nothing waits for them (the index for those is read here). Half of
+    the workers (at least one) are checkers."""
 
     def __init__(self, count: int):
         self.context = start_context()
