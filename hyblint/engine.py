@@ -71,8 +71,7 @@ def _finish(first: Triage) -> List[Diagnostic]:
         relative = _check_snippet(snippet.text, settings, rules, imports, first.context.get(snippet.owner))
         if relative is None:
             return _whole_module_and_helpers(first, rules, settings)
-        for d in relative:
-            placed = _place(d, filename, snippet.row - 1, snippet.indent)
+        for placed in _placed(relative, filename, snippet.row - 1, snippet.indent):
             lines = lines or physical_lines(source)  # for noqa comments, once there is something to report
             if not suppressed(lines, placed.location.row, placed.code):
                 diagnostics.append(placed)
@@ -133,6 +132,26 @@ def _check_snippet(text: str, settings, rules, imports, context: Optional[ClassC
     if len(_SNIPPET_CACHE) > _SNIPPET_CACHE_SIZE:
         _SNIPPET_CACHE.popitem(last=False)
     return found
+
+
+# A method's diagnostics as placed in its file, by where it is: on a keystroke, the methods the
+# edit did not move are placed as before.
+_PLACED: "OrderedDict[tuple, Tuple[List[Diagnostic], List[Diagnostic]]]" = OrderedDict()
+
+
+def _placed(relative: List[Diagnostic], filename: str, row_offset: int, indent: str) -> List[Diagnostic]:
+    if not relative:
+        return relative
+    key = (id(relative), filename, row_offset, indent)
+    found = _PLACED.get(key)
+    if found is not None and found[0] is relative:
+        _PLACED.move_to_end(key)
+        return found[1]
+    placed = [_place(d, filename, row_offset, indent) for d in relative]
+    _PLACED[key] = (relative, placed)  # the list is kept: its id is not reused meanwhile
+    if len(_PLACED) > _SNIPPET_CACHE_SIZE:
+        _PLACED.popitem(last=False)
+    return placed
 
 
 def _place(d: Diagnostic, filename: str, row_offset: int, indent: str) -> Diagnostic:

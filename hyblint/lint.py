@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import functools
 import gc
 import os
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Dict, FrozenSet, List, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from hyblint.analysis.hierarchy import hybrid_class_names, scan_class_bases
 from hyblint.analysis.index import Package
@@ -72,12 +73,18 @@ def _check_one(job: Tuple[str, str, Settings, FrozenSet[str]], package: Package)
     return check_source(text, path, settings, extra_hybrid_classes=extra, package=package)
 
 
-def _triage_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> Union[Triage, List[Diagnostic]]:
+def _triage_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> Union[Triage, List[Diagnostic], tuple]:
     """What is left of a file for a checker, or, when nothing is, its diagnostics alone (the text,
-    which this process has, need not travel back)."""
+    which this process has, need not travel back). A screener forked with the run's index reads
+    what it knows of the file here too: (the triage with its context, what the index read)."""
     path, text, settings, extra = job
     first = triage(text, path, settings, extra_hybrid_classes=extra)
-    return first.diagnostics if first.settled else first
+    if first.settled:
+        return first.diagnostics
+    if _PACKAGE is None:
+        return first
+    with_context(first, _PACKAGE)
+    return first, _PACKAGE.noted()
 
 
 def _finish_one(first: Triage) -> List[Diagnostic]:
@@ -87,7 +94,14 @@ def _finish_one(first: Triage) -> List[Diagnostic]:
 
 
 
-def _start_screener() -> None:
+# The run's index in a screener (inherited when it forks): None in the checkers, which fork
+# before the files are read; what they triage, this process reads the index for.
+_PACKAGE = None
+
+
+def _start_screener(package: Package = None) -> None:
+    global _PACKAGE
+    _PACKAGE = package
     # Checking builds many short-lived trees without reference cycles; the cycle collector would
     # only scan them again and again. A worker lives for one run.
     gc.disable()
@@ -110,14 +124,22 @@ def _collector_paused():
 
 
 class _Crew:
-    """Screeners triage files; checkers finish what triage left, and check whole files when
-    nothing waits for them. Half of the workers (at least one) are checkers."""
+    """Screeners triage files and read the package index for what triage left; checkers finish
+    it, and triage files when nothing waits for them (the index for those is read here). Half of
+    the workers (at least one) are checkers."""
 
     def __init__(self, count: int):
-        context = start_context()
+        self.context = start_context()
         checkers = max(1, count // 2)
-        self.members = [Worker(context, _start_checker, "check") for _ in range(checkers)] + \
-                       [Worker(context, _start_screener, "screen") for _ in range(max(1, count - checkers))]
+        self.screeners = max(1, count - checkers)
+        # checkers fork at once, to import libcst while this process reads the files; screeners
+        # fork in `run`, with the index of the files read, so that they read it, not this process
+        self.members = [Worker(self.context, _start_checker, "check") for _ in range(checkers)]
+
+    def _start_screeners(self, package: Optional[Package] = None) -> None:
+        if not any(member.kind == "screen" for member in self.members):
+            self.members += [Worker(self.context, functools.partial(_start_screener, package), "screen")
+                             for _ in range(self.screeners)]
 
     def stop(self) -> None:
         for member in self.members:
@@ -130,6 +152,8 @@ class _Crew:
         self.stop()
 
     def run(self, jobs: List[tuple], package: Package) -> List[Tuple[tuple, List[Diagnostic]]]:
+        package.prepare()  # once here, not once per screener
+        self._start_screeners(package)
         to_screen = deque(sorted(jobs, key=lambda job: -len(job[1])))  # largest first: all end together
         to_finish: deque = deque()
         needs_context: deque = deque()  # triaged files whose methods left wait for the index
@@ -169,6 +193,11 @@ class _Crew:
                 job, step = done
                 if step != "triage" or isinstance(value, list):
                     results.append((job, value))
+                elif isinstance(value, tuple):  # read with the index already
+                    first, noted = value
+                    package.note(noted)
+                    to_finish.append((job, first))
+                    waiting += _method_text(first)
                 else:
                     needs_context.append((job, value))
 
@@ -177,6 +206,7 @@ class _Crew:
             size: Callable[[Any], int]) -> List[Tuple[int, Any]]:
         """`function` of each job, on whichever worker is free, largest first (so that all end
         together): (the job's index, its result), in the order they finish."""
+        self._start_screeners()
         waiting = deque(sorted(range(len(jobs)), key=lambda index: -size(jobs[index])))
         results: List[Tuple[int, Any]] = []
         while True:

@@ -27,6 +27,7 @@ from pygls.protocol import LanguageServerProtocol
 from hyblint import __version__
 from hyblint.config import ConfigError, find_config, load_settings
 from hyblint.engine import SYNTAX_ERROR, check_source
+from hyblint.lsp_index import WorkspaceIndex
 from hyblint.lsp_actions import (FIX_ALL_KIND, Checked, FixAllWorker, fix_all_action, has_safe_fix, lsp_lines,
                                  quick_fixes, to_lsp_json)
 from hyblint.settings import Settings
@@ -119,6 +120,7 @@ class HyblintServer(LanguageServer):
         self.again: Set[str] = set()             # documents edited while their check runs
         self.checker = ThreadPoolExecutor(1, thread_name_prefix="hyblint-check")  # the engine's caches are not shared
         self.configs = ConfigCache()
+        self.index: Optional[WorkspaceIndex] = None  # made in the check thread, when first needed
         self.fixes = FixAllWorker()
         self.shutdown_requested = False
 
@@ -145,8 +147,10 @@ class HyblintServer(LanguageServer):
                     return
                 version, source, path = document.version, document.source, document.path
                 self.fixes.pause()
+                dependents: Set[str] = set()
                 try:
-                    checked = await loop.run_in_executor(self.checker, self.check, source, version, path, uri)
+                    checked, dependents = await loop.run_in_executor(self.checker, self.check, source, version,
+                                                                     path, uri)
                 except Exception as exc:  # a bug in a rule must not silence the editor
                     log.exception("checking %s failed", uri)
                     checked = Checked(version, source, path or uri, None,
@@ -156,21 +160,62 @@ class HyblintServer(LanguageServer):
                     self.fixes.resume()
                 if uri not in self.again:
                     self.publish(uri, checked)
+                    self.recheck(dependents, uri)
                     return
         finally:
             self.running.pop(uri, None)
 
-    def check(self, source: str, version: Optional[int], path: Optional[str], uri: str) -> Checked:
-        """Runs in the check thread."""
+    def check(self, source: str, version: Optional[int], path: Optional[str], uri: str) -> Tuple[Checked, Set[str]]:
+        """Runs in the check thread: the check, and the paths of the files whose checks read facts
+        from this one's previous text (to check again: they may read otherwise now)."""
         settings, new = self.configs.settings_for(path)
         if isinstance(settings, str):
             problem = "hyblint: cannot use the configuration: %s" % settings
-            return Checked(version, source, path or uri, None, problem=problem, announce=problem if new else None)
+            return Checked(version, source, path or uri, None, problem=problem,
+                           announce=problem if new else None), set()
         if len(source) > MAX_DOCUMENT_CHARACTERS:
             return Checked(version, source, path or uri, settings, problem=(
                 "hyblint: not checked in the editor: %d characters, more than %d; run `hyblint` on the file"
-                % (len(source), MAX_DOCUMENT_CHARACTERS)))
-        return Checked(version, source, path or uri, settings, fresh=check_source(source, path or uri, settings))
+                % (len(source), MAX_DOCUMENT_CHARACTERS))), set()
+        if path is None:  # not a file: nothing else in the workspace can refer to it
+            return Checked(version, source, uri, settings, fresh=check_source(source, uri, settings)), set()
+        index = self.workspace_index()
+        package, changed = index.package(path, source)
+        fresh = check_source(source, path, settings, package=package)
+        if any(d.code == SYNTAX_ERROR for d in fresh):
+            index.rejected(path)
+            changed = False
+        else:
+            index.checked(path, package)
+        return Checked(version, source, path, settings, fresh=fresh), index.dependents(path) if changed else set()
+
+    def workspace_index(self) -> WorkspaceIndex:
+        """The index of the workspace folders (read in the check thread, when first needed)."""
+        if self.index is None:
+            try:
+                roots = [folder.uri for folder in self.workspace.folders.values()] or \
+                        ([self.workspace.root_uri] if self.workspace.root_uri else [])
+            except Exception:  # no workspace before `initialize`
+                roots = []
+            self.index = WorkspaceIndex(_path_of(uri) for uri in roots if uri.startswith("file:"))
+        return self.index
+
+    def recheck(self, paths: Set[str], changed_uri: str) -> None:
+        """Check the open documents at `paths` again (their checks read facts from another file)."""
+        if not paths:
+            return
+        for uri in list(self.checked):
+            document = self.open_document(uri)
+            if uri != changed_uri and document is not None and document.path \
+                    and os.path.abspath(document.path) in paths:
+                self.schedule(uri)
+
+    async def after_close(self, path: str, uri: str) -> None:
+        """The index reads the closed document's file again; what read its buffer is checked again."""
+        if self.index is None:
+            return
+        loop = asyncio.get_running_loop()
+        self.recheck(await loop.run_in_executor(self.checker, self.index.closed, path), uri)
 
     def publish(self, uri: str, checked: Checked) -> None:
         if self.open_document(uri) is None:
@@ -243,11 +288,15 @@ def did_close(ls: HyblintServer, params: lsp.DidCloseTextDocumentParams) -> None
     uri = params.text_document.uri
     ls.forget(uri)
     ls.protocol.notify(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, {"uri": uri, "diagnostics": []})
+    if uri.startswith("file:"):
+        asyncio.ensure_future(ls.after_close(_path_of(uri), uri))
 
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: HyblintServer, params) -> None:
     ls.configs.clear()
+    if ls.index is not None:
+        ls.checker.submit(ls.index.reload)  # files changed on disk: read them again, in the check thread
     for uri in list(ls.checked):
         ls.schedule(uri)
 
@@ -280,6 +329,11 @@ async def code_actions(ls: HyblintServer, params: lsp.CodeActionParams) -> List[
             if fixed is not None:
                 actions.append(fix_all_action(uri, checked, fixed, version))
     return actions
+
+
+def _path_of(uri: str) -> str:
+    from pygls.uris import to_fs_path
+    return to_fs_path(uri) or uri
 
 
 def _includes(kind, wanted: str) -> bool:

@@ -295,3 +295,67 @@ async def test_malformed_traffic_never_kills_the_server(client: LanguageClient):
     assert "not checked" in too_large.message
     await change(client, uri, 3, BROKEN)  # still alive
     assert [d.code for d in client.diagnostics[uri]] == ["HYB006"]
+
+
+STEM = textwrap.dedent("""\
+    from mxnet.gluon import nn
+
+
+    class Stem(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.relu(x)
+    """)
+USES_STEM = textwrap.dedent("""\
+    from mxnet.gluon import nn
+    from stem import Stem
+
+
+    class Net(nn.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.stem = Stem()
+
+        def hybrid_forward(self, F, x):
+            y = self.stem(x)
+            return y[0]
+    """)
+
+
+async def published(client: LanguageClient, uri: str, codes) -> None:
+    """Wait until the diagnostics of `uri` have `codes` (sorted)."""
+    async def until():
+        while sorted(d.code for d in client.diagnostics.get(uri, [])) != codes:
+            await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await asyncio.wait_for(until(), 20)
+
+
+@pytest.mark.asyncio
+async def test_editing_a_childs_file_rechecks_the_open_parent(client: LanguageClient):
+    (client.folder / "stem.py").write_text(STEM)
+    # the child, not open, is read from the workspace folder: its call gives one tensor
+    parent = await open_document(client, "net.py", USES_STEM)
+    await published(client, parent, ["HYB001"])
+    [diagnostic] = client.diagnostics[parent]
+    assert diagnostic.range.start.line == 11
+    child = await open_document(client, "stem.py", STEM)
+    # the child's buffer now returns two outputs: `y[0]` selects one of them, in the parent,
+    # which is checked again without being touched
+    two = STEM.replace("return F.relu(x)", "return F.relu(x), F.sigmoid(x)")
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=child, version=2), [lsp.TextDocumentContentChangeWholeDocument(text=two)]))
+    await published(client, parent, [])
+    # a half-typed edit of the child changes nothing in the parent
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=child, version=3),
+        [lsp.TextDocumentContentChangeWholeDocument(text=STEM + "    return (\n")]))
+    await published(client, child, ["HYB900"])
+    assert list(client.diagnostics[parent]) == []
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=child, version=4), [lsp.TextDocumentContentChangeWholeDocument(text=STEM)]))
+    await published(client, parent, ["HYB001"])
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=child, version=5), [lsp.TextDocumentContentChangeWholeDocument(text=two)]))
+    await published(client, parent, [])
+    # closed, the child is its file again, which returns one tensor
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(child)))
+    await published(client, parent, ["HYB001"])

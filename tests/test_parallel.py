@@ -114,3 +114,80 @@ def test_a_job_failing_in_a_worker_ends_the_run_with_its_traceback(tmp_path, mon
     err = capsys.readouterr().err
     assert "a check failed in a worker process" in err and "RuntimeError: boom in" in err
     assert len(paths) > 2
+
+
+CHILD = '''\
+from mxnet.gluon import nn
+
+
+class Stem{n}(nn.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return {returned}
+
+
+class Head{n}(nn.HybridBlock):
+    def hybrid_forward(self, F, x, hidden):
+        return x + hidden[0]
+'''
+
+PARENT = '''\
+from mxnet.gluon import nn
+from child_{n} import Stem{n}, Head{n}
+
+
+def pairwise(F, x):
+    return F.ones((x.shape[0], 1))
+
+
+class Net{n}(nn.HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self.stem = Stem{n}()
+        self.head = Head{n}()
+
+    def hybrid_forward(self, F, x):
+        y = self.stem(x)
+        z = self.head(x, [F.zeros_like(x)] * 2)
+        return y[0] + z + pairwise(F, x)
+'''
+
+
+def package_tree(tmp_path):
+    """Parents whose reports depend on their children's files (a child returning one tensor or
+    two, a child called with a list) and on a helper function, spread over many files."""
+    paths = []
+    for n in range(30):
+        returned = "F.relu(x)" if n % 2 else "F.relu(x), F.sigmoid(x)"
+        for name, text in (("child_%d.py" % n, CHILD), ("parent_%d.py" % n, PARENT)):
+            (tmp_path / name).write_text(text.format(n=n, returned=returned))
+            paths.append(str(tmp_path / name))
+    return sorted(paths)
+
+
+@pytest.mark.parametrize("mode", ["serial", "parallel", "started-early", "screeners-help", "cached"])
+def test_the_index_reads_the_same_in_workers_and_through_the_cache(tmp_path, monkeypatch, mode):
+    from hyblint.cache import Cache
+    paths = package_tree(tmp_path)
+    monkeypatch.setattr(lint, "PARALLEL_THRESHOLD", 10 ** 6)
+    serial = lint.lint_files(paths, Settings(), tmp_path).diagnostics
+    # a child returning one tensor: `y[0]` reported, in the parent; the helper's `x.shape` in
+    # every parent, with the call as related information; the list passed to the head silent
+    assert sorted({(d.code, pathlib.Path(d.filename).name[:6]) for d in serial}) == [
+        ("HYB001", "parent"), ("HYB002", "parent")]
+    assert len([d for d in serial if d.code == "HYB001"]) == 15
+    assert all(d.related for d in serial if d.code == "HYB002")
+    monkeypatch.setattr(lint, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(lint.os, "cpu_count", lambda: 2)  # one screener, one checker, on any machine
+    if mode == "started-early":
+        monkeypatch.setattr(lint, "EARLY_START_THRESHOLD", 2)
+    if mode == "screeners-help":
+        monkeypatch.setattr(lint, "STEAL_THRESHOLD", 0)
+    cache = None
+    if mode == "cached":
+        first = Cache(tmp_path / "cache", Settings())
+        assert lint.lint_files(paths, Settings(), tmp_path, first).diagnostics == serial
+        first.save()
+        cache = Cache(tmp_path / "cache", Settings())
+    if mode == "serial":
+        monkeypatch.setattr(lint, "PARALLEL_THRESHOLD", 10 ** 6)
+    assert lint.lint_files(paths, Settings(), tmp_path, cache).diagnostics == serial

@@ -16,8 +16,10 @@ reading. The facts of a file are kept per content hash, so an unchanged file is 
 from __future__ import annotations
 
 import ast
+import bisect
 import hashlib
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
@@ -49,9 +51,11 @@ UNKNOWN_CHILD: _Child = ("unknown",)
 class _Methods:
     """A class's methods by name, each parsed when first asked for."""
 
-    def __init__(self, info: "FileInfo", spans: Dict[str, Tuple[int, int, int]]):
+    def __init__(self, info: "FileInfo", spans: Dict[str, Tuple[int, int, int]],
+                 parsed: Optional[Dict[str, Optional[ast.FunctionDef]]] = None):
         self.info, self.spans = info, spans  # name -> (offset of the def line, its indent, block end)
-        self._parsed: Dict[str, Optional[ast.FunctionDef]] = {}
+        # (shared by the readings of one class text at one row, in successive texts of the file)
+        self._parsed: Dict[str, Optional[ast.FunctionDef]] = {} if parsed is None else parsed
 
     def __contains__(self, name: str) -> bool:
         return self.get(name) is not None
@@ -86,7 +90,10 @@ class ClassInfo:
     added: List[_Child] = field(default_factory=list)      # `self.add(...)` in a Sequential subclass
 
 
-_CALLED = re.compile(r"([A-Z]\w*)[ \t]*\(")  # (also the tail of `aB(`: a file read for nothing)
+# (also the tail of `aB(`: a file read for nothing; not a class's own line, where a block whose
+# file holds no call of it would be looked for among its own children)
+_CALLED = re.compile(r"([A-Z]\w*)[ \t]*\(")
+_NEWLINE = re.compile("\n")
 _DEF_LINE = re.compile(r"^([ \t]*)def[ \t]+(\w+)", re.MULTILINE)
 
 
@@ -94,20 +101,37 @@ class FileInfo:
     """One file's facts, each read when first asked for: a class or a function is cut out of the
     text and parsed alone (a whole file costs several times more, and few of its classes matter)."""
 
-    def __init__(self, path: str, text: str):
+    def __init__(self, path: str, text: str, earlier: Optional[Dict[tuple, tuple]] = None):
         self.path, self.text = path, text
         self._imports: Optional[ModuleFacts] = None
         self._lines: Optional[List[ClassLine]] = None
+        self._line_named: Optional[Dict[str, ClassLine]] = None
+        self._offsets: Optional[List[int]] = None  # of the class lines
+        # what was read of each class, by its text, from the file's text before this one: an edit
+        # of one class leaves the others' facts as they were (plain data: no older text is kept)
+        self.facts: Dict[tuple, tuple] = {}
+        self._earlier = earlier or {}
         self._classes: Dict[str, Optional[ClassInfo]] = {}
         self._functions: Dict[str, Optional[ast.FunctionDef]] = {}
         self._function_lines: Optional[Dict[str, int]] = None
         self._tree: Optional[ast.Module] = None
+        self._line_ends: Optional[List[int]] = None
+        self._called: Optional[List[str]] = None
 
     @property
     def imports(self) -> ModuleFacts:
         if self._imports is None:
             self._imports = collect_imports(self.text)
         return self._imports
+
+    @property
+    def called(self) -> List[str]:
+        """The capitalized names called in the file (constructors, among others), each once."""
+        if self._called is None:
+            text = self.text
+            self._called = list(dict.fromkeys(m.group(1) for m in _CALLED.finditer(text)
+                                              if not (m.start() >= 6 and text.startswith("class ", m.start() - 6))))
+        return self._called
 
     @property
     def class_lines(self) -> List[ClassLine]:
@@ -119,12 +143,28 @@ class FileInfo:
         """The class `name` of the file: its bases from its class line, its methods found by their
         def lines (parsed when asked for), its children from its `__init__`."""
         if name not in self._classes:
-            line = next((c for c in self.class_lines if c.name == name), None)
+            if self._line_named is None:
+                self._line_named = {}
+                for c in self.class_lines:
+                    self._line_named.setdefault(c.name, c)
+            line = self._line_named.get(name)
             self._classes[name] = None if line is None else self._read_class(line)
         return self._classes[name]
 
     def _read_class(self, line: ClassLine) -> ClassInfo:
         end = block_end(self.text, line.offset, line.indent)
+        key = (line.name, self.text[line.offset:end])
+        rows = self._row(line.offset)
+        known = self._earlier.get(key)
+        if known is not None:  # the same class text: its facts, at its offset in this text
+            relative, children, added, at_row, parsed = known
+            if at_row != rows:  # its methods' trees carry rows: parsed again (from their cache)
+                parsed = {}
+            spans = {name: (start + line.offset, indent, stop + line.offset)
+                     for name, (start, indent, stop) in relative.items()}
+            self.facts[key] = (relative, children, added, rows, parsed)
+            return ClassInfo(line.name, self.path, line.bases, _Methods(self, spans, parsed), dict(children),
+                             list(added))
         defs = [(m.start(), len(m.group(1).expandtabs()), m.group(2))
                 for m in _DEF_LINE.finditer(self.text, line.offset, end)]
         indents = [indent for _, indent, _ in defs if indent > line.indent]
@@ -136,6 +176,8 @@ class FileInfo:
         builder = info.methods.get("__init__")
         if builder is not None:
             _read_children(builder, info)
+        relative = {name: (start - line.offset, indent, stop - line.offset) for name, (start, indent, stop) in spans.items()}
+        self.facts[key] = (relative, dict(info.children), list(info.added), rows, info.methods._parsed)
         return info
 
     def function(self, name: str) -> Optional[ast.FunctionDef]:
@@ -153,9 +195,11 @@ class FileInfo:
     def classes_calling(self, called: str) -> List[str]:
         """The classes (innermost) whose text holds `called`."""
         found = []
+        if self._offsets is None:
+            self._offsets = [line.offset for line in self.class_lines]
         position = self.text.find(called)
         while position >= 0:
-            owner = _innermost(self.class_lines, position)
+            owner = _innermost(self.class_lines, self._offsets, position)
             if owner is not None and owner not in found:
                 found.append(owner)
             position = self.text.find(called, position + 1)
@@ -176,20 +220,34 @@ class FileInfo:
                     changed = True
         return found
 
+    def _row(self, offset: int) -> int:
+        """How many lines end before `offset`."""
+        if self._line_ends is None:  # one pass, not a count from the top per definition
+            self._line_ends = [m.start() for m in _NEWLINE.finditer(self.text)]
+        return bisect.bisect_left(self._line_ends, offset)
+
     def _parsed(self, offset: int, indent: int, kind: type, name: str):
         """The definition starting at `offset` (a line start), parsed alone, with the file's rows;
         the whole file is parsed instead when it cannot be cut out cleanly."""
         end = block_end(self.text, offset, indent)
-        rows = self.text.count("\n", 0, offset)
+        rows = self._row(offset)
         block = self.text[offset:end]
         # blank lines above keep the file's rows; an indented definition goes under an `if`,
         # which keeps its columns too
         nested = block[:1] in (" ", "\t")
         if not nested or rows:
+            key = (rows, block, kind)
+            found = _DEFINITIONS.get(key)
+            if found is not None:
+                _DEFINITIONS.move_to_end(key)
+                return found
             try:
                 tree = ast.parse("\n" * (rows - nested) + ("if 1:\n" if nested else "") + block)
                 body = tree.body[0].body if nested else tree.body
                 if len(body) == 1 and isinstance(body[0], kind):
+                    _DEFINITIONS[key] = body[0]
+                    if len(_DEFINITIONS) > _DEFINITIONS_SIZE:
+                        _DEFINITIONS.popitem(last=False)
                     return body[0]
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 pass
@@ -204,6 +262,11 @@ class FileInfo:
         return None
 
 
+# Definitions parsed, by their text and row: the language server asks again on every keystroke,
+# when one method of the file has changed. (The trees are only read, never changed.)
+_DEFINITIONS: "OrderedDict[tuple, ast.AST]" = OrderedDict()
+_DEFINITIONS_SIZE = 4096
+
 _BLOCK_ENDS: Dict[int, "re.Pattern"] = {}
 
 
@@ -217,14 +280,10 @@ def block_end(text: str, offset: int, indent: int) -> int:
     return found.end() if found is not None else len(text)
 
 
-def _innermost(lines: List[ClassLine], position: int) -> Optional[str]:
+def _innermost(lines: List[ClassLine], offsets: List[int], position: int) -> Optional[str]:
     """The class nearest above `position` (the one whose block holds it, unless that block ended)."""
-    owner = None
-    for line in lines:
-        if line.offset > position:
-            break
-        owner = line
-    return owner.name if owner is not None else None
+    at = bisect.bisect_right(offsets, position)
+    return lines[at - 1].name if at else None
 
 
 @dataclass(frozen=True)
@@ -268,7 +327,7 @@ def file_info(path: str, text: str) -> FileInfo:
     every keystroke, and a run asks for the class lines of every file twice)."""
     found = _FILES.get(path)
     if found is None or (found.text is not text and found.text != text):
-        found = _FILES[path] = FileInfo(path, text)
+        found = _FILES[path] = FileInfo(path, text, found.facts if found is not None else None)
     return found
 
 
@@ -370,6 +429,21 @@ class Package:
         """Whether the check of `path` asked the index anything (its result depends on `used`)."""
         return path in self._asked
 
+    def prepare(self) -> None:
+        """Read now what any question reads (where classes are defined, which files call what):
+        worker processes forked after this share it instead of each reading it again."""
+        self._class_files()
+        self._callers("")
+
+    def noted(self) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+        """(the files read, the files asked about): what a worker's copy learned, for `note`."""
+        return frozenset(self.used), frozenset(self._asked)
+
+    def note(self, noted: Tuple[FrozenSet[str], FrozenSet[str]]) -> None:
+        """Record what a worker's copy of the index read, as if this one had."""
+        self.used.update(noted[0])
+        self._asked.update(noted[1])
+
     # ---- where things are
     def _info(self, path: str) -> Optional[FileInfo]:
         """The facts of a file of the run, noted as read."""
@@ -464,7 +538,7 @@ class Package:
             self._called = {}
             for path, text in self.texts.items():
                 if "hybrid_forward" in text or "def forward" in text:
-                    for called in set(_CALLED.findall(text)):
+                    for called in file_info(path, text).called:
                         self._called.setdefault(called, []).append(path)
         return self._called.get(name, [])
 
@@ -606,7 +680,7 @@ def helpers(package: Package, path: str, owners: Iterable[str]) -> List[Helper]:
         if method is None:
             continue
         scope = None
-        for call in _walk(method):
+        for call in _reading(method)[1]:
             if not isinstance(call, ast.Call):
                 continue
             targets, bound = [], True
@@ -671,6 +745,65 @@ def _calls_of(method: ast.FunctionDef, attrs: List[str]) -> Iterable[ast.Call]:
             yield node
 
 
+def _reading(method: ast.FunctionDef) -> Tuple[Optional[str], List[ast.AST], Dict[str, List[object]]]:
+    """(the parameter that receives F, the method's nodes, what each name is bound to): read once
+    per method, which is read as a caller, as a child and as a helper's caller, and by the language
+    server again on every keystroke (the trees of unchanged methods are kept)."""
+    found = _READINGS.get(id(method))
+    if found is not None and found[0] is method:
+        return found[1]
+    args = method.args
+    positional = [a.arg for a in args.args]
+    namespace = positional[1] if method.name == "hybrid_forward" and len(positional) > 1 else None
+    bindings: Dict[str, List[object]] = {}
+    for name in positional[1:] + [a.arg for a in args.kwonlyargs]:
+        bindings[name] = [Kind.UNKNOWN]
+    if method.name == "hybrid_forward":
+        defaults = len(args.args) - len(args.defaults)
+        for index, name in enumerate(positional[2:], start=2):
+            if index < defaults:
+                bindings[name] = [("parameter", name)]
+    if args.vararg is not None:
+        bindings[args.vararg.arg] = [Kind.SEQUENCE]
+    if args.kwarg is not None:
+        bindings[args.kwarg.arg] = [Kind.PYTHON]
+    nodes = list(_walk(method))
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                _bind(bindings, target, node.value)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            _bind(bindings, node.target, node if isinstance(node, ast.AugAssign) else node.value)
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            _bind(bindings, node.target, ("item", node.iter))
+        elif isinstance(node, (ast.withitem,)) and node.optional_vars is not None:
+            _bind(bindings, node.optional_vars, Kind.UNKNOWN)
+        elif isinstance(node, ast.NamedExpr):
+            _bind(bindings, node.target, node.value)
+    reading = (namespace, nodes, bindings)
+    _READINGS[id(method)] = (method, reading)  # the method is kept: its id is not reused meanwhile
+    if len(_READINGS) > _DEFINITIONS_SIZE:
+        _READINGS.popitem(last=False)
+    return reading
+
+
+def _bind(bindings: Dict[str, List[object]], target, value) -> None:
+    if isinstance(target, ast.Name):
+        bindings.setdefault(target.id, []).append(value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            for inner, item in zip(target.elts, value.elts):
+                _bind(bindings, inner, item)
+        else:
+            for inner in target.elts:
+                _bind(bindings, inner, ("item", value) if isinstance(value, ast.expr) else Kind.UNKNOWN)
+    elif isinstance(target, ast.Starred):
+        _bind(bindings, target.value, Kind.UNKNOWN)
+
+
+_READINGS: "OrderedDict[int, tuple]" = OrderedDict()
+
+
 class _Scope:
     """Kinds of expressions in one method, flow-insensitively: a name has the join of every value
     bound to it anywhere in the method."""
@@ -679,51 +812,12 @@ class _Scope:
         self.package, self.cls, self.method = package, cls, method
         info = package._info(cls.path)
         self.imports = info.imports if info is not None else ModuleFacts()
-        args = method.args
-        positional = [a.arg for a in args.args]
-        self.namespace = positional[1] if method.name == "hybrid_forward" and len(positional) > 1 else None
-        self.bindings: Dict[str, List[object]] = {}
-        for name in positional[1:] + [a.arg for a in args.kwonlyargs]:
-            self.bindings[name] = [Kind.UNKNOWN]
-        if method.name == "hybrid_forward":
-            defaults = len(args.args) - len(args.defaults)
-            for index, name in enumerate(positional[2:], start=2):
-                if index < defaults:
-                    self.bindings[name] = [("parameter", name)]
-        if args.vararg is not None:
-            self.bindings[args.vararg.arg] = [Kind.SEQUENCE]
-        if args.kwarg is not None:
-            self.bindings[args.kwarg.arg] = [Kind.PYTHON]
-        for node in _walk(method):
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    self._bind(target, node.value)
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-                self._bind(node.target, node if isinstance(node, ast.AugAssign) else node.value)
-            elif isinstance(node, (ast.For, ast.comprehension)):
-                self._bind(node.target, ("item", node.iter))
-            elif isinstance(node, (ast.withitem,)) and node.optional_vars is not None:
-                self._bind(node.optional_vars, Kind.UNKNOWN)
-            elif isinstance(node, ast.NamedExpr):
-                self._bind(node.target, node.value)
+        self.namespace, self.nodes, self.bindings = _reading(method)
         self._busy: Set[str] = set()
-
-    def _bind(self, target, value) -> None:
-        if isinstance(target, ast.Name):
-            self.bindings.setdefault(target.id, []).append(value)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
-                for inner, item in zip(target.elts, value.elts):
-                    self._bind(inner, item)
-            else:
-                for inner in target.elts:
-                    self._bind(inner, ("item", value) if isinstance(value, ast.expr) else Kind.UNKNOWN)
-        elif isinstance(target, ast.Starred):
-            self._bind(target.value, Kind.UNKNOWN)
 
     def returned(self, depth: int) -> Kind:
         kinds = [self.kind(node.value) if node.value is not None else Kind.NONE
-                 for node in _walk(self.method) if isinstance(node, ast.Return)]
+                 for node in self.nodes if isinstance(node, ast.Return)]
         if not kinds:
             return Kind.NONE
         joined = kinds[0]
