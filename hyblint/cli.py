@@ -12,7 +12,7 @@ from typing import List, Optional, Sequence
 from hyblint import __version__
 from hyblint.workers import WorkerError
 
-COMMANDS = ("check", "rule", "verify", "lsp")
+COMMANDS = ("check", "rule", "verify", "lsp", "clean")
 
 
 def _codes(text: str) -> List[str]:
@@ -35,6 +35,8 @@ def _check_parser(sub) -> None:
     p.add_argument("--statistics", action="store_true", help="count diagnostics per rule")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics remain")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="where to keep the cache (default: $HYBLINT_CACHE_DIR, else .hyblint_cache in the project)")
     p.add_argument("--quiet", "-q", action="store_true", help="print diagnostics only, no summary")
     p.add_argument("--config", default=None, help="a pyproject.toml to read [tool.hyblint] from")
     p.add_argument("--force-exclude", action="store_true",
@@ -54,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="run each HybridBlock eagerly and hybridized (executes your code)",
                             description=verify_arguments.HELP)
     verify_arguments.add_arguments(verify)
+    clean = sub.add_parser("clean", help="remove the project's cache",
+                           description="Remove the cache of the project in the current directory.")
+    clean.add_argument("--cache-dir", default=None, metavar="DIR", help="the cache to remove (as for check)")
+    clean.add_argument("--config", default=None, help="a pyproject.toml whose project's cache to remove")
     sub.add_parser("lsp", help="run the language server over stdio",
                    description="Serve diagnostics and quick fixes to editors over stdio (LSP).")
     return parser
@@ -70,6 +76,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.command == "verify":
             from hyblint.verify import command as verify_command
             return verify_command.run(args)
+        if args.command == "clean":
+            return _clean(args)
         if args.command == "lsp":
             from hyblint.lsp import serve
             return serve()
@@ -117,6 +125,21 @@ def _rule(args) -> int:
     return 0
 
 
+def _clean(args) -> int:
+    from hyblint.cache import cache_folder, clean
+    from hyblint.config import ConfigError
+    # the project is found as `hyblint check .` finds it
+    args.paths, args.select, args.extend_select, args.ignore = ["."], None, [], []
+    try:
+        _, root = _settings(args)
+    except ConfigError as exc:
+        print("hyblint: error: %s" % exc, file=sys.stderr)
+        return 2
+    folder = cache_folder(root, args.cache_dir)
+    print("Removed %s" % folder if clean(folder) else "No cache at %s" % folder, file=sys.stderr)
+    return 0
+
+
 def _settings(args):
     from hyblint.config import find_config, load_settings
     config = Path(args.config) if args.config else find_config(args.paths)
@@ -154,8 +177,8 @@ def _check(args) -> int:
     paths = discover(args.paths, settings.exclude + settings.extend_exclude, root, args.force_exclude)
     cache = None
     if not args.no_cache and not (args.fix or args.diff):
-        from hyblint.cache import Cache
-        cache = Cache(root / ".hyblint_cache", settings)
+        from hyblint.cache import Cache, cache_folder
+        cache = Cache(cache_folder(root, args.cache_dir), settings)
     run = lint_files(paths, settings, root, cache)
     if cache is not None:
         cache.save()
@@ -230,10 +253,7 @@ def _apply_fixes(args, run, settings, root):
         fixed += len(result.applied)
         revealed += result.revealed
         if args.diff:
-            sys.stdout.writelines(difflib.unified_diff(
-                source.text.splitlines(keepends=True), result.source.splitlines(keepends=True),
-                fromfile=path, tofile=path))
-            print()
+            sys.stdout.writelines(_patch_lines(source.text, result.source, path))
             continue
         sources[path] = replace(source, text=result.source)  # what the remaining diagnostics refer to
         if args.show_fixes:
@@ -251,6 +271,17 @@ def _apply_fixes(args, run, settings, root):
               % (unwritten, "" if unwritten == 1 else "s", "its" if unwritten == 1 else "their"), file=sys.stderr)
     remaining.sort(key=lambda d: d.sort_key())
     return remaining, sources, changed, unwritten
+
+
+def _patch_lines(before: str, after: str, path: str):
+    """A unified diff that `patch` and `git apply` accept: a last line without a newline is
+    followed by the marker that says so, rather than running into the next line of the diff."""
+    for line in difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                     fromfile=path, tofile=path):
+        if line.endswith("\n"):
+            yield line
+        else:
+            yield line + "\n\\ No newline at end of file\n"
 
 
 def _count_note(announced: int, fixed: int, revealed: int) -> str:
