@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
                   for name, groups in config.get("shapes", {}).items()}
         shapes.update(parse_shapes(args.shapes))
         python = setup.check_python(args.python) if args.python else None
+        if python is None:
+            setup.require_runtime()  # before any module is imported to run: say what to install
         options = runner.VerifyOptions(
             shapes=shapes, factories=args.factory or config.get("factories", []),
             fix=args.fix, unsafe_fixes=args.unsafe_fixes, python=python,
