@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import functools
 import gc
 import os
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Dict, FrozenSet, List, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from hyblint.analysis.hierarchy import hybrid_class_names, scan_class_bases
 from hyblint.analysis.index import Package
@@ -16,7 +17,7 @@ from hyblint.diagnostics import Diagnostic, Location, Severity
 from hyblint.files import InputError, SourceFile, read_source
 from hyblint.settings import Settings
 from hyblint.triage import Triage, triage, with_context
-from hyblint.workers import STARTING, Worker, start_context, wait_for_any
+from hyblint.workers import STARTING, Worker, run_all, start_context, wait_for_any
 
 # Below this many files to check, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 24
@@ -113,11 +114,15 @@ class _Crew:
     """Screeners triage files; checkers finish what triage left, and check whole files when
     nothing waits for them. Half of the workers (at least one) are checkers."""
 
-    def __init__(self, count: int):
+    def __init__(self, count: int, setup: Optional[Callable[[], None]] = None):
+        """`setup`: run in each worker once it has started (picklable, for spawn)."""
         context = start_context()
         checkers = max(1, count // 2)
-        self.members = [Worker(context, _start_checker, "check") for _ in range(checkers)] + \
-                       [Worker(context, _start_screener, "screen") for _ in range(max(1, count - checkers))]
+
+        def start(initializer):
+            return initializer if setup is None else functools.partial(run_all, (initializer, setup))
+        self.members = [Worker(context, start(_start_checker), "check") for _ in range(checkers)] + \
+                       [Worker(context, start(_start_screener), "screen") for _ in range(max(1, count - checkers))]
 
     def stop(self) -> None:
         for member in self.members:
