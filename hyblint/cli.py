@@ -39,6 +39,8 @@ def _check_parser(sub) -> None:
                    help="where to keep the cache (default: $HYBLINT_CACHE_DIR, else .hyblint_cache in the project)")
     p.add_argument("--quiet", "-q", action="store_true", help="print diagnostics only, no summary")
     p.add_argument("--config", default=None, help="a pyproject.toml to read [tool.hyblint] from")
+    p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None,
+                   help="check files that .gitignore, .ignore or .git/info/exclude ignore")
     p.add_argument("--force-exclude", action="store_true",
                    help="apply exclude patterns to files given explicitly too (as pre-commit passes them)")
 
@@ -141,12 +143,19 @@ def _clean(args) -> int:
 
 
 def _settings(args):
-    from hyblint.config import find_config, load_settings
+    from hyblint.config import ConfigError, find_config, load_settings
     config = Path(args.config) if args.config else find_config(args.paths)
     if args.config and not os.path.lexists(config):
-        from hyblint.config import ConfigError
         raise ConfigError("%s: no such file" % args.config)
     settings = load_settings(config)
+    from hyblint.config import unknown_selectors
+    for option in ("select", "extend_select", "ignore"):
+        unknown = unknown_selectors(getattr(args, option) or ())
+        if unknown:
+            raise ConfigError("--%s: unknown rule code(s): %s (see `hyblint rule --all`)"
+                              % (option.replace("_", "-"), ", ".join(unknown)))
+    if getattr(args, "respect_gitignore", None) is not None:
+        settings = replace(settings, respect_gitignore=args.respect_gitignore)
     if args.select is not None:
         settings = replace(settings, select=tuple(args.select))
     if args.extend_select:
@@ -174,7 +183,8 @@ def _check(args) -> int:
         for path in missing:
             print("hyblint: error: %s: no such file or directory" % path, file=sys.stderr)
         return 2
-    paths = discover(args.paths, settings.exclude + settings.extend_exclude, root, args.force_exclude)
+    paths = discover(args.paths, settings.exclude + settings.extend_exclude, root, args.force_exclude,
+                     settings.respect_gitignore)
     cache = None
     if not args.no_cache and not (args.fix or args.diff):
         from hyblint.cache import Cache, cache_folder

@@ -16,7 +16,7 @@ else:  # pragma: no cover
 
 MAX_CONFIG_BYTES = 1024 * 1024
 KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-              "hybrid-bases", "verify"}
+              "hybrid-bases", "respect-gitignore", "verify"}
 
 
 class ConfigError(Exception):
@@ -66,7 +66,20 @@ def _strings(table, key, path, what: str) -> Tuple[str, ...]:
 
 
 def _codes(table, key, path) -> Tuple[str, ...]:
-    return tuple(v.strip().upper() for v in _strings(table, key, path, "rule codes"))
+    codes = tuple(v.strip().upper() for v in _strings(table, key, path, "rule codes"))
+    unknown = unknown_selectors(codes)
+    if unknown:
+        raise ConfigError("%s: [tool.hyblint] %s: unknown rule code(s): %s" % (path, key, ", ".join(unknown)))
+    return codes
+
+
+def unknown_selectors(codes) -> Tuple[str, ...]:
+    """The codes that select no rule: a rule code (HYB001), a prefix of some (HYB, HYB00), or ALL."""
+    from hyblint.diagnostics import INPUT_ERROR_CODES
+    from hyblint.selection import RULE_CODES  # codes without importing the rules (nor libcst)
+    known = set(RULE_CODES) | set(INPUT_ERROR_CODES.values())
+    return tuple(code for code in codes
+                 if code != "ALL" and not any(k.startswith(code) for k in known))
 
 
 def load_table(path: Path) -> Dict[str, Any]:
@@ -94,6 +107,9 @@ def load_settings(path: Optional[Path]) -> Settings:
     for key in ("exclude", "extend-exclude"):
         _strings(table, key, path, "glob patterns (strings)")
     _strings(table, "hybrid-bases", path, "class names (strings)")
+    respect = table.get("respect-gitignore", True)
+    if not isinstance(respect, bool):
+        raise ConfigError("%s: [tool.hyblint] respect-gitignore must be true or false, not %r" % (path, respect))
     return Settings(
         select=_codes(table, "select", path) if "select" in table else None,
         ignore=_codes(table, "ignore", path),
@@ -102,4 +118,5 @@ def load_settings(path: Optional[Path]) -> Settings:
         exclude=tuple(table.get("exclude", [])),
         extend_exclude=tuple(table.get("extend-exclude", [])),
         hybrid_bases=DEFAULT_HYBRID_BASES | frozenset(table.get("hybrid-bases", [])),
+        respect_gitignore=respect,
     )
