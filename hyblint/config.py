@@ -77,7 +77,7 @@ def unknown_selectors(codes) -> Tuple[str, ...]:
     """The codes that select no rule: a rule code (HYB001), a prefix of some (HYB, HYB00), or ALL."""
     from hyblint.diagnostics import INPUT_ERROR_CODES
     from hyblint.selection import RULE_CODES  # codes without importing the rules (nor libcst)
-    known = set(RULE_CODES) | set(INPUT_ERROR_CODES.values())
+    known = set(RULE_CODES) | set(INPUT_ERROR_CODES)
     return tuple(code for code in codes
                  if code != "ALL" and not any(k.startswith(code) for k in known))
 

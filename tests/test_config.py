@@ -1,0 +1,39 @@
+"""`[tool.hyblint]` and selection flags: every mistake is exit 2 naming the file and the key."""
+import pytest
+
+from hyblint.cli import main
+
+
+def check(tmp_path, monkeypatch, capsys, *argv):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.py").write_text("x = 1\n")
+    code = main(["check", "--no-cache", *argv, "m.py"])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore", "--extend-select"])
+@pytest.mark.parametrize("code", ["HBY001", "HYB999", "HYB0010"])
+def test_unknown_selectors_on_the_command_line(tmp_path, monkeypatch, capsys, option, code):
+    status, err = check(tmp_path, monkeypatch, capsys, option, "HYB001," + code)
+    assert status == 2 and option in err and code in err and "HYB001," not in err, err
+
+
+@pytest.mark.parametrize("selector", ["ALL", "HYB", "HYB00", "HYB001", "HYB9", "hyb012"])
+def test_known_selectors_and_prefixes(tmp_path, monkeypatch, capsys, selector):
+    assert check(tmp_path, monkeypatch, capsys, "--select", selector)[0] == 0
+
+
+@pytest.mark.parametrize("table, named", [
+    ('select = ["HBY001"]', "select: unknown rule code(s): HBY001"),
+    ('extend-select = ["HYB999"]', "extend-select: unknown rule code(s): HYB999"),
+    ('ignore = ["HYB999"]', "ignore: unknown rule code(s): HYB999"),
+    ('selct = ["HYB001"]', "unknown [tool.hyblint] option(s): selct"),
+    ('respect-gitignore = "yes"', "respect-gitignore must be true or false"),
+    ('exclude = "gen"', "exclude must be a list"),
+    ('hybrid-bases = [1]', "hybrid-bases must be a list"),
+    ('per-file-ignores = ["a"]', "per-file-ignores must be a table"),
+])
+def test_bad_configuration_names_the_key(tmp_path, monkeypatch, capsys, table, named):
+    (tmp_path / "pyproject.toml").write_text("[tool.hyblint]\n%s\n" % table)
+    status, err = check(tmp_path, monkeypatch, capsys)
+    assert status == 2 and "pyproject.toml" in err and named in err, err
