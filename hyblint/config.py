@@ -16,7 +16,7 @@ else:  # pragma: no cover
 
 MAX_CONFIG_BYTES = 1024 * 1024
 KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-              "hybrid-bases", "respect-gitignore", "verify"}
+              "hybrid-bases", "respect-gitignore", "extend", "verify"}
 
 
 class ConfigError(Exception):
@@ -82,9 +82,27 @@ def unknown_selectors(codes) -> Tuple[str, ...]:
                  if code != "ALL" and not any(k.startswith(code) for k in known))
 
 
-def load_table(path: Path) -> Dict[str, Any]:
-    """The raw `[tool.hyblint]` table of a pyproject.toml."""
-    return _load(path).get("tool", {}).get("hyblint", {})
+def load_table(path: Path, _chain: Tuple[Path, ...] = ()) -> Dict[str, Any]:
+    """The `[tool.hyblint]` table of a pyproject.toml, over the one it names with `extend` (a path
+    relative to it): its own keys win, key by key."""
+    table = _load(path).get("tool", {}).get("hyblint", {})
+    if not isinstance(table, dict) or "extend" not in table:
+        return table
+    base = table["extend"]
+    if not isinstance(base, str) or not base:
+        raise ConfigError("%s: [tool.hyblint] extend must be the path of another pyproject.toml" % path)
+    target = (path.parent / os.path.expanduser(base)).resolve()
+    chain = _chain + (path.resolve(),)
+    if target in chain:
+        raise ConfigError("%s: [tool.hyblint] extend: %s extends itself through %s"
+                          % (path, base, " -> ".join(str(p) for p in chain)))
+    if not target.is_file():
+        raise ConfigError("%s: [tool.hyblint] extend: %s: no such file" % (path, base))
+    merged = dict(load_table(target, chain))
+    if not isinstance(merged, dict):
+        raise ConfigError("%s: [tool.hyblint] must be a table" % target)
+    merged.update((key, value) for key, value in table.items() if key != "extend")
+    return merged
 
 
 def load_settings(path: Optional[Path]) -> Settings:

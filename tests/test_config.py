@@ -37,3 +37,32 @@ def test_bad_configuration_names_the_key(tmp_path, monkeypatch, capsys, table, n
     (tmp_path / "pyproject.toml").write_text("[tool.hyblint]\n%s\n" % table)
     status, err = check(tmp_path, monkeypatch, capsys)
     assert status == 2 and "pyproject.toml" in err and named in err, err
+
+
+BROKEN = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        x += 1\n        return x[0]\n"
+
+
+def test_extend_reads_another_configuration_under_its_own_keys(tmp_path, monkeypatch, capsys):
+    (tmp_path / "pyproject.toml").write_text('[tool.hyblint]\nignore = ["HYB006"]\nextend-exclude = ["gen/"]\n')
+    project = tmp_path / "project"
+    (project / "gen").mkdir(parents=True)
+    (project / "gen" / "g.py").write_text(BROKEN)
+    (project / "m.py").write_text(BROKEN)
+    (project / "pyproject.toml").write_text('[tool.hyblint]\nextend = "../pyproject.toml"\n')
+    monkeypatch.chdir(project)
+    assert main(["check", "--no-cache", "--format", "concise", "."]) == 1
+    out = capsys.readouterr().out
+    assert "HYB001" in out and "HYB006" not in out and "g.py" not in out, out
+    # its own keys win
+    (project / "pyproject.toml").write_text('[tool.hyblint]\nextend = "../pyproject.toml"\nignore = ["HYB001"]\n')
+    assert main(["check", "--no-cache", "--format", "concise", "m.py"]) == 1
+    out = capsys.readouterr().out
+    assert "HYB006" in out and "HYB001" not in out, out
+
+
+@pytest.mark.parametrize("base, complaint", [("missing.toml", "missing.toml: no such file"),
+                                             ("pyproject.toml", "extends itself")])
+def test_a_bad_extend_is_an_error(tmp_path, monkeypatch, capsys, base, complaint):
+    (tmp_path / "pyproject.toml").write_text('[tool.hyblint]\nextend = "%s"\n' % base)
+    status, err = check(tmp_path, monkeypatch, capsys)
+    assert status == 2 and complaint in err, err
