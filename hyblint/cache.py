@@ -60,13 +60,17 @@ def clean(folder: Path) -> bool:
     return True
 
 
+def _fingerprint(settings: Settings) -> str:
+    # sorted: a frozenset's repr changes from one process to the next (string hashing is salted)
+    stable = sorted((name, sorted(value) if isinstance(value, frozenset) else value)
+                    for name, value in vars(settings).items())
+    return hashlib.sha1(repr((__version__, stable)).encode()).hexdigest()[:16]
+
+
 class Cache:
     def __init__(self, folder: Path, settings: Settings):
-        # sorted: a frozenset's repr changes from one process to the next (string hashing is salted)
-        stable = sorted((name, sorted(value) if isinstance(value, frozenset) else value)
-                        for name, value in vars(settings).items())
-        fingerprint = hashlib.sha1(repr((__version__, stable)).encode()).hexdigest()[:16]
-        self.file = folder / ("diagnostics-%s.json" % fingerprint)
+        self.file = folder / ("diagnostics-%s.json" % _fingerprint(settings))
+        self._settings_keys: Dict[Settings, bytes] = {}
         self.entries: Dict[str, list] = {}
         self.dirty = False
         self._extra, self._extra_key = None, b""
@@ -81,10 +85,17 @@ class Cache:
 
     def _key(self, text: str, extra: FrozenSet[str], settings: Settings) -> str:
         """What a file's entry holds besides its path: its text and what else its check read."""
-        digest = hashlib.sha1(repr(settings.ignore).encode())
+        digest = hashlib.sha1(self._settings_key(settings))
         digest.update(b"\0" + text.encode("utf-8", "surrogatepass") + b"\0")
         digest.update(self._classes_key(extra))
         return digest.hexdigest()
+
+    def _settings_key(self, settings: Settings) -> bytes:
+        """A file's own settings (its closest configuration's, its per-file ignores), once per set."""
+        found = self._settings_keys.get(settings)
+        if found is None:
+            found = self._settings_keys[settings] = _fingerprint(settings).encode()
+        return found
 
     def _classes_key(self, extra: FrozenSet[str]) -> bytes:
         """The same class set comes with every file of a run: sort it once."""

@@ -133,7 +133,7 @@ def _clean(args) -> int:
     # the project is found as `hyblint check .` finds it
     args.paths, args.select, args.extend_select, args.ignore = ["."], None, [], []
     try:
-        _, root = _settings(args)
+        _, root, _ = _settings(args)
     except ConfigError as exc:
         print("hyblint: error: %s" % exc, file=sys.stderr)
         return 2
@@ -143,17 +143,23 @@ def _clean(args) -> int:
 
 
 def _settings(args):
-    from hyblint.config import ConfigError, find_config, load_settings
-    config = Path(args.config) if args.config else find_config(args.paths)
-    if args.config and not os.path.lexists(config):
+    """The run's settings and root (those of its first path), and every file's."""
+    from hyblint.config import ConfigError, unknown_selectors
+    from hyblint.projects import Projects
+    if args.config and not os.path.lexists(args.config):
         raise ConfigError("%s: no such file" % args.config)
-    settings = load_settings(config)
-    from hyblint.config import unknown_selectors
     for option in ("select", "extend_select", "ignore"):
         unknown = unknown_selectors(getattr(args, option) or ())
         if unknown:
             raise ConfigError("--%s: unknown rule code(s): %s (see `hyblint rule --all`)"
                               % (option.replace("_", "-"), ", ".join(unknown)))
+    projects = Projects(lambda settings: _overridden(settings, args), Path(args.config) if args.config else None)
+    settings, root = projects.of_path(args.paths[0] if args.paths else ".")
+    return settings, root, projects
+
+
+def _overridden(settings, args):
+    """A configuration's settings with the command line's flags applied."""
     if getattr(args, "respect_gitignore", None) is not None:
         settings = replace(settings, respect_gitignore=args.respect_gitignore)
     if args.select is not None:
@@ -162,8 +168,7 @@ def _settings(args):
         settings = replace(settings, extend_select=settings.extend_select + tuple(args.extend_select))
     if args.ignore:
         settings = replace(settings, ignore=settings.ignore + tuple(args.ignore))
-    root = config.parent.resolve() if config else Path.cwd().resolve()
-    return settings, root
+    return settings
 
 
 def _check(args) -> int:
@@ -173,29 +178,35 @@ def _check(args) -> int:
     from hyblint.report import FORMATS
     from hyblint.report.text import statistics
 
+    missing = [p for p in args.paths if not os.path.lexists(p)]
     try:
-        settings, root = _settings(args)
+        settings, root, projects = _settings(args)
+        paths = []
+        for raw in args.paths:  # each path with its own project's exclusions
+            if raw not in missing:
+                own, own_root = projects.of_path(raw)
+                paths.extend(discover([raw], own.exclude + own.extend_exclude, own_root, args.force_exclude,
+                                      own.respect_gitignore))
+        paths = list(dict.fromkeys(paths))
+        configured = {path: projects.of_path(path) for path in paths}
     except ConfigError as exc:
         print("hyblint: error: %s" % exc, file=sys.stderr)
         return 2
-    missing = [p for p in args.paths if not os.path.lexists(p)]
     if missing:
         for path in missing:
             print("hyblint: error: %s: no such file or directory" % path, file=sys.stderr)
         return 2
-    paths = discover(args.paths, settings.exclude + settings.extend_exclude, root, args.force_exclude,
-                     settings.respect_gitignore)
     cache = None
     if not args.no_cache and not (args.fix or args.diff):
         from hyblint.cache import Cache, cache_folder
         cache = Cache(cache_folder(root, args.cache_dir), settings)
-    run = lint_files(paths, settings, root, cache)
+    run = lint_files(paths, settings, root, cache, configured)
     if cache is not None:
         cache.save()
 
     diagnostics, sources, unwritten = run.diagnostics, run.sources, 0
     if args.fix or args.diff:
-        diagnostics, sources, changed_files, unwritten = _apply_fixes(args, run, settings, root)
+        diagnostics, sources, changed_files, unwritten = _apply_fixes(args, run, settings, configured)
     if args.diff:
         if run.input_errors:
             return 2
@@ -219,7 +230,7 @@ def _check(args) -> int:
     return 1 if diagnostics and not args.exit_zero else 0
 
 
-def _apply_fixes(args, run, settings, root):
+def _apply_fixes(args, run, settings, configured):
     """Fix (or, with --diff, show the fixes of) every file with something to fix. Returns what
     remains to report, the sources to show it with (the fixed text of the files written), the
     number of files changed and the number that could not be written."""
@@ -239,7 +250,7 @@ def _apply_fixes(args, run, settings, root):
         if any(d.code.startswith("HYB9") for d in found) or not any(fixable(d, args.unsafe_fixes) for d in found):
             remaining.extend(found)
         else:
-            jobs.append((path, run.sources[path], settings_for(path, settings, root), extra, args.unsafe_fixes,
+            jobs.append((path, run.sources[path], settings_for(path, *configured[path]), extra, args.unsafe_fixes,
                          found, not args.diff))
     sources = dict(run.sources)
     changed = fixed = unwritten = announced = revealed = 0

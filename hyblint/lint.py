@@ -217,18 +217,20 @@ def settings_for(path: str, settings: Settings, root: Path) -> Settings:
     return replace(settings, ignore=settings.ignore + extra) if extra else settings
 
 
-def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None) -> LintRun:
+def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None,
+               configured: Optional[Dict[str, Tuple[Settings, Path]]] = None) -> LintRun:
+    """`configured`: each path's own (settings, root), where they are not the run's."""
     count = min(os.cpu_count() or 1, 8)
     cold = cache is None or len(cache.entries) < len(paths) // 2
     if cold and len(paths) >= EARLY_START_THRESHOLD and count > 1:
         # forked now: before this process reads anything or starts a thread
         with _Crew(count) as crew, _collector_paused():
-            return _lint_files(paths, settings, root, cache, crew, count)
+            return _lint_files(paths, settings, root, cache, crew, count, configured or {})
     with _collector_paused():
-        return _lint_files(paths, settings, root, cache, None, count)
+        return _lint_files(paths, settings, root, cache, None, count, configured or {})
 
 
-def _lint_files(paths, settings, root, cache, crew, count) -> LintRun:
+def _lint_files(paths, settings, root, cache, crew, count, configured) -> LintRun:
     sources, errors = read_all(paths)
     extra = hierarchy_of(sources, settings)
     package = package_of(sources)
@@ -236,7 +238,7 @@ def _lint_files(paths, settings, root, cache, crew, count) -> LintRun:
     run.diagnostics.extend(errors)
     pending = []
     for path, source in sources.items():
-        own = settings_for(path, settings, root)
+        own = settings_for(path, *configured.get(path, (settings, root)))
         cached = cache.get(path, source.text, extra, own, package.texts) if cache is not None else None
         if cached is not None:
             run.diagnostics.extend(cached)

@@ -66,3 +66,24 @@ def test_a_bad_extend_is_an_error(tmp_path, monkeypatch, capsys, base, complaint
     (tmp_path / "pyproject.toml").write_text('[tool.hyblint]\nextend = "%s"\n' % base)
     status, err = check(tmp_path, monkeypatch, capsys)
     assert status == 2 and complaint in err, err
+
+
+@pytest.mark.parametrize("cache", [["--no-cache"], []])
+def test_each_file_takes_its_closest_configuration(tmp_path, monkeypatch, capsys, cache):
+    for folder, table in (("a", 'ignore = ["HYB001"]\nextend-exclude = ["gen/"]'), ("b", 'ignore = ["HYB006"]')):
+        (tmp_path / folder / "gen").mkdir(parents=True)
+        (tmp_path / folder / "pyproject.toml").write_text("[tool.hyblint]\n%s\n" % table)
+        (tmp_path / folder / "m.py").write_text(BROKEN)
+        (tmp_path / folder / "gen" / "g.py").write_text(BROKEN)
+    monkeypatch.chdir(tmp_path)
+
+    def codes(*paths):
+        assert main(["check", *cache, "--format", "concise", *paths]) == 1
+        return sorted(line.split()[1] + " " + line.split(":")[0] for line in capsys.readouterr().out.splitlines()
+                      if line.startswith(("a", "b")))
+    both = codes("a", "b")
+    assert codes("b", "a") == both
+    assert both == ["HYB001 b/gen/g.py", "HYB001 b/m.py", "HYB006 a/m.py"]
+    assert codes("b/m.py", "a/m.py") == ["HYB001 b/m.py", "HYB006 a/m.py"]
+    # --config names one configuration for all
+    assert codes("--config", "b/pyproject.toml", "a/m.py", "b/m.py") == ["HYB001 a/m.py", "HYB001 b/m.py"]
