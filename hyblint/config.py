@@ -34,9 +34,14 @@ def find_config(paths: Sequence[str]) -> Optional[Path]:
         start = start.parent
     for folder in [start, *start.parents]:
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and "hyblint" in _load(candidate).get("tool", {}):
+        if candidate.is_file() and has_table(candidate):
             return candidate
     return None
+
+
+def has_table(path: Path) -> bool:
+    """Whether a pyproject.toml configures hyblint (a ConfigError when it cannot be read)."""
+    return "hyblint" in _load(path).get("tool", {})
 
 
 def _load(path: Path) -> Dict[str, Any]:

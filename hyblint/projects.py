@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Callable, Dict, Optional, Tuple
 
-from hyblint.config import find_config, load_settings
+from hyblint.config import has_table, load_settings
 from hyblint.settings import Settings
 
 Project = Tuple[Settings, Path]  # the settings, and the root their patterns are relative to
@@ -20,6 +20,7 @@ class Projects:
         self.config = config
         self._by_config: Dict[Optional[Path], Project] = {}
         self._by_folder: Dict[str, Project] = {}
+        self._nearest_of: Dict[str, Optional[Path]] = {}
 
     def of_config(self, config: Optional[Path]) -> Project:
         found = self._by_config.get(config)
@@ -35,5 +36,19 @@ class Projects:
         folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
         found = self._by_folder.get(folder)
         if found is None:
-            found = self._by_folder[folder] = self.of_config(find_config([folder]))
+            found = self._by_folder[folder] = self.of_config(self._nearest(os.path.realpath(folder)))
+        return found
+
+    def _nearest(self, folder: str) -> Optional[Path]:
+        """The closest configuration at or above a resolved folder; each folder is looked at once
+        a run (the files of a tree share their parents)."""
+        if folder in self._nearest_of:
+            return self._nearest_of[folder]
+        candidate = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(candidate) and has_table(Path(candidate)):
+            found: Optional[Path] = Path(candidate)
+        else:
+            parent = os.path.dirname(folder)
+            found = None if parent == folder else self._nearest(parent)
+        self._nearest_of[folder] = found
         return found
