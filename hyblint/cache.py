@@ -1,4 +1,5 @@
-"""An on-disk cache of diagnostics, keyed by file path, content, settings and hyblint's version."""
+"""An on-disk cache of diagnostics: one entry per file path, holding the hash of the content it was
+computed from. One cache file per settings and hyblint version."""
 from __future__ import annotations
 
 import hashlib
@@ -34,13 +35,42 @@ def _diagnostic_from_json(data: dict) -> Diagnostic:
                       Location(**data["end_location"]), Severity(data["severity"]), fix, data["url"], related)
 
 
+CACHE_FOLDER = ".hyblint_cache"
+CACHE_DIR_VARIABLE = "HYBLINT_CACHE_DIR"
+
+
+def cache_folder(root: Path, given: Optional[str] = None) -> Path:
+    """Where a project's cache lives: --cache-dir, else $HYBLINT_CACHE_DIR, else in the project root."""
+    chosen = given or os.environ.get(CACHE_DIR_VARIABLE)
+    return Path(chosen) if chosen else root / CACHE_FOLDER
+
+
+def clean(folder: Path) -> bool:
+    """Remove a cache folder; False when there was none. Only hyblint's own files are removed, so
+    that a --cache-dir pointing at the wrong folder costs nothing."""
+    if not folder.is_dir():
+        return False
+    for item in folder.iterdir():
+        if item.name == ".gitignore" or (item.name.startswith("diagnostics-") and item.suffix in (".json", ".tmp")):
+            item.unlink()
+    try:
+        folder.rmdir()
+    except OSError:
+        pass  # something else lives there: leave it
+    return True
+
+
+def _fingerprint(settings: Settings) -> str:
+    # sorted: a frozenset's repr changes from one process to the next (string hashing is salted)
+    stable = sorted((name, sorted(value) if isinstance(value, frozenset) else value)
+                    for name, value in vars(settings).items())
+    return hashlib.sha1(repr((__version__, stable)).encode()).hexdigest()[:16]
+
+
 class Cache:
     def __init__(self, folder: Path, settings: Settings):
-        # sorted: a frozenset's repr changes from one process to the next (string hashing is salted)
-        stable = sorted((name, sorted(value) if isinstance(value, frozenset) else value)
-                        for name, value in vars(settings).items())
-        fingerprint = hashlib.sha1(repr((__version__, stable)).encode()).hexdigest()[:16]
-        self.file = folder / ("diagnostics-%s.json" % fingerprint)
+        self.file = folder / ("diagnostics-%s.json" % _fingerprint(settings))
+        self._settings_keys: Dict[Settings, bytes] = {}
         self.entries: Dict[str, list] = {}
         self.dirty = False
         self._extra, self._extra_key = None, b""
@@ -53,11 +83,19 @@ class Cache:
         except (OSError, ValueError):
             self.entries = {}  # a missing or corrupt cache is an empty one
 
-    def _key(self, path: str, text: str, extra: FrozenSet[str], settings: Settings) -> str:
-        digest = hashlib.sha1(path.encode("utf-8", "surrogatepass") + repr(settings.ignore).encode())
+    def _key(self, text: str, extra: FrozenSet[str], settings: Settings) -> str:
+        """What a file's entry holds besides its path: its text and what else its check read."""
+        digest = hashlib.sha1(self._settings_key(settings))
         digest.update(b"\0" + text.encode("utf-8", "surrogatepass") + b"\0")
         digest.update(self._classes_key(extra))
         return digest.hexdigest()
+
+    def _settings_key(self, settings: Settings) -> bytes:
+        """A file's own settings (its closest configuration's, its per-file ignores), once per set."""
+        found = self._settings_keys.get(settings)
+        if found is None:
+            found = self._settings_keys[settings] = _fingerprint(settings).encode()
+        return found
 
     def _classes_key(self, extra: FrozenSet[str]) -> bytes:
         """The same class set comes with every file of a run: sort it once."""
@@ -79,8 +117,8 @@ class Cache:
             texts: Dict[str, str] = {}) -> Optional[List[Diagnostic]]:
         """The cached diagnostics, if the file, and every file whose index facts its check read
         (its blocks' callers and children), are as they were."""
-        found = self.entries.get(self._key(path, text, extra, settings))
-        if not isinstance(found, dict):
+        found = self.entries.get(os.path.abspath(path))
+        if not isinstance(found, dict) or found.get("hash") != self._key(text, extra, settings):
             return None
         try:
             if any(self._digest(dependency, texts) != digest for dependency, digest in found["deps"].items()):
@@ -91,12 +129,21 @@ class Cache:
 
     def put(self, path: str, text: str, extra: FrozenSet[str], settings: Settings,
             diagnostics: List[Diagnostic], depends: Iterable[str] = (), texts: Dict[str, str] = {}) -> None:
-        self.entries[self._key(path, text, extra, settings)] = {
+        # one entry per file: a new text replaces the entry of the old one
+        self.entries[os.path.abspath(path)] = {
+            "hash": self._key(text, extra, settings),
             "diagnostics": [_diagnostic_to_json(d) for d in diagnostics],
             "deps": {dependency: self._digest(dependency, texts) for dependency in depends if dependency != path}}
         self.dirty = True
 
+    def prune(self) -> None:
+        """Drop the entries of files that are gone, so that the cache holds what the project has."""
+        for path in [p for p in self.entries if not os.path.isfile(p)]:
+            del self.entries[path]
+            self.dirty = True
+
     def save(self) -> None:
+        self.prune()
         if not self.dirty:
             return
         try:

@@ -12,7 +12,7 @@ from typing import List, Optional, Sequence
 from hyblint import __version__
 from hyblint.workers import WorkerError
 
-COMMANDS = ("check", "rule", "verify", "lsp")
+COMMANDS = ("check", "rule", "verify", "lsp", "clean")
 
 
 def _codes(text: str) -> List[str]:
@@ -35,8 +35,12 @@ def _check_parser(sub) -> None:
     p.add_argument("--statistics", action="store_true", help="count diagnostics per rule")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics remain")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="where to keep the cache (default: $HYBLINT_CACHE_DIR, else .hyblint_cache in the project)")
     p.add_argument("--quiet", "-q", action="store_true", help="print diagnostics only, no summary")
     p.add_argument("--config", default=None, help="a pyproject.toml to read [tool.hyblint] from")
+    p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None,
+                   help="check files that .gitignore, .ignore or .git/info/exclude ignore")
     p.add_argument("--force-exclude", action="store_true",
                    help="apply exclude patterns to files given explicitly too (as pre-commit passes them)")
 
@@ -54,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="run each HybridBlock eagerly and hybridized (executes your code)",
                             description=verify_arguments.HELP)
     verify_arguments.add_arguments(verify)
+    clean = sub.add_parser("clean", help="remove the project's cache",
+                           description="Remove the cache of the project in the current directory.")
+    clean.add_argument("--cache-dir", default=None, metavar="DIR", help="the cache to remove (as for check)")
+    clean.add_argument("--config", default=None, help="a pyproject.toml whose project's cache to remove")
     sub.add_parser("lsp", help="run the language server over stdio",
                    description="Serve diagnostics and quick fixes to editors over stdio (LSP).")
     return parser
@@ -70,6 +78,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.command == "verify":
             from hyblint.verify import command as verify_command
             return verify_command.run(args)
+        if args.command == "clean":
+            return _clean(args)
         if args.command == "lsp":
             from hyblint.lsp import serve
             return serve()
@@ -117,21 +127,48 @@ def _rule(args) -> int:
     return 0
 
 
+def _clean(args) -> int:
+    from hyblint.cache import cache_folder, clean
+    from hyblint.config import ConfigError
+    # the project is found as `hyblint check .` finds it
+    args.paths, args.select, args.extend_select, args.ignore = ["."], None, [], []
+    try:
+        _, root, _ = _settings(args)
+    except ConfigError as exc:
+        print("hyblint: error: %s" % exc, file=sys.stderr)
+        return 2
+    folder = cache_folder(root, args.cache_dir)
+    print("Removed %s" % folder if clean(folder) else "No cache at %s" % folder, file=sys.stderr)
+    return 0
+
+
 def _settings(args):
-    from hyblint.config import find_config, load_settings
-    config = Path(args.config) if args.config else find_config(args.paths)
-    if args.config and not os.path.lexists(config):
-        from hyblint.config import ConfigError
+    """The run's settings and root (those of its first path), and every file's."""
+    from hyblint.config import ConfigError, unknown_selectors
+    from hyblint.projects import Projects
+    if args.config and not os.path.lexists(args.config):
         raise ConfigError("%s: no such file" % args.config)
-    settings = load_settings(config)
+    for option in ("select", "extend_select", "ignore"):
+        unknown = unknown_selectors(getattr(args, option) or ())
+        if unknown:
+            raise ConfigError("--%s: unknown rule code(s): %s (see `hyblint rule --all`)"
+                              % (option.replace("_", "-"), ", ".join(unknown)))
+    projects = Projects(lambda settings: _overridden(settings, args), Path(args.config) if args.config else None)
+    settings, root = projects.of_path(args.paths[0] if args.paths else ".")
+    return settings, root, projects
+
+
+def _overridden(settings, args):
+    """A configuration's settings with the command line's flags applied."""
+    if getattr(args, "respect_gitignore", None) is not None:
+        settings = replace(settings, respect_gitignore=args.respect_gitignore)
     if args.select is not None:
         settings = replace(settings, select=tuple(args.select))
     if args.extend_select:
         settings = replace(settings, extend_select=settings.extend_select + tuple(args.extend_select))
     if args.ignore:
         settings = replace(settings, ignore=settings.ignore + tuple(args.ignore))
-    root = config.parent.resolve() if config else Path.cwd().resolve()
-    return settings, root
+    return settings
 
 
 def _check(args) -> int:
@@ -141,28 +178,35 @@ def _check(args) -> int:
     from hyblint.report import FORMATS
     from hyblint.report.text import statistics
 
+    missing = [p for p in args.paths if not os.path.lexists(p)]
     try:
-        settings, root = _settings(args)
+        settings, root, projects = _settings(args)
+        paths = []
+        for raw in args.paths:  # each path with its own project's exclusions
+            if raw not in missing:
+                own, own_root = projects.of_path(raw)
+                paths.extend(discover([raw], own.exclude + own.extend_exclude, own_root, args.force_exclude,
+                                      own.respect_gitignore))
+        paths = list(dict.fromkeys(paths))
+        configured = {path: projects.of_path(path) for path in paths}
     except ConfigError as exc:
         print("hyblint: error: %s" % exc, file=sys.stderr)
         return 2
-    missing = [p for p in args.paths if not os.path.lexists(p)]
     if missing:
         for path in missing:
             print("hyblint: error: %s: no such file or directory" % path, file=sys.stderr)
         return 2
-    paths = discover(args.paths, settings.exclude + settings.extend_exclude, root, args.force_exclude)
     cache = None
     if not args.no_cache and not (args.fix or args.diff):
-        from hyblint.cache import Cache
-        cache = Cache(root / ".hyblint_cache", settings)
-    run = lint_files(paths, settings, root, cache)
+        from hyblint.cache import Cache, cache_folder
+        cache = Cache(cache_folder(root, args.cache_dir), settings)
+    run = lint_files(paths, settings, root, cache, configured)
     if cache is not None:
         cache.save()
 
     diagnostics, sources, unwritten = run.diagnostics, run.sources, 0
     if args.fix or args.diff:
-        diagnostics, sources, changed_files, unwritten = _apply_fixes(args, run, settings, root)
+        diagnostics, sources, changed_files, unwritten = _apply_fixes(args, run, settings, configured)
     if args.diff:
         if run.input_errors:
             return 2
@@ -186,7 +230,7 @@ def _check(args) -> int:
     return 1 if diagnostics and not args.exit_zero else 0
 
 
-def _apply_fixes(args, run, settings, root):
+def _apply_fixes(args, run, settings, configured):
     """Fix (or, with --diff, show the fixes of) every file with something to fix. Returns what
     remains to report, the sources to show it with (the fixed text of the files written), the
     number of files changed and the number that could not be written."""
@@ -206,7 +250,7 @@ def _apply_fixes(args, run, settings, root):
         if any(d.code.startswith("HYB9") for d in found) or not any(fixable(d, args.unsafe_fixes) for d in found):
             remaining.extend(found)
         else:
-            jobs.append((path, run.sources[path], settings_for(path, settings, root), extra, args.unsafe_fixes,
+            jobs.append((path, run.sources[path], settings_for(path, *configured[path]), extra, args.unsafe_fixes,
                          found, not args.diff))
     sources = dict(run.sources)
     changed = fixed = unwritten = announced = revealed = 0
@@ -230,10 +274,7 @@ def _apply_fixes(args, run, settings, root):
         fixed += len(result.applied)
         revealed += result.revealed
         if args.diff:
-            sys.stdout.writelines(difflib.unified_diff(
-                source.text.splitlines(keepends=True), result.source.splitlines(keepends=True),
-                fromfile=path, tofile=path))
-            print()
+            sys.stdout.writelines(_patch_lines(source.text, result.source, path))
             continue
         sources[path] = replace(source, text=result.source)  # what the remaining diagnostics refer to
         if args.show_fixes:
@@ -251,6 +292,17 @@ def _apply_fixes(args, run, settings, root):
               % (unwritten, "" if unwritten == 1 else "s", "its" if unwritten == 1 else "their"), file=sys.stderr)
     remaining.sort(key=lambda d: d.sort_key())
     return remaining, sources, changed, unwritten
+
+
+def _patch_lines(before: str, after: str, path: str):
+    """A unified diff that `patch` and `git apply` accept: a last line without a newline is
+    followed by the marker that says so, rather than running into the next line of the diff."""
+    for line in difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                     fromfile=path, tofile=path):
+        if line.endswith("\n"):
+            yield line
+        else:
+            yield line + "\n\\ No newline at end of file\n"
 
 
 def _count_note(announced: int, fixed: int, revealed: int) -> str:

@@ -16,7 +16,7 @@ else:  # pragma: no cover
 
 MAX_CONFIG_BYTES = 1024 * 1024
 KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-              "hybrid-bases", "verify"}
+              "hybrid-bases", "respect-gitignore", "extend", "verify"}
 
 
 class ConfigError(Exception):
@@ -34,9 +34,14 @@ def find_config(paths: Sequence[str]) -> Optional[Path]:
         start = start.parent
     for folder in [start, *start.parents]:
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and "hyblint" in _load(candidate).get("tool", {}):
+        if candidate.is_file() and has_table(candidate):
             return candidate
     return None
+
+
+def has_table(path: Path) -> bool:
+    """Whether a pyproject.toml configures hyblint (a ConfigError when it cannot be read)."""
+    return "hyblint" in _load(path).get("tool", {})
 
 
 def _load(path: Path) -> Dict[str, Any]:
@@ -66,12 +71,43 @@ def _strings(table, key, path, what: str) -> Tuple[str, ...]:
 
 
 def _codes(table, key, path) -> Tuple[str, ...]:
-    return tuple(v.strip().upper() for v in _strings(table, key, path, "rule codes"))
+    codes = tuple(v.strip().upper() for v in _strings(table, key, path, "rule codes"))
+    unknown = unknown_selectors(codes)
+    if unknown:
+        raise ConfigError("%s: [tool.hyblint] %s: unknown rule code(s): %s" % (path, key, ", ".join(unknown)))
+    return codes
 
 
-def load_table(path: Path) -> Dict[str, Any]:
-    """The raw `[tool.hyblint]` table of a pyproject.toml."""
-    return _load(path).get("tool", {}).get("hyblint", {})
+def unknown_selectors(codes) -> Tuple[str, ...]:
+    """The codes that select no rule: a rule code (HYB001), a prefix of some (HYB, HYB00), or ALL."""
+    from hyblint.diagnostics import INPUT_ERROR_CODES
+    from hyblint.selection import RULE_CODES  # codes without importing the rules (nor libcst)
+    known = set(RULE_CODES) | set(INPUT_ERROR_CODES)
+    return tuple(code for code in codes
+                 if code != "ALL" and not any(k.startswith(code) for k in known))
+
+
+def load_table(path: Path, _chain: Tuple[Path, ...] = ()) -> Dict[str, Any]:
+    """The `[tool.hyblint]` table of a pyproject.toml, over the one it names with `extend` (a path
+    relative to it): its own keys win, key by key."""
+    table = _load(path).get("tool", {}).get("hyblint", {})
+    if not isinstance(table, dict) or "extend" not in table:
+        return table
+    base = table["extend"]
+    if not isinstance(base, str) or not base:
+        raise ConfigError("%s: [tool.hyblint] extend must be the path of another pyproject.toml" % path)
+    target = (path.parent / os.path.expanduser(base)).resolve()
+    chain = _chain + (path.resolve(),)
+    if target in chain:
+        raise ConfigError("%s: [tool.hyblint] extend: %s extends itself through %s"
+                          % (path, base, " -> ".join(str(p) for p in chain)))
+    if not target.is_file():
+        raise ConfigError("%s: [tool.hyblint] extend: %s: no such file" % (path, base))
+    merged = dict(load_table(target, chain))
+    if not isinstance(merged, dict):
+        raise ConfigError("%s: [tool.hyblint] must be a table" % target)
+    merged.update((key, value) for key, value in table.items() if key != "extend")
+    return merged
 
 
 def load_settings(path: Optional[Path]) -> Settings:
@@ -94,6 +130,9 @@ def load_settings(path: Optional[Path]) -> Settings:
     for key in ("exclude", "extend-exclude"):
         _strings(table, key, path, "glob patterns (strings)")
     _strings(table, "hybrid-bases", path, "class names (strings)")
+    respect = table.get("respect-gitignore", True)
+    if not isinstance(respect, bool):
+        raise ConfigError("%s: [tool.hyblint] respect-gitignore must be true or false, not %r" % (path, respect))
     return Settings(
         select=_codes(table, "select", path) if "select" in table else None,
         ignore=_codes(table, "ignore", path),
@@ -102,4 +141,5 @@ def load_settings(path: Optional[Path]) -> Settings:
         exclude=tuple(table.get("exclude", [])),
         extend_exclude=tuple(table.get("extend-exclude", [])),
         hybrid_bases=DEFAULT_HYBRID_BASES | frozenset(table.get("hybrid-bases", [])),
+        respect_gitignore=respect,
     )

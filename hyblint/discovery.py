@@ -1,39 +1,120 @@
-"""Which files a run looks at: Python files under the given paths, minus excluded ones."""
+"""Which files a run looks at: Python files under the given paths, minus excluded ones.
+
+Two kinds of patterns exclude, both gitignore-style (matched with `pathspec`):
+- the settings' `exclude` and `extend-exclude`, relative to the project root (`gen/` anywhere,
+  `/gen` only at the top, `**/gen`), after the default names (`.git`, `venv`, `build`, ...);
+- the project's own ignore files, unless `respect-gitignore = false`: `.gitignore` and `.ignore`
+  in each directory (each applies to its directory and below; deeper ones win) and
+  `.git/info/exclude` of the repository.
+"""
 from __future__ import annotations
 
-import fnmatch
 import os
-from pathlib import Path, PurePath
-from typing import Iterable, List, Sequence
+from pathlib import Path
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+import pathspec
 
 DEFAULT_EXCLUDE = (".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pants.d", ".ruff_cache",
                    ".svn", ".tox", ".venv", "__pypackages__", "_build", "buck-out", "build", "dist",
                    "node_modules", "venv", ".hyblint_cache", "__pycache__")
 DEFAULT_EXCLUDE_SET = frozenset(DEFAULT_EXCLUDE)
 SUFFIXES = (".py", ".pyi")
+IGNORE_FILES = (".gitignore", ".ignore")
+
+# (the directory its patterns are relative to, its patterns)
+Layer = Tuple[str, pathspec.GitIgnoreSpec]
 
 
-def _excluded(path: PurePath, patterns: Sequence[str], root: Path) -> bool:
-    if path.name in DEFAULT_EXCLUDE_SET:
-        return True
-    if not patterns:
-        return False
+def _spec(lines: Iterable[str]) -> Optional[pathspec.GitIgnoreSpec]:
+    lines = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+def _read_spec(path: str) -> Optional[pathspec.GitIgnoreSpec]:
     try:
-        relative = path.relative_to(root).as_posix()
-    except ValueError:
-        relative = path.as_posix()
-    for pattern in patterns:
-        pattern = pattern.rstrip("/")
-        if fnmatch.fnmatch(path.name, pattern) or fnmatch.fnmatch(relative, pattern) \
-                or fnmatch.fnmatch(relative, pattern + "/*"):
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return _spec(handle.read().splitlines())
+    except OSError:  # unreadable or a directory: it ignores nothing
+        return None
+
+
+def _ignore_layers(folder: str) -> List[Layer]:
+    layers = []
+    for name in IGNORE_FILES:
+        spec = _read_spec(os.path.join(folder, name))
+        if spec is not None:
+            layers.append((folder, spec))
+    return layers
+
+
+def _repository_root(folder: str) -> Optional[str]:
+    for candidate in [folder, *map(str, Path(folder).parents)]:
+        if os.path.exists(os.path.join(candidate, ".git")):
+            return candidate
+    return None
+
+
+def _outer_layers(folder: str) -> List[Layer]:
+    """The ignore files that apply to `folder` from above it: its repository's, from the top down
+    to its parent, with .git/info/exclude first (the weakest)."""
+    top = _repository_root(folder)
+    if top is None:
+        return []
+    layers: List[Layer] = []
+    exclude = _read_spec(os.path.join(top, ".git", "info", "exclude"))
+    if exclude is not None:
+        layers.append((top, exclude))
+    above = [str(p) for p in Path(folder).parents if p == Path(top) or Path(top) in p.parents]
+    for parent in reversed(above):
+        layers.extend(_ignore_layers(parent))
+    return layers
+
+
+def _ignored(path: str, is_dir: bool, layers: Sequence[Layer]) -> bool:
+    """What the deepest ignore file that speaks of `path` says (a later `!pattern` re-includes)."""
+    verdict = False
+    for base, spec in layers:
+        relative = os.path.relpath(path, base)
+        if relative.startswith(".."):
+            continue
+        relative = relative.replace(os.sep, "/") + ("/" if is_dir else "")
+        found = spec.check_file(relative).include
+        if found is not None:
+            verdict = found
+    return verdict
+
+
+class Excluder:
+    """The settings' exclusions, relative to the project root."""
+
+    def __init__(self, patterns: Sequence[str], root: Path):
+        self.root = str(root)
+        self.spec = _spec(patterns)
+
+    def __call__(self, path: str, is_dir: bool) -> bool:
+        if os.path.basename(os.path.normpath(path)) in DEFAULT_EXCLUDE_SET:
             return True
-    return False
+        if self.spec is None:
+            return False
+        absolute = os.path.abspath(path)
+        relative = os.path.relpath(absolute, self.root)
+        if relative.startswith(".."):  # outside the project: only what names the file can match
+            relative = os.path.basename(absolute)
+        relative = relative.replace(os.sep, "/") + ("/" if is_dir else "")
+        # a file inside an excluded directory is excluded too (gitignore never looks inside one)
+        parts = relative.rstrip("/").split("/")
+        for depth in range(1, len(parts)):
+            if self.spec.match_file("/".join(parts[:depth]) + "/"):
+                return True
+        return self.spec.match_file(relative)
 
 
-def discover(paths: Iterable[str], exclude: Sequence[str], root: Path, force_exclude: bool = False) -> List[str]:
+def discover(paths: Iterable[str], exclude: Sequence[str], root: Path, force_exclude: bool = False,
+             respect_gitignore: bool = True) -> List[str]:
     """Python files under `paths`. Files named explicitly are included even when excluded, unless
     `force_exclude` (like ruff's --force-exclude, for pre-commit, which names every file)."""
-    patterns = tuple(exclude)  # the default names are matched by set lookup in _excluded
+    excluded = Excluder(exclude, root)
     found: List[str] = []
     seen = set()
 
@@ -44,12 +125,26 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: Path, force_exc
 
     for raw in paths:
         if os.path.isdir(raw):
+            outer = _outer_layers(os.path.abspath(raw)) if respect_gitignore else []
+            layers_of = {}
             for folder, dirs, files in os.walk(raw):
-                here = Path(folder)
-                dirs[:] = sorted(d for d in dirs if not _excluded(here / d, patterns, root))
+                absolute = os.path.abspath(folder)
+                parent = layers_of.get(os.path.dirname(absolute), outer)
+                layers = parent + _ignore_layers(absolute) if respect_gitignore else []
+                layers_of[absolute] = layers
+
+                def keep(name: str, is_dir: bool) -> bool:
+                    full = os.path.join(folder, name)
+                    return not excluded(full, is_dir) and not _ignored(os.path.join(absolute, name), is_dir, layers)
+                dirs[:] = sorted(d for d in dirs if keep(d, True))
                 for name in sorted(files):
-                    if name.endswith(SUFFIXES) and not _excluded(here / name, patterns, root):
+                    if name.endswith(SUFFIXES) and keep(name, False):
                         add(os.path.normpath(os.path.join(folder, name)))
-        elif not (force_exclude and _excluded(Path(raw), patterns, root)):
+        elif not force_exclude:
             add(os.path.normpath(raw))
+        else:
+            absolute = os.path.abspath(raw)
+            layers = _outer_layers(absolute) if respect_gitignore else []
+            if not excluded(raw, False) and not _ignored(absolute, False, layers):
+                add(os.path.normpath(raw))
     return found

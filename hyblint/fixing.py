@@ -33,9 +33,14 @@ class FileFix:
 FixJob = Tuple[str, SourceFile, Settings, FrozenSet[str], bool, List[Diagnostic], bool]
 
 
-# The run's package index, which the checks between fixes read. Set before the workers fork, which
-# inherit it, so that it does not travel with every job.
+# The run's package index, which the checks between fixes read. Each worker receives it once when
+# it starts (inherited by fork, pickled by spawn), so that it does not travel with every job.
 _PACKAGE = None
+
+
+def use_package(package) -> None:
+    global _PACKAGE
+    _PACKAGE = package
 
 
 def fix_one(job: FixJob) -> FileFix:
@@ -56,14 +61,13 @@ def fix_one(job: FixJob) -> FileFix:
 
 def fix_all(jobs: Sequence[FixJob], package=None) -> List[FileFix]:
     """The jobs' outcomes, in the jobs' order. `package`: the run's index."""
-    global _PACKAGE
-    _PACKAGE = package
+    use_package(package)
     count = min(os.cpu_count() or 1, 8)
-    import multiprocessing
-    # workers must inherit the index: without fork they would check with less than the run knows
-    if len(jobs) < PARALLEL_THRESHOLD or count < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if len(jobs) < PARALLEL_THRESHOLD or count < 2:
         return [fix_one(job) for job in jobs]
+    import functools
+
     from hyblint.lint import _Crew, _collector_paused
-    with _Crew(min(count, len(jobs))) as crew, _collector_paused():
+    with _Crew(min(count, len(jobs)), functools.partial(use_package, package)) as crew, _collector_paused():
         done = dict(crew.map(fix_one, jobs, size=lambda job: len(job[1].text)))
     return [done[index] for index in range(len(jobs))]

@@ -17,7 +17,7 @@ from hyblint.diagnostics import Diagnostic, Location, Severity
 from hyblint.files import InputError, SourceFile, read_source
 from hyblint.settings import Settings
 from hyblint.triage import Triage, triage, with_context
-from hyblint.workers import STARTING, Worker, start_context, wait_for_any
+from hyblint.workers import STARTING, Worker, run_all, start_context, wait_for_any
 
 # Below this many files to check, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 24
@@ -128,18 +128,24 @@ class _Crew:
     it, and triage files when nothing waits for them (the index for those is read here). Half of
     the workers (at least one) are checkers."""
 
-    def __init__(self, count: int):
+    def __init__(self, count: int, setup: Optional[Callable[[], None]] = None):
+        """`setup`: run in each worker once it has started (picklable, for spawn)."""
         self.context = start_context()
+        self.setup = setup
         checkers = max(1, count // 2)
         self.screeners = max(1, count - checkers)
         # checkers fork at once, to import libcst while this process reads the files; screeners
         # fork in `run`, with the index of the files read, so that they read it, not this process
-        self.members = [Worker(self.context, _start_checker, "check") for _ in range(checkers)]
+        self.members = [Worker(self.context, self._with_setup(_start_checker), "check")
+                        for _ in range(checkers)]
+
+    def _with_setup(self, initializer):
+        return initializer if self.setup is None else functools.partial(run_all, (initializer, self.setup))
 
     def _start_screeners(self, package: Optional[Package] = None) -> None:
         if not any(member.kind == "screen" for member in self.members):
-            self.members += [Worker(self.context, functools.partial(_start_screener, package), "screen")
-                             for _ in range(self.screeners)]
+            start = self._with_setup(functools.partial(_start_screener, package))
+            self.members += [Worker(self.context, start, "screen") for _ in range(self.screeners)]
 
     def stop(self) -> None:
         for member in self.members:
@@ -242,18 +248,20 @@ def settings_for(path: str, settings: Settings, root: Path) -> Settings:
     return replace(settings, ignore=settings.ignore + extra) if extra else settings
 
 
-def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None) -> LintRun:
+def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None,
+               configured: Optional[Dict[str, Tuple[Settings, Path]]] = None) -> LintRun:
+    """`configured`: each path's own (settings, root), where they are not the run's."""
     count = min(os.cpu_count() or 1, 8)
     cold = cache is None or len(cache.entries) < len(paths) // 2
     if cold and len(paths) >= EARLY_START_THRESHOLD and count > 1:
         # forked now: before this process reads anything or starts a thread
         with _Crew(count) as crew, _collector_paused():
-            return _lint_files(paths, settings, root, cache, crew, count)
+            return _lint_files(paths, settings, root, cache, crew, count, configured or {})
     with _collector_paused():
-        return _lint_files(paths, settings, root, cache, None, count)
+        return _lint_files(paths, settings, root, cache, None, count, configured or {})
 
 
-def _lint_files(paths, settings, root, cache, crew, count) -> LintRun:
+def _lint_files(paths, settings, root, cache, crew, count, configured) -> LintRun:
     sources, errors = read_all(paths)
     extra = hierarchy_of(sources, settings)
     package = package_of(sources)
@@ -261,7 +269,7 @@ def _lint_files(paths, settings, root, cache, crew, count) -> LintRun:
     run.diagnostics.extend(errors)
     pending = []
     for path, source in sources.items():
-        own = settings_for(path, settings, root)
+        own = settings_for(path, *configured.get(path, (settings, root)))
         cached = cache.get(path, source.text, extra, own, package.texts) if cache is not None else None
         if cached is not None:
             run.diagnostics.extend(cached)

@@ -21,3 +21,4 @@ class Settings:
     exclude: Tuple[str, ...] = ()
     extend_exclude: Tuple[str, ...] = ()
     hybrid_bases: FrozenSet[str] = field(default=DEFAULT_HYBRID_BASES)
+    respect_gitignore: bool = True  # skip what .gitignore, .ignore and .git/info/exclude ignore

@@ -11,7 +11,9 @@ neither side can block on a full pipe while the other does too.
 """
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import traceback
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -85,13 +87,36 @@ class Worker:
             self.process.join(timeout=1)
 
 
+# Overrides how workers start ("fork", "spawn", "forkserver"), to test spawn where fork is the default.
+START_METHOD_VARIABLE = "HYBLINT_START_METHOD"
+
+
+def start_method() -> str:
+    """fork on Linux: a worker starts with what this process has imported, in milliseconds. spawn
+    elsewhere: macOS's system libraries are not safe to use in a forked child, and Windows has no
+    fork; everything a worker needs then travels to it pickled."""
+    import multiprocessing
+    methods = multiprocessing.get_all_start_methods()
+    chosen = os.environ.get(START_METHOD_VARIABLE, "")
+    if chosen in methods:
+        return chosen
+    if chosen:
+        print("hyblint: warning: %s=%s is not a start method here (%s); using the default"
+              % (START_METHOD_VARIABLE, chosen, ", ".join(methods)), file=sys.stderr)
+    return "fork" if sys.platform.startswith("linux") and "fork" in methods else "spawn"
+
+
 def start_context():
     # multiprocessing is imported here, when workers start: a warm run that needs none would
     # spend a tenth of its time importing it
     import multiprocessing
-    methods = multiprocessing.get_all_start_methods()
-    # fork: a worker starts with what this process has imported, in milliseconds
-    return multiprocessing.get_context("fork" if "fork" in methods else None)
+    return multiprocessing.get_context(start_method())
+
+
+def run_all(initializers) -> None:
+    """Several initializers as one (a module-level function, so that spawn can pickle it)."""
+    for initializer in initializers:
+        initializer()
 
 
 def wait_for_any(workers: List[Worker], timeout: Optional[float] = None) -> List[Worker]:

@@ -170,3 +170,25 @@ def test_warm_cache_gives_the_same_diagnostics(capsys, tmp_path, monkeypatch):
     cache = next((tmp_path / ".hyblint_cache").glob("diagnostics-*.json"))
     cache.write_text("{ not json")
     assert run(capsys, "--format", "json", tmp_path)[1] == first  # a corrupt cache is ignored
+
+
+@pytest.mark.parametrize("ending", ["\n", ""])
+def test_diff_is_a_patch_git_applies(capsys, tmp_path, ending):
+    # the last line of the file is changed by a fix; without a trailing newline the diff must say so
+    text = BROKEN.rstrip("\n").replace("return a[0]", "a += b") + ending
+    (tmp_path / "a.py").write_text(text)
+    (tmp_path / "b.py").write_text(BROKEN)  # two files in one patch
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        code, out, _ = run(capsys, "--diff", "a.py", "b.py")
+    finally:
+        os.chdir(cwd)
+    assert code == 1
+    assert ("\\ No newline at end of file\n" in out) == (ending == "")
+    (tmp_path / "fix.patch").write_text(out)
+    done = subprocess.run(["git", "apply", "-p0", "fix.patch"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr + out
+    assert (tmp_path / "a.py").read_text().endswith("a = a + b" + ending)
+    assert "a = a + b" in (tmp_path / "b.py").read_text()

@@ -248,3 +248,15 @@ def test_mxnet_errors_show_their_message_line(tmp_path):
     assert plus.endswith("MXNetError: Error in operator net0_plus0: Check failed: assign(&dattr, vec.at(i)): "
                          "Incompatible attr in node net0_plus0 at 1-th input: expected [2,3], got [1,3]")
     assert "Traceback" not in done.stdout
+
+
+def test_verify_skips_what_check_skips(tmp_path):
+    module(tmp_path / "m.py", CLEAN)
+    for skipped in ("venv/lib.py", "build/lib.py", "ignored/lib.py", "gen/lib.py"):
+        (tmp_path / skipped).parent.mkdir()
+        module(tmp_path / skipped, FIXABLE.replace("Net", "Skipped"))
+    (tmp_path / ".gitignore").write_text("ignored/\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.hyblint]\nextend-exclude = [\"/gen\"]\n")
+    done = hyblint(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Clean" in done.stdout and "Skipped" not in done.stdout

@@ -44,17 +44,17 @@ def parse_shapes(items: List[str]) -> Dict[str, List[List[int]]]:
 
 
 def _python_files(paths: List[str]) -> List[Path]:
-    found: List[Path] = []
+    """The files `hyblint check` would check: the same configuration, exclusions and ignore files."""
+    from hyblint.config import find_config, load_settings
+    from hyblint.discovery import discover
     for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found.extend(p for p in sorted(path.rglob("*.py"))
-                         if not any(part.startswith(".") or part == "__pycache__" for part in p.parts))
-        elif path.exists():
-            found.append(path)
-        else:
+        if not Path(raw).exists():
             raise FileNotFoundError("%s: no such file or directory" % raw)
-    return found
+    config = find_config(paths)
+    settings = load_settings(config)
+    root = config.parent.resolve() if config else Path.cwd().resolve()
+    return [Path(p) for p in discover(paths, settings.exclude + settings.extend_exclude, root,
+                                      respect_gitignore=settings.respect_gitignore) if p.endswith(".py")]
 
 
 # Fixes documented to change results (the behaviour they fix is the bug): equality with the
@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
                   for name, groups in config.get("shapes", {}).items()}
         shapes.update(parse_shapes(args.shapes))
         python = setup.check_python(args.python) if args.python else None
+        if python is None:
+            setup.require_runtime()  # before any module is imported to run: say what to install
         options = runner.VerifyOptions(
             shapes=shapes, factories=args.factory or config.get("factories", []),
             fix=args.fix, unsafe_fixes=args.unsafe_fixes, python=python,

@@ -13,6 +13,33 @@ from typing import Any, Dict, List, Optional
 from hyblint.config import ConfigError
 
 KNOWN_KEYS = ("shapes", "factories", "timeout")
+
+# What the runtime imports that the lint-only install leaves out (the [runtime] extra).
+RUNTIME_MODULES = ("numpy", "numba", "threadpoolctl", "scipy")
+RUNTIME_INSTALL = "pip install 'hyblint[runtime]'"
+
+
+def missing_runtime() -> List[str]:
+    """The runtime's dependencies this interpreter cannot import, by name (found, not imported:
+    importing numba costs a second)."""
+    import importlib.util
+    missing = []
+    for name in RUNTIME_MODULES:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # a broken install is as good as none
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def require_runtime() -> None:
+    """Raise, saying what to install, when the runtime could not run in this interpreter."""
+    missing = missing_runtime()
+    if missing:
+        raise ValueError("the runtime needs %s, which %s not installed: %s"
+                         % (", ".join(missing), "is" if len(missing) == 1 else "are", RUNTIME_INSTALL))
 _FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 

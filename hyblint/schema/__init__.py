@@ -1,0 +1,1 @@
+"""The JSON schema of `[tool.hyblint]`, for editors that validate pyproject.toml."""
