@@ -21,3 +21,5 @@ class Settings:
     exclude: Tuple[str, ...] = ()
     extend_exclude: Tuple[str, ...] = ()
     hybrid_bases: FrozenSet[str] = field(default=DEFAULT_HYBRID_BASES)
+    fixable: Tuple[str, ...] | None = None         # None: every rule's fix may be applied
+    unfixable: Tuple[str, ...] = ()
