@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Tuple
 from lsprotocol import types as lsp
 
 from hyblint.diagnostics import Applicability, Diagnostic, Location, physical_lines
+from hyblint.docs_links import link
 from hyblint.engine import NOQA, SYNTAX_ERROR
 from hyblint.lsp_fixer import HEADER
 from hyblint.settings import Settings
@@ -71,7 +72,7 @@ def to_lsp(d: Diagnostic, lines: List[str]) -> lsp.Diagnostic:
     return lsp.Diagnostic(
         range=to_lsp_range(lines, d.location, d.end_location), message=d.message, severity=severity,
         code=d.code, source="hyblint",
-        code_description=lsp.CodeDescription(href=d.url) if d.url else None,
+        code_description=lsp.CodeDescription(href=link(d.url, local=True)) if d.url else None,
         data={"row": d.location.row, "column": d.location.column, "code": d.code})
 
 
@@ -88,7 +89,7 @@ def to_lsp_json(d: Diagnostic, lines: List[str]) -> dict:
              "message": d.message, "severity": 1 if d.severity.value == "error" else 2, "code": d.code,
              "source": "hyblint", "data": {"row": d.location.row, "column": d.location.column, "code": d.code}}
     if d.url:
-        shown["codeDescription"] = {"href": d.url}
+        shown["codeDescription"] = {"href": link(d.url, local=True)}
     return shown
 
 
