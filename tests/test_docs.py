@@ -105,3 +105,17 @@ def test_diagnostics_link_the_page_under_the_base_url(tmp_path, monkeypatch):
     monkeypatch.delenv(BASE_URL_VARIABLE, raising=False)
     local = link("docs/rules/HYB006.md", local=True)
     assert local == (ROOT / "docs" / "rules" / "HYB006.md").as_uri()
+
+
+def test_the_editor_gets_no_link_where_no_page_can_be_opened(monkeypatch, tmp_path):
+    import hyblint.docs_links as docs_links
+    from hyblint.diagnostics import Diagnostic, Location, Severity
+    from hyblint.lsp_actions import to_lsp, to_lsp_json
+    d = Diagnostic("HYB006", "m", "f.py", Location(1, 1), Location(1, 2), Severity.ERROR,
+                   url=ALL_RULES["HYB006"].url())
+    monkeypatch.delenv(BASE_URL_VARIABLE, raising=False)
+    assert to_lsp(d, ["x"]).code_description.href.startswith("file://")
+    monkeypatch.setattr(docs_links, "_CHECKOUT", tmp_path)  # an installed copy: no docs/ beside it
+    assert to_lsp(d, ["x"]).code_description is None and "codeDescription" not in to_lsp_json(d, ["x"])
+    monkeypatch.setenv(BASE_URL_VARIABLE, "https://docs.example/h")
+    assert to_lsp_json(d, ["x"])["codeDescription"]["href"] == "https://docs.example/h/docs/rules/HYB006.md"
