@@ -42,13 +42,12 @@ def check_buffer(source: SourceFile, settings: Settings, root: Path) -> List[Dia
 def fix_buffer(source: SourceFile, diagnostics: List[Diagnostic], settings: Settings, root: Path,
                unsafe: bool) -> Tuple[str, List[Diagnostic], int]:
     """The fixed text, the diagnostics that remain in it, and the number of fixes applied."""
-    from hyblint.fixing import fix_one
+    from hyblint.fixing import fix_all
     from hyblint.lint import hierarchy_of, package_of, settings_for
-    import hyblint.fixing as fixing
     sources = {source.path: source}
-    fixing._PACKAGE = package_of(sources)
-    done = fix_one((source.path, source, settings_for(source.path, settings, root), hierarchy_of(sources, settings),
-                    unsafe, diagnostics, False))
+    job = (source.path, source, settings_for(source.path, settings, root), hierarchy_of(sources, settings),
+           unsafe, diagnostics, False)  # False: nothing is written, the text goes back to the caller
+    [done] = fix_all([job], package_of(sources))
     return done.result.source, done.result.remaining, len(done.result.applied)
 
 

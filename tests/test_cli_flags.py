@@ -1,6 +1,5 @@
 """The flags ruff users type, run through the installed console script as users run them."""
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -184,3 +183,16 @@ def test_unused_noqa_is_reported_and_fixed(project):
     assert hyblint("check", ".", cwd=project).stdout.count("HYB018") == 0  # off by default
     hyblint("check", ".", "--select", "HYB018", "--fix", cwd=project)
     assert "print(a)  # noqa: E501\n" in (project / "net.py").read_text()
+
+
+def test_stdin_diff_shows_the_fix_and_changes_nothing(project):
+    done = hyblint("check", "--stdin-filename", "net.py", "--diff", cwd=project, stdin=BROKEN)
+    assert done.returncode == 1 and "-        a += b\n+        a = a + b\n" in done.stdout
+    assert done.stdout.startswith("--- net.py\n+++ net.py\n")
+    assert hyblint("check", "-", "--diff", cwd=project, stdin=CLEAN).returncode == 0
+
+
+def test_stdin_that_is_not_utf8_is_named(project):
+    command = [str(SCRIPT), "check", "--stdin-filename", "bad.py"]
+    done = subprocess.run(command, cwd=project, input=b"x = '\xff'\n", capture_output=True, timeout=60)
+    assert done.returncode == 2 and b"bad.py" in done.stderr and b"HYB901" in done.stderr
