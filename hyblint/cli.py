@@ -276,6 +276,7 @@ def _check_to(args, fixed_out) -> int:
 
 
 def _check_stdin(args, name, settings, root, fixed_out) -> int:
+    from hyblint.discovery import discover
     from hyblint.files import InputError
     from hyblint.lint import input_error_diagnostic
     from hyblint import stdin
@@ -287,6 +288,11 @@ def _check_stdin(args, name, settings, root, fixed_out) -> int:
     except InputError as exc:
         print(_render(args, [input_error_diagnostic(exc)], {}, sys.stderr), file=sys.stderr)
         return 2
+    if args.force_exclude and name != "-" and not discover([name], settings.exclude + settings.extend_exclude,
+                                                           root, force_exclude=True):
+        if args.fix:
+            fixed_out.write(source.text)  # an editor that piped the buffer gets it back unchanged
+        return 0
     diagnostics = stdin.check_buffer(source, settings, root)
     if any(d.code.startswith("HYB9") for d in diagnostics) and not args.fix:
         print(_render(args, diagnostics, {name: source}, sys.stdout))

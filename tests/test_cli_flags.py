@@ -196,3 +196,13 @@ def test_stdin_that_is_not_utf8_is_named(project):
     command = [str(SCRIPT), "check", "--stdin-filename", "bad.py"]
     done = subprocess.run(command, cwd=project, input=b"x = '\xff'\n", capture_output=True, timeout=60)
     assert done.returncode == 2 and b"bad.py" in done.stderr and b"HYB901" in done.stderr
+
+
+def test_stdin_filename_excluded_with_force_exclude_is_passed_through(project):
+    (project / "pyproject.toml").write_text('[tool.hyblint]\nextend-exclude = ["gen"]\n')
+    done = hyblint("check", "--stdin-filename", "gen/net.py", "--force-exclude", cwd=project, stdin=BROKEN)
+    assert done.returncode == 0 and done.stdout == ""
+    fixed = hyblint("check", "--stdin-filename", "gen/net.py", "--force-exclude", "--fix", cwd=project, stdin=BROKEN)
+    assert fixed.returncode == 0 and fixed.stdout == BROKEN
+    # named without --force-exclude, as for a file on the command line, it is checked
+    assert hyblint("check", "--stdin-filename", "gen/net.py", cwd=project, stdin=BROKEN).returncode == 1
