@@ -279,6 +279,7 @@ def _check_stdin(args, name, settings, root, fixed_out) -> int:
     from hyblint.discovery import discover
     from hyblint.files import InputError
     from hyblint.lint import input_error_diagnostic
+    from hyblint.report.text import statistics
     from hyblint import stdin
     if args.add_noqa:
         print("hyblint: error: --add-noqa edits files; it cannot read standard input", file=sys.stderr)
@@ -297,10 +298,9 @@ def _check_stdin(args, name, settings, root, fixed_out) -> int:
     if any(d.code.startswith("HYB9") for d in diagnostics) and not args.fix:
         print(_render(args, diagnostics, {name: source}, sys.stdout))
         return 2
-    fixes = 0
     fixed = source.text
     if args.fix or args.diff:
-        fixed, diagnostics, fixes = stdin.fix_buffer(source, diagnostics, settings, root, args.unsafe_fixes)
+        fixed, diagnostics, _ = stdin.fix_buffer(source, diagnostics, settings, root, args.unsafe_fixes)
     if args.diff:
         stdin.show_diff(source, fixed, sys.stdout)
         return 1 if fixed != source.text else 0
@@ -310,18 +310,13 @@ def _check_stdin(args, name, settings, root, fixed_out) -> int:
         fixed_out.flush()
         report = sys.stderr if sys.stdout is fixed_out else sys.stdout  # the fixed text owns stdout
     if not args.fix_only:
-        output = (statistics_of(diagnostics) if args.statistics else
+        output = (statistics(diagnostics) if args.statistics else
                   _render(args, diagnostics, {name: stdin.fixed_source(source, fixed)}, report))
         if output:
             print(output, file=report)
     if any(d.code.startswith("HYB9") for d in diagnostics):
         return 2
     return _exit_code(args, diagnostics, 1 if fixed != source.text else 0)
-
-
-def statistics_of(diagnostics) -> str:
-    from hyblint.report.text import statistics
-    return statistics(diagnostics)
 
 
 def _apply_fixes(args, run, settings, root):
