@@ -33,10 +33,25 @@ def _check_parser(sub) -> None:
     p.add_argument("--format", "--output-format", dest="format", default="text",
                    choices=("text", "full", "concise", "json", "sarif", "github"))
     p.add_argument("--statistics", action="store_true", help="count diagnostics per rule")
-    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics remain")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    p.add_argument("--exit-zero", "-e", action="store_true", help="exit 0 even when diagnostics remain")
+    p.add_argument("--no-cache", "-n", action="store_true", help="do not read or write the cache")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="where to keep the cache (default: $HYBLINT_CACHE_DIR, else .hyblint_cache in the project)")
+    p.add_argument("--fix-only", action="store_true",
+                   help="apply fixes (implies --fix) without reporting or failing on what remains")
+    p.add_argument("--exit-non-zero-on-fix", action="store_true",
+                   help="exit 1 when fixes were applied, even when no diagnostics remain")
+    p.add_argument("--fixable", type=_codes, default=None, metavar="CODES", help="rules whose fixes may be applied")
+    p.add_argument("--unfixable", type=_codes, default=[], metavar="CODES", help="rules whose fixes are never applied")
+    p.add_argument("--add-noqa", action="store_true",
+                   help="add `# noqa: CODE` comments to every line with diagnostics")
+    p.add_argument("--stdin-filename", default=None, metavar="PATH",
+                   help="read the file from standard input and report it as PATH (also: `-` as the path)")
+    p.add_argument("--output-file", "-o", default=None, metavar="FILE", help="write the report to FILE")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="color the text report (auto: on a terminal, unless NO_COLOR is set or FORCE_COLOR is)")
+    p.add_argument("--show-files", action="store_true", help="list the files that would be checked, and stop")
+    p.add_argument("--show-settings", action="store_true", help="print the resolved settings, and stop")
     p.add_argument("--quiet", "-q", action="store_true", help="print diagnostics only, no summary")
     p.add_argument("--config", default=None, help="a pyproject.toml to read [tool.hyblint] from")
     p.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None,
@@ -142,8 +157,8 @@ def _clean(args) -> int:
     return 0
 
 
-def _settings(args):
-    """The run's settings and root (those of its first path), and every file's."""
+def _settings(args, paths=None):
+    """The run's settings and root (those of its first path, or of `paths`), and every file's."""
     from hyblint.config import ConfigError, unknown_selectors
     from hyblint.projects import Projects
     if args.config and not os.path.lexists(args.config):
@@ -154,7 +169,8 @@ def _settings(args):
             raise ConfigError("--%s: unknown rule code(s): %s (see `hyblint rule --all`)"
                               % (option.replace("_", "-"), ", ".join(unknown)))
     projects = Projects(lambda settings: _overridden(settings, args), Path(args.config) if args.config else None)
-    settings, root = projects.of_path(args.paths[0] if args.paths else ".")
+    first = (paths or args.paths or ["."])[0]
+    settings, root = projects.of_path(first)
     return settings, root, projects
 
 
@@ -168,19 +184,90 @@ def _overridden(settings, args):
         settings = replace(settings, extend_select=settings.extend_select + tuple(args.extend_select))
     if args.ignore:
         settings = replace(settings, ignore=settings.ignore + tuple(args.ignore))
+    if getattr(args, "fixable", None) is not None:
+        settings = replace(settings, fixable=tuple(args.fixable))
+    if getattr(args, "unfixable", None):  # like --fixable and as in ruff, the flag replaces the configured list
+        settings = replace(settings, unfixable=tuple(args.unfixable))
     return settings
 
 
+def _stdin_name(args) -> Optional[str]:
+    """The name of the file read from standard input, or None when the paths are read."""
+    if args.paths == ["-"] or (args.stdin_filename and args.paths in ([], ["."], ["-"])):
+        return args.stdin_filename or "-"
+    return None
+
+
+def _with_report_file(args, run) -> int:
+    """Run `run(fixed_out)` with what it prints as the report going to --output-file when given;
+    `fixed_out` stays standard output, for the fixed text of a buffer read from standard input."""
+    fixed_out = sys.stdout
+    if not args.output_file:
+        return run(fixed_out)
+    import contextlib
+    try:
+        folder = os.path.dirname(args.output_file)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        handle = open(args.output_file, "w", encoding="utf-8")
+    except OSError as exc:
+        print("hyblint: error: %s: cannot write the report: %s" % (args.output_file, exc.strerror or exc),
+              file=sys.stderr)
+        return 2
+    with handle, contextlib.redirect_stdout(handle):
+        return run(fixed_out)
+
+
+def _render(args, shown, sources, stream) -> str:
+    from hyblint.report import FORMATS
+    text_format = args.format in ("text", "full", "concise")
+    if not args.unsafe_fixes and text_format:
+        shown = [d if d.fix is None or d.fix.applicability.value == "safe" else replace(d, fix=None) for d in shown]
+    output = FORMATS[args.format](shown, sources)
+    if text_format and args.quiet:
+        output = "\n".join(line for line in output.splitlines()
+                           if line and not line.startswith(("Found ", "[*] ", "All checks", "(")))
+    if text_format and output:
+        from hyblint.color import colored, wants_color
+        if wants_color(args.color, stream):
+            output = colored(output)
+    return output
+
+
+def _exit_code(args, diagnostics, fixed_files: int) -> int:
+    """ruff's: --exit-zero wins; --fix-only fails only on fixes with --exit-non-zero-on-fix."""
+    if args.exit_zero:
+        return 0
+    if args.exit_non_zero_on_fix and fixed_files:
+        return 1
+    if args.fix_only:
+        return 0
+    return 1 if diagnostics else 0
+
+
 def _check(args) -> int:
+    if args.fix_only:
+        args.fix = True
+    return _with_report_file(args, lambda fixed_out: _check_to(args, fixed_out))
+
+
+def _check_to(args, fixed_out) -> int:
     from hyblint.config import ConfigError
     from hyblint.discovery import discover
+    from hyblint.fix_policy import without_refused_fixes
     from hyblint.lint import lint_files
-    from hyblint.report import FORMATS
     from hyblint.report.text import statistics
 
-    missing = [p for p in args.paths if not os.path.lexists(p)]
+    stdin_name = _stdin_name(args)
+    missing = [p for p in args.paths if not os.path.lexists(p)] if stdin_name is None else []
     try:
-        settings, root, projects = _settings(args)
+        settings, root, projects = _settings(args, [stdin_name] if stdin_name and stdin_name != "-" else None)
+        if args.show_settings:
+            from hyblint.show_settings import render
+            print(render(settings, projects.config_of(stdin_name or (args.paths[0] if args.paths else ".")), root))
+            return 0
+        if stdin_name is not None:
+            return _check_stdin(args, stdin_name, settings, root, fixed_out)
         paths = []
         for raw in args.paths:  # each path with its own project's exclusions
             if raw not in missing:
@@ -196,38 +283,85 @@ def _check(args) -> int:
         for path in missing:
             print("hyblint: error: %s: no such file or directory" % path, file=sys.stderr)
         return 2
+    if args.show_files:
+        for path in paths:
+            print(path)
+        return 0
     cache = None
-    if not args.no_cache and not (args.fix or args.diff):
+    if not args.no_cache and not (args.fix or args.diff or args.add_noqa):
         from hyblint.cache import Cache, cache_folder
         cache = Cache(cache_folder(root, args.cache_dir), settings)
     run = lint_files(paths, settings, root, cache, configured)
     if cache is not None:
         cache.save()
+    run.diagnostics = without_refused_fixes(run.diagnostics, settings)
+    if args.add_noqa:
+        from hyblint.noqa_files import add_noqa_to_files
+        return add_noqa_to_files(run)
 
-    diagnostics, sources, unwritten = run.diagnostics, run.sources, 0
+    diagnostics, sources, changed_files, unwritten = run.diagnostics, run.sources, 0, 0
     if args.fix or args.diff:
         diagnostics, sources, changed_files, unwritten = _apply_fixes(args, run, settings, configured)
     if args.diff:
         if run.input_errors:
             return 2
         return 1 if changed_files else 0
-    if args.statistics:
+    if args.fix_only:
+        pass  # what remains is neither reported nor a failure
+    elif args.statistics:
         if diagnostics:
             print(statistics(diagnostics))
     else:
-        shown = diagnostics
-        if not args.unsafe_fixes:
-            shown = [d if d.fix is None or d.fix.applicability.value == "safe" else replace(d, fix=None)
-                     for d in diagnostics] if args.format in ("text", "full", "concise") else diagnostics
-        output = FORMATS[args.format](shown, sources)
-        if args.format in ("text", "full", "concise") and args.quiet:
-            output = "\n".join(line for line in output.splitlines()
-                               if line and not line.startswith(("Found ", "[*] ", "All checks", "(")))
+        output = _render(args, diagnostics, sources, sys.stdout)
         if output:
             print(output)
     if run.input_errors or unwritten:
         return 2
-    return 1 if diagnostics and not args.exit_zero else 0
+    return _exit_code(args, diagnostics, changed_files)
+
+
+def _check_stdin(args, name, settings, root, fixed_out) -> int:
+    from hyblint.discovery import discover
+    from hyblint.files import InputError
+    from hyblint.lint import input_error_diagnostic
+    from hyblint.report.text import statistics
+    from hyblint import stdin
+    if args.add_noqa:
+        print("hyblint: error: --add-noqa edits files; it cannot read standard input", file=sys.stderr)
+        return 2
+    try:
+        source = stdin.read_stdin(name)
+    except InputError as exc:
+        print(_render(args, [input_error_diagnostic(exc)], {}, sys.stderr), file=sys.stderr)
+        return 2
+    if args.force_exclude and name != "-" and not discover([name], settings.exclude + settings.extend_exclude,
+                                                           root, True, settings.respect_gitignore):
+        if args.fix:
+            fixed_out.write(source.text)  # an editor that piped the buffer gets it back unchanged
+        return 0
+    diagnostics = stdin.check_buffer(source, settings, root)
+    if any(d.code.startswith("HYB9") for d in diagnostics) and not args.fix:
+        print(_render(args, diagnostics, {name: source}, sys.stdout))
+        return 2
+    fixed = source.text
+    if args.fix or args.diff:
+        fixed, diagnostics, _ = stdin.fix_buffer(source, diagnostics, settings, root, args.unsafe_fixes)
+    if args.diff:
+        stdin.show_diff(source, fixed, sys.stdout)
+        return 1 if fixed != source.text else 0
+    report = sys.stdout
+    if args.fix:
+        fixed_out.write(fixed)
+        fixed_out.flush()
+        report = sys.stderr if sys.stdout is fixed_out else sys.stdout  # the fixed text owns stdout
+    if not args.fix_only:
+        output = (statistics(diagnostics) if args.statistics else
+                  _render(args, diagnostics, {name: stdin.fixed_source(source, fixed)}, report))
+        if output:
+            print(output, file=report)
+    if any(d.code.startswith("HYB9") for d in diagnostics):
+        return 2
+    return _exit_code(args, diagnostics, 1 if fixed != source.text else 0)
 
 
 def _apply_fixes(args, run, settings, configured):

@@ -16,7 +16,7 @@ else:  # pragma: no cover
 
 MAX_CONFIG_BYTES = 1024 * 1024
 KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-              "hybrid-bases", "respect-gitignore", "extend", "verify"}
+              "hybrid-bases", "respect-gitignore", "extend", "verify", "fixable", "unfixable"}
 
 
 class ConfigError(Exception):
@@ -142,4 +142,6 @@ def load_settings(path: Optional[Path]) -> Settings:
         extend_exclude=tuple(table.get("extend-exclude", [])),
         hybrid_bases=DEFAULT_HYBRID_BASES | frozenset(table.get("hybrid-bases", [])),
         respect_gitignore=respect,
+        fixable=_codes(table, "fixable", path) if "fixable" in table else None,
+        unfixable=_codes(table, "unfixable", path),
     )

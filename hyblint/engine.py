@@ -24,6 +24,7 @@ from hyblint.rules import ALL_RULES
 from hyblint.rules.base import REMOVE, Rule, Violation
 from hyblint.selection import selected_codes
 from hyblint.settings import Settings
+from hyblint.unused_noqa import with_unused_noqa
 from hyblint.triage import NOQA, SYNTAX_ERROR, Triage, cannot_parse, suppressed, syntax_error, triage, with_context
 
 __all__ = ["NOQA", "SYNTAX_ERROR", "check_source", "finish", "run_rules", "selected_rules", "to_diagnostics",
@@ -49,7 +50,7 @@ def check_source(source: str, filename: str, settings: Settings = Settings(), *,
     first = triage(source, filename, settings, extra_hybrid_classes=extra_hybrid_classes)
     if package is not None:
         with_context(first, package)
-    return finish(first)
+    return with_unused_noqa(finish(first), source, filename, settings, extra_hybrid_classes, package)
 
 
 def finish(first: Triage) -> List[Diagnostic]:

@@ -121,7 +121,11 @@ def _utf16_or_32(raw: bytes) -> str:
 
 def read_source(path) -> SourceFile:
     shown = str(path)
-    raw = read_regular(path, shown)
+    return decode_source(read_regular(path, shown), shown)
+
+
+def decode_source(raw: bytes, shown: str) -> SourceFile:
+    """The text of a source file's bytes (read from disk or from standard input), named `shown`."""
     wide = _utf16_or_32(raw)
     if wide:
         raise InputError("HYB901", shown, "not UTF-8 (looks like %s); save it as UTF-8" % wide)

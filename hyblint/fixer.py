@@ -300,9 +300,12 @@ Checker = Callable[[str, str], List[Diagnostic]]
 
 
 def _default_checker(settings: Settings, extra_hybrid_classes: FrozenSet[str], package=None) -> Checker:
+    from hyblint.fix_policy import without_refused_fixes
+
     def check(source: str, filename: str) -> List[Diagnostic]:
-        return list(check_source(source, filename, settings,
-                                 extra_hybrid_classes=extra_hybrid_classes, package=package))
+        return without_refused_fixes(list(check_source(source, filename, settings,
+                                                       extra_hybrid_classes=extra_hybrid_classes,
+                                                       package=package)), settings)
     return check
 
 

@@ -261,6 +261,12 @@ def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None,
         return _lint_files(paths, settings, root, cache, None, count, configured or {})
 
 
+def _unused_noqa(job, diagnostics: List[Diagnostic], extra, package) -> List[Diagnostic]:
+    from hyblint.unused_noqa import with_unused_noqa
+    path, text, settings, _ = job
+    return with_unused_noqa(diagnostics, text, path, settings, extra, package)
+
+
 def _lint_files(paths, settings, root, cache, crew, count, configured) -> LintRun:
     sources, errors = read_all(paths)
     extra = hierarchy_of(sources, settings)
@@ -277,13 +283,16 @@ def _lint_files(paths, settings, root, cache, crew, count, configured) -> LintRu
             pending.append((path, source.text, own, extra))
     # A file that holds no hybrid_forward has nothing in scope: it is not even parsed.
     heavy = [job for job in pending if "hybrid_forward" in job[1]]
-    results: List[Tuple[tuple, List[Diagnostic]]] = [(job, []) for job in pending if "hybrid_forward" not in job[1]]
+    # (check_source, which _check_one runs, judges noqa comments itself; the others are judged here)
+    results: List[Tuple[tuple, List[Diagnostic]]] = [(job, _unused_noqa(job, [], extra, package))
+                                                     for job in pending if "hybrid_forward" not in job[1]]
     if len(heavy) >= PARALLEL_THRESHOLD and count > 1:
         if crew is not None:
-            results.extend(crew.run(heavy, package))
+            found = crew.run(heavy, package)
         else:
             with _Crew(count) as crew:
-                results.extend(crew.run(heavy, package))
+                found = crew.run(heavy, package)
+        results.extend((job, _unused_noqa(job, diagnostics, extra, package)) for job, diagnostics in found)
     else:
         results.extend((job, _check_one(job, package)) for job in heavy)
     # A file's result may depend on what the index read of other files (its blocks' callers and

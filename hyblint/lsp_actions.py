@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Tuple
 from lsprotocol import types as lsp
 
 from hyblint.diagnostics import Applicability, Diagnostic, Location, physical_lines
+from hyblint.docs_links import link
 from hyblint.engine import NOQA, SYNTAX_ERROR
 from hyblint.lsp_fixer import HEADER
 from hyblint.settings import Settings
@@ -66,12 +67,20 @@ def to_lsp_range(lines: List[str], start: Location, end: Location) -> lsp.Range:
     return lsp.Range(start=to_lsp_position(lines, start), end=to_lsp_position(lines, end))
 
 
+def _rule_page(d: Diagnostic) -> Optional[str]:
+    """The rule page's URI; None where there is none to open (an installed copy, no base URL set):
+    an editor takes a relative path for a broken link."""
+    href = link(d.url, local=True)
+    return href if href and "://" in href else None
+
+
 def to_lsp(d: Diagnostic, lines: List[str]) -> lsp.Diagnostic:
     severity = lsp.DiagnosticSeverity.Error if d.severity.value == "error" else lsp.DiagnosticSeverity.Warning
+    href = _rule_page(d)
     return lsp.Diagnostic(
         range=to_lsp_range(lines, d.location, d.end_location), message=d.message, severity=severity,
         code=d.code, source="hyblint",
-        code_description=lsp.CodeDescription(href=d.url) if d.url else None,
+        code_description=lsp.CodeDescription(href=href) if href else None,
         data={"row": d.location.row, "column": d.location.column, "code": d.code})
 
 
@@ -87,8 +96,9 @@ def to_lsp_json(d: Diagnostic, lines: List[str]) -> dict:
     shown = {"range": {"start": _json_position(lines, d.location), "end": _json_position(lines, d.end_location)},
              "message": d.message, "severity": 1 if d.severity.value == "error" else 2, "code": d.code,
              "source": "hyblint", "data": {"row": d.location.row, "column": d.location.column, "code": d.code}}
-    if d.url:
-        shown["codeDescription"] = {"href": d.url}
+    href = _rule_page(d)
+    if href:
+        shown["codeDescription"] = {"href": href}
     return shown
 
 

@@ -39,6 +39,13 @@ class Projects:
             found = self._by_folder[folder] = self.of_config(self._nearest(os.path.realpath(folder)))
         return found
 
+    def config_of(self, path: str) -> Optional[Path]:
+        """The configuration file a file or directory's settings come from (None: the defaults)."""
+        if self.config is not None:
+            return self.config
+        folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
+        return self._nearest(os.path.realpath(folder))
+
     def _nearest(self, folder: str) -> Optional[Path]:
         """The closest configuration at or above a resolved folder; each folder is looked at once
         a run (the files of a tree share their parents)."""

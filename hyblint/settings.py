@@ -22,3 +22,5 @@ class Settings:
     extend_exclude: Tuple[str, ...] = ()
     hybrid_bases: FrozenSet[str] = field(default=DEFAULT_HYBRID_BASES)
     respect_gitignore: bool = True  # skip what .gitignore, .ignore and .git/info/exclude ignore
+    fixable: Tuple[str, ...] | None = None         # None: every rule's fix may be applied
+    unfixable: Tuple[str, ...] = ()

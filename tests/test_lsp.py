@@ -83,7 +83,7 @@ async def test_open_publishes_diagnostics_with_code_link_and_utf16_range(client:
     [diagnostic] = client.diagnostics[uri]
     assert diagnostic.code == "HYB006" and diagnostic.source == "hyblint"
     assert diagnostic.severity == lsp.DiagnosticSeverity.Error
-    assert diagnostic.code_description.href.endswith("/inplace-operator/")
+    assert diagnostic.code_description.href.endswith("/docs/rules/HYB006.md")
     assert (diagnostic.range.start.line, diagnostic.range.start.character) == (6, 8)
     assert (diagnostic.range.end.line, diagnostic.range.end.character) == (6, 14)
 

@@ -66,3 +66,43 @@ def test_check_fails_fix_rewrites_then_check_passes(hook_repo, tmp_path):
     git(project, "add", "-A")
     again = try_repo(hook_repo, project, "hyblint", home)
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def readme_config() -> str:
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## pre-commit"):readme.index("## Editors")]
+    return section.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_snippet_declares_the_shipped_hooks():
+    import yaml
+    local = yaml.safe_load(readme_config())["repos"][0]
+    shipped = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert local["repo"] == "local"
+    for hook in local["hooks"]:
+        assert hook["id"] in shipped
+        for key in ("name", "entry", "types_or", "require_serial"):
+            assert hook[key] == shipped[hook["id"]][key], (hook["id"], key)
+
+
+def test_the_readme_snippet_runs(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "net.py").write_text(BROKEN)
+    (project / ".pre-commit-config.yaml").write_text(readme_config())
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    # `language: system` runs the hyblint on PATH: this interpreter's
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "home"),
+               PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+
+    def run():
+        return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+                              cwd=project, capture_output=True, text=True, timeout=600, env=env)
+
+    first = run()
+    assert first.returncode == 1 and "files were modified by this hook" in first.stdout, first.stdout + first.stderr
+    assert "a = a + b" in (project / "net.py").read_text()
+    git(project, "add", "-A")
+    second = run()
+    assert second.returncode == 0, second.stdout + second.stderr

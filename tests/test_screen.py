@@ -40,7 +40,9 @@ def unscreened(monkeypatch):
     forget()
 
 
-@pytest.mark.parametrize("code,index", [(code, i) for code, rule in ALL_RULES.items() if code in SCREENED_CODES
+# (HYB018 has no triggers: it judges noqa comments once the other rules ran, whatever the screen cleared)
+@pytest.mark.parametrize("code,index", [(code, i) for code, rule in ALL_RULES.items()
+                                        if code in SCREENED_CODES and rule.screen_triggers
                                         for i in range(len(rule.INVALID))])
 def test_no_invalid_example_is_cleared(code, index):
     source = ALL_RULES[code].INVALID[index].code

@@ -5,6 +5,7 @@ import json
 from typing import Dict, List
 
 from hyblint.diagnostics import Diagnostic
+from hyblint.docs_links import link
 
 
 def _location(location) -> dict:
@@ -18,7 +19,7 @@ def to_json(d: Diagnostic) -> dict:
                "edits": [{"content": e.content, "location": _location(e.location),
                           "end_location": _location(e.end_location)} for e in d.fix.edits]}
     found = {"code": d.code, "message": d.message, "filename": d.filename, "location": _location(d.location),
-             "end_location": _location(d.end_location), "fix": fix, "url": d.url, "noqa_row": d.location.row,
+             "end_location": _location(d.end_location), "fix": fix, "url": link(d.url), "noqa_row": d.location.row,
              "severity": d.severity.value}
     if d.related:  # a diagnostic in a helper: the calls in hybrid_forward that trace it
         found["related"] = [{"filename": r.filename, "location": _location(r.location), "message": r.message}

@@ -8,6 +8,7 @@ from typing import Dict, List
 
 from hyblint import __version__
 from hyblint.diagnostics import INPUT_ERROR_CODES, Diagnostic
+from hyblint.docs_links import link
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -20,14 +21,25 @@ def _rules():
             "id": code, "name": rule.name,
             "shortDescription": {"text": rule.message.split(":")[0].replace("{", "").replace("}", "")},
             "fullDescription": {"text": rule.render_docs()},
-            "helpUri": rule.url(),
             "defaultConfiguration": {"level": "error" if rule.severity.value == "error" else "warning",
                                      "enabled": rule.default_selected},
         })
+        page = link(rule.url())
+        rules[-1]["help"] = {"text": "See %s" % page}
+        if "://" in page:  # SARIF wants an absolute URI: only with a base URL set
+            rules[-1]["helpUri"] = page
     for code, name in INPUT_ERROR_CODES.items():
         rules.append({"id": code, "name": name, "shortDescription": {"text": name.replace("-", " ")},
                       "defaultConfiguration": {"level": "error"}})
     return rules
+
+
+def _driver(rules) -> dict:
+    driver = {"name": "hyblint", "version": __version__, "semanticVersion": __version__, "rules": rules}
+    readme = link("README.md")
+    if "://" in readme:
+        driver["informationUri"] = readme
+    return driver
 
 
 def _uri(filename: str) -> str:
@@ -69,8 +81,7 @@ def render(diagnostics: List[Diagnostic], sources: Dict) -> str:
         results.append(result)
     log = {
         "$schema": SCHEMA, "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": "hyblint", "version": __version__, "semanticVersion": __version__,
-                                      "informationUri": "https://github.com/hyblint/hyblint", "rules": rules}},
+        "runs": [{"tool": {"driver": _driver(rules)},
                   "columnKind": "unicodeCodePoints", "results": results}],
     }
     return json.dumps(log, indent=2)

@@ -40,7 +40,6 @@ from hyblint.analysis.kinds import Kind
 from hyblint.analysis.module import ModuleFacts
 from hyblint.diagnostics import Applicability, Severity
 
-DOCS_URL = "https://hyblint.readthedocs.io/en/latest/rules/{name}/"
 
 
 class _Remove:
@@ -126,7 +125,9 @@ class Rule:
 
     @classmethod
     def url(cls) -> str:
-        return DOCS_URL.format(name=cls.name)
+        """The rule's page, relative to the repository (see `hyblint.docs_links`)."""
+        from hyblint.docs_links import rule_path
+        return rule_path(cls.code)
 
     @classmethod
     def render_docs(cls) -> str:
