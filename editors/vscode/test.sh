@@ -72,7 +72,13 @@ EOF
 # The workspace finds hyblint as a user's does: in its .venv (here the repository's).
 ln -s "$repo/.venv" "$workspace/.venv"
 printf '[tool.hyblint]\n' > "$workspace/pyproject.toml"
-printf '{\n  "hyblint.fixAll": true\n}\n' > "$workspace/.vscode/settings.json"
+# Fix all on save, and HYB006 off (run.mjs turns it on again by editing this file).
+cat > "$workspace/.vscode/settings.json" <<'EOF'
+{
+  "hyblint.fixAll": true,
+  "hyblint.ignore": ["HYB006"]
+}
+EOF
 
 say "installing hyblint.vsix into code-server"
 "$code_server" --user-data-dir "$profile/data" --extensions-dir "$profile/extensions" \

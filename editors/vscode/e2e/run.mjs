@@ -20,6 +20,12 @@ const BROKEN = [
   "    def hybrid_forward(self, F, x):",
   "        return x.reshape((x.shape[0], -1))",
   "",
+  "",
+  "class Shift(nn.HybridBlock):",
+  "    def hybrid_forward(self, F, x):",
+  "        x += 1",  // HYB006, which the workspace's hyblint.ignore turns off until the end
+  "        return x",
+  "",
 ].join("\n");
 const FIXED = "return F.reshape(x, shape=(0, -1))";
 const STEP_MS = 45_000;
@@ -115,7 +121,11 @@ async function main() {
     if (!/hyblint\s*HYB002\s*\[Ln 6, Col 27\]/.test(row)) {
       throw new Error(`the problem is not hyblint's HYB002 at line 6, column 27: ${row}`);
     }
-    step("HYB002 is in the Problems panel");
+    const ignored = problems.locator(".monaco-list-row", { hasText: "In-place `+=`" });
+    if (await ignored.count()) {
+      throw new Error("HYB006 is shown, though the workspace's hyblint.ignore names it");
+    }
+    step("HYB002 is in the Problems panel, and HYB006, which hyblint.ignore names, is not");
     const status = page.locator(".statusbar-item", { hasText: "hyblint" });
     await status.first().waitFor();
     await page.locator(".statusbar-item .codicon-check").first().waitFor();
@@ -155,6 +165,9 @@ async function main() {
     await page.keyboard.press("Control+S");
     await waitFor(() => fs.readFileSync(path.join(WORKSPACE, "on_save.py"), "utf8").includes(FIXED),
       "hyblint.fixAll to rewrite on_save.py when it is saved");
+    if (!fs.readFileSync(path.join(WORKSPACE, "on_save.py"), "utf8").includes("x += 1")) {
+      throw new Error("fix all on save fixed HYB006, which hyblint.ignore names");
+    }
     await problem.first().waitFor({ state: "detached" });
     step("hyblint.fixAll fixed on_save.py on save");
 
@@ -164,6 +177,11 @@ async function main() {
     await openFile(page, "after_restart.py");
     await problem.first().waitFor();
     step("hyblint: Restart Server started the server again, which checks newly opened files");
+
+    const settings = path.join(WORKSPACE, ".vscode", "settings.json");
+    fs.writeFileSync(settings, fs.readFileSync(settings, "utf8").replace(/"hyblint\.ignore": \[[^\]]*\]/, '"hyblint.ignore": []'));
+    await ignored.first().waitFor();
+    step("hyblint.ignore emptied in the settings: HYB006 is shown at once");
   } catch (error) {
     await page.screenshot({ path: path.join(PROFILE, "failure.png") }).catch(() => {});
     throw error;
