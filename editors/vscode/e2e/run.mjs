@@ -182,6 +182,13 @@ async function main() {
     fs.writeFileSync(settings, fs.readFileSync(settings, "utf8").replace(/"hyblint\.ignore": \[[^\]]*\]/, '"hyblint.ignore": []'));
     await ignored.first().waitFor();
     step("hyblint.ignore emptied in the settings: HYB006 is shown at once");
+
+    // A hyblint.path that does not exist: the change starts the server again, which fails.
+    const missing = path.join(WORKSPACE, "no-such-dir", "hyblint");
+    fs.writeFileSync(settings, fs.readFileSync(settings, "utf8").replace("{", `{\n  "hyblint.path": ${JSON.stringify(missing)},`));
+    await page.locator(".notifications-toasts", { hasText: `cannot start \`${missing} lsp\` (from hyblint.path)` }).first().waitFor();
+    await page.locator(".statusbar-item .codicon-error").first().waitFor();
+    step("a missing hyblint.path is reported, and the status item shows the server is not running");
   } catch (error) {
     await page.screenshot({ path: path.join(PROFILE, "failure.png") }).catch(() => {});
     throw error;

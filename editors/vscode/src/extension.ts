@@ -14,6 +14,9 @@ import { findServer, ServerCommand } from "./server";
 const FIX_ALL_KIND = "source.fixAll.hyblint";
 // Settings that choose the server: a change starts the server again.
 const SERVER_SETTINGS = ["hyblint.path", "hyblint.interpreter", "python.defaultInterpreterPath"];
+// VS Code gives the save participants 1.5 s in all, and stops calling one that overruns three
+// times; fixes that take longer (a busy machine, a large file) are applied after the save.
+const SAVE_BUDGET_MS = 1200;
 
 let client: LanguageClient | undefined;
 let server: ServerCommand | undefined;
@@ -37,7 +40,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.workspace.onWillSaveTextDocument((event) => {
       if (event.document.languageId === "python" && fixAllOnSave(event.document)) {
-        event.waitUntil(fixAllEdits(event.document));
+        event.waitUntil(fixAllBeforeSave(event.document));
       }
     }),
   );
@@ -132,6 +135,31 @@ function showState(state: State, problem?: string): void {
     status.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
   }
   status.show();
+}
+
+/** The fix-all edits if they come within the budget; else none now, and a second save with them. */
+async function fixAllBeforeSave(document: vscode.TextDocument): Promise<vscode.TextEdit[]> {
+  const version = document.version;
+  const edits = fixAllEdits(document).catch((error) => {
+    output.appendLine(`Fix all on save failed: ${error}`);
+    return [];
+  });
+  const late = Symbol("late");
+  const inTime = await Promise.race([edits, new Promise<typeof late>((done) => setTimeout(done, SAVE_BUDGET_MS, late))]);
+  if (inTime !== late) {
+    return inTime;
+  }
+  output.appendLine(`Fix all on save took longer than ${SAVE_BUDGET_MS} ms: it is applied after the save.`);
+  void edits.then(async (fixes) => {
+    if (fixes.length && !document.isClosed && document.version === version) {  // not edited since
+      const edit = new vscode.WorkspaceEdit();
+      edit.set(document.uri, fixes);
+      if (await vscode.workspace.applyEdit(edit)) {
+        await document.save();
+      }
+    }
+  });
+  return [];
 }
 
 /** The safe fixes of the whole document, asked for as the fix-all source action. */
