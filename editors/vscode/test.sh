@@ -6,7 +6,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-tools="$here/.e2e"          # Node.js for code-server, code-server, and each run's profile and workspace
+tools="$here/.e2e"          # Node.js for code-server and code-server, kept between runs
 # code-server runs only on the Node.js major version its native modules were built for.
 CODE_SERVER_VERSION=4.139.1
 NODE_FOR_CODE_SERVER=24.21.0
@@ -50,10 +50,11 @@ if ! "$code_server" --version 2>/dev/null | grep -q "^$CODE_SERVER_VERSION "; th
   "$code_server" --version >/dev/null 2>&1 || fail "code-server $CODE_SERVER_VERSION did not install"
 fi
 
-# A new profile and workspace for each run: nothing from an earlier run decides this one.
-profile="$tools/profile"
-workspace="$tools/workspace"
-rm -rf "$profile" "$workspace"
+# A new profile and workspace for each run, outside the repository (whose own checks would find
+# the workspace's broken files): nothing from an earlier run decides this one.
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/hyblint-vscode-e2e.XXXXXX")"
+profile="$scratch/profile"
+workspace="$scratch/workspace"
 mkdir -p "$profile/data/User" "$workspace/.vscode"
 printf 'auth: none\ncert: false\n' > "$profile/config.yaml"
 cat > "$profile/data/User/settings.json" <<'EOF'
@@ -86,5 +87,9 @@ say "installing hyblint.vsix into code-server"
   --install-extension "$here/hyblint.vsix" --force
 
 say "running the end-to-end test"
-CODE_SERVER="$code_server" E2E_PROFILE="$profile" E2E_WORKSPACE="$workspace" E2E_SHOTS="$here" \
-  node "$here/e2e/run.mjs"
+if CODE_SERVER="$code_server" E2E_PROFILE="$profile" E2E_WORKSPACE="$workspace" E2E_SHOTS="$here" \
+  node "$here/e2e/run.mjs"; then
+  rm -rf "$scratch"
+else
+  fail "failed: code-server's log, its profile and a screenshot (failure.png, where a page was open) are in $profile"
+fi

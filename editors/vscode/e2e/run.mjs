@@ -29,6 +29,7 @@ const BROKEN = [
 ].join("\n");
 const FIXED = "return F.reshape(x, shape=(0, -1))";
 const STEP_MS = 45_000;
+let codeServer;  // stopped however the run ends
 
 function need(name) {
   const value = process.env[name];
@@ -49,6 +50,7 @@ function startCodeServer() {
     "--disable-workspace-trust", "--disable-getting-started-override", "--user-data-dir", path.join(PROFILE, "data"),
     "--extensions-dir", path.join(PROFILE, "extensions"), "--config", path.join(PROFILE, "config.yaml"), WORKSPACE,
   ], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PASSWORD: "" } });
+  codeServer = child;
   const log = fs.createWriteStream(path.join(PROFILE, "code-server.log"));
   child.stderr.pipe(log);
   return new Promise((resolve, reject) => {
@@ -97,7 +99,7 @@ async function main() {
   fs.writeFileSync(path.join(WORKSPACE, "net.py"), BROKEN);
   fs.writeFileSync(path.join(WORKSPACE, "on_save.py"), BROKEN);
   fs.writeFileSync(path.join(WORKSPACE, "after_restart.py"), BROKEN);
-  const { child, url } = await startCodeServer();
+  const { url } = await startCodeServer();
   step(`code-server at ${url}`);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -194,7 +196,6 @@ async function main() {
     throw error;
   } finally {
     await browser.close();
-    child.kill();
   }
 }
 
@@ -217,9 +218,11 @@ async function waitFor(test, what) {
 }
 
 main().then(() => {
+  codeServer?.kill();
   step("passed");
   process.exit(0);
 }, (error) => {
+  codeServer?.kill();
   console.error(`[e2e] FAILED: ${error.stack || error}`);
   process.exit(1);
 });
