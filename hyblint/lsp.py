@@ -351,7 +351,7 @@ def did_change_configuration(ls: HyblintServer, params: lsp.DidChangeConfigurati
 
 
 def use_editor_settings(ls: HyblintServer, options) -> bool:
-    """Whether the codes changed. A wrong setting is shown, and leaves the other one in force."""
+    """Whether the codes changed. A wrong setting is shown and left out; the other one applies."""
     codes, problems = editor_codes(options)
     for problem in problems:
         ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, problem))
