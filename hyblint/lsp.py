@@ -16,6 +16,7 @@ import asyncio
 import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple, Union
 from urllib.parse import unquote
@@ -30,6 +31,7 @@ from hyblint.engine import SYNTAX_ERROR, check_source
 from hyblint.lsp_index import WorkspaceIndex
 from hyblint.lsp_actions import (FIX_ALL_KIND, Checked, FixAllWorker, fix_all_action, has_safe_fix, lsp_lines,
                                  quick_fixes, to_lsp_json)
+from hyblint.selection import RULE_CODES
 from hyblint.settings import Settings
 
 # Larger documents (generated code, data pasted into a buffer) get one diagnostic saying so: a
@@ -123,6 +125,7 @@ class HyblintServer(LanguageServer):
         self.index: Optional[WorkspaceIndex] = None  # made in the check thread, when first needed
         self.fixes = FixAllWorker()
         self.shutdown_requested = False
+        self.editor_codes: Dict[str, Tuple[str, ...]] = {}  # "select"/"ignore" of the editor's settings
 
     def open_document(self, uri: str):
         """The document the client opened (None for any other URI: nothing is read from disk)."""
@@ -173,6 +176,10 @@ class HyblintServer(LanguageServer):
             problem = "hyblint: cannot use the configuration: %s" % settings
             return Checked(version, source, path or uri, None, problem=problem,
                            announce=problem if new else None), set()
+        if "select" in self.editor_codes:  # as --select and --ignore apply over each file's pyproject.toml
+            settings = replace(settings, select=self.editor_codes["select"])
+        if self.editor_codes.get("ignore"):
+            settings = replace(settings, ignore=settings.ignore + self.editor_codes["ignore"])
         if len(source) > MAX_DOCUMENT_CHARACTERS:
             return Checked(version, source, path or uri, settings, problem=(
                 "hyblint: not checked in the editor: %d characters, more than %d; run `hyblint` on the file"
@@ -354,6 +361,57 @@ async def resolve_code_action(ls: HyblintServer, action: lsp.CodeAction) -> lsp.
     if fixed is not None:
         action.edit = fix_all_action(uri, checked, fixed, ls.edit_version(version)).edit
     return action
+
+
+def editor_codes(options) -> Tuple[Dict[str, Tuple[str, ...]], List[str]]:
+    """`select` and `ignore` of the editor's settings (`{"select": [...], "ignore": [...]}`, an empty
+    select meaning the configuration's), and what is wrong with them."""
+    if options is None:
+        return {}, []
+    if not isinstance(options, dict):
+        return {}, ["hyblint: the editor's settings must be an object, not %r" % (options,)]
+    found: Dict[str, Tuple[str, ...]] = {}
+    problems: List[str] = []
+    for key in ("select", "ignore"):
+        codes = options.get(key)
+        if codes is None or codes == []:
+            continue
+        if not isinstance(codes, list) or not all(isinstance(code, str) for code in codes):
+            problems.append("hyblint: the editor setting %s must be a list of rule codes, not %r" % (key, codes))
+            continue
+        found[key] = tuple(code.strip().upper() for code in codes if code.strip())
+        unknown = [code for code in found[key] if code != "ALL" and not any(c.startswith(code) for c in RULE_CODES)]
+        if unknown:
+            problems.append("hyblint: the editor setting %s names no rule: %s" % (key, ", ".join(unknown)))
+    return found, problems
+
+
+@server.feature(lsp.INITIALIZE)
+def on_initialize(ls: HyblintServer, params: lsp.InitializeParams) -> None:
+    use_editor_settings(ls, params.initialization_options)
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def did_change_configuration(ls: HyblintServer, params: lsp.DidChangeConfigurationParams) -> None:
+    """VS Code's client sends `{"hyblint": {...}}`; other clients may send the section itself."""
+    settings = params.settings
+    if isinstance(settings, dict) and "hyblint" in settings:
+        settings = settings["hyblint"]
+    elif not (isinstance(settings, dict) and {"select", "ignore"} & set(settings)):
+        return  # other servers' settings, or a null asking to pull them: the codes in force stay
+    if use_editor_settings(ls, settings):
+        for uri in list(ls.checked):
+            ls.schedule(uri)
+
+
+def use_editor_settings(ls: HyblintServer, options) -> bool:
+    """Whether the codes changed. A wrong setting is shown and left out; the other one applies."""
+    codes, problems = editor_codes(options)
+    for problem in problems:
+        ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, problem))
+    changed = codes != ls.editor_codes
+    ls.editor_codes = codes
+    return changed
 
 
 def serve() -> int:
