@@ -181,6 +181,7 @@ declare("BatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var
                Attr("cudnn_off", bool_, False), Attr("min_calib_range", optional(float_), None),
                Attr("max_calib_range", optional(float_), None)],
         kernel=k.batch_norm, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
+        output_names=("output", "mean", "var"),
         visible_outputs=lambda a: 3 if a["output_mean_var"] else 1,
         infer=_with_outputs(_channel_params(5), _bn_outputs),
         types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))
