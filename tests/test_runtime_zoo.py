@@ -221,3 +221,22 @@ def test_shape_array_and_size_array_as_methods_and_symbols():
     group = sym.Group([v.shape_array(), v.size_array(), sym.shape_array(v), sym.size_array(v)])
     outputs = group.bind(None, {"v": x}).forward()
     assert [o.asnumpy().tolist() for o in outputs] == expected["symbolic"]
+
+
+NMS = np.load(DATA / "box_nms.npz")
+
+
+@pytest.mark.parametrize("case", range(len(CASES["box_nms"])))
+def test_box_nms_equals_mxnets_results(case):
+    attrs = CASES["box_nms"][case]
+    data = NMS["input%d" % case]
+    np.testing.assert_array_equal(nd.contrib.box_nms(nd.array(data), **attrs).asnumpy(), NMS["output%d" % case])
+    np.testing.assert_array_equal(nd.contrib.box_nms(nd.array(data[0]), **attrs).asnumpy(),
+                                  NMS["output%d_2d" % case])
+    graph = sym.contrib.box_nms(sym.var("boxes"), **attrs)
+    (out,) = graph.bind(None, {"boxes": nd.array(data)}).forward()
+    np.testing.assert_array_equal(out.asnumpy(), NMS["output%d" % case])
+
+
+def test_box_nms_has_mxnets_output_names():
+    assert sym.contrib.box_nms(sym.var("x"), name="nms").list_outputs() == CASES["output_names"]["box_nms"]

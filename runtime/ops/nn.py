@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from runtime.kernels import boxes
 from runtime.kernels import nn as k
 from runtime.registry import (Attr, bool_, choice, declare, dtype_, float_, int_, optional, shape_,
                               shape_inconsistent, str_, uniform_types)
@@ -312,4 +313,5 @@ declare("_contrib_box_nms", attrs=[Attr("overlap_thresh", float_, 0.5), Attr("va
                                    Attr("force_suppress", bool_, False),
                                    Attr("in_format", choice("corner", "center"), "corner"),
                                    Attr("out_format", choice("corner", "center"), "corner")],
-        kernel=k.box_nms, aliases=("contrib.box_nms", "_contrib_box_non_maximum_suppression"), check=_box_nms_check)
+        kernel=boxes.box_nms, aliases=("contrib.box_nms", "_contrib_box_non_maximum_suppression"),
+        check=_box_nms_check, num_outputs=2, visible_outputs=lambda a: 1)
