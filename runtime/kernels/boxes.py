@@ -10,16 +10,22 @@ import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
-def _greedy_keep(order, corners, classes, overlap_thresh, by_class):
-    """The positions in `order` (box indices, best score first) that no better kept box overlaps by
-    more than `overlap_thresh`; with `by_class`, only boxes of the same class suppress each other."""
+def _greedy_keep(order, corners, overlap_thresh):
+    """The boxes of `order` (indices, best score first) that no better kept box overlaps by more
+    than `overlap_thresh`, in the same order."""
     count = order.shape[0]
     zero = corners.dtype.type(0)
+    # the boxes gathered in score order: the pass below reads them sequentially
+    left = np.empty(count, corners.dtype)
+    top = np.empty(count, corners.dtype)
+    right = np.empty(count, corners.dtype)
+    bottom = np.empty(count, corners.dtype)
     areas = np.empty(count, corners.dtype)
     for i in range(count):
         box = order[i]
-        width = corners[box, 2] - corners[box, 0]
-        height = corners[box, 3] - corners[box, 1]
+        left[i], top[i], right[i], bottom[i] = corners[box, 0], corners[box, 1], corners[box, 2], corners[box, 3]
+        width = right[i] - left[i]
+        height = bottom[i] - top[i]
         areas[i] = zero if width < zero or height < zero else width * height
     removed = np.zeros(count, np.bool_)
     kept = np.empty(count, np.int64)
@@ -29,15 +35,11 @@ def _greedy_keep(order, corners, classes, overlap_thresh, by_class):
             continue
         kept[total] = order[i]
         total += 1
-        a = order[i]
         for j in range(i + 1, count):
             if removed[j]:
                 continue
-            b = order[j]
-            if by_class and classes[a] != classes[b]:
-                continue
-            width = min(corners[a, 2], corners[b, 2]) - max(corners[a, 0], corners[b, 0])
-            height = min(corners[a, 3], corners[b, 3]) - max(corners[a, 1], corners[b, 1])
+            width = min(right[i], right[j]) - max(left[i], left[j])
+            height = min(bottom[i], bottom[j]) - max(top[i], top[j])
             if width <= zero or height <= zero:
                 continue
             intersection = width * height
@@ -45,6 +47,20 @@ def _greedy_keep(order, corners, classes, overlap_thresh, by_class):
             if union > zero and intersection / union > overlap_thresh:
                 removed[j] = True
     return kept[:total]
+
+
+def _keep(order, corners, classes, overlap_thresh, by_class):
+    """The greedy pass, over each class on its own when only boxes of one class suppress each other
+    (a third of the pairs with three classes); the kept boxes come back in score order."""
+    if not by_class:
+        return _greedy_keep(order, corners, overlap_thresh)
+    grouped = order[np.argsort(classes[order], kind="stable")]  # each class's boxes, still best first
+    bounds = np.flatnonzero(np.diff(classes[grouped])) + 1
+    kept = [_greedy_keep(part, corners, overlap_thresh) for part in np.split(grouped, bounds)]
+    rank = np.empty(classes.shape[0], np.int64)
+    rank[order] = np.arange(order.shape[0])
+    merged = np.concatenate(kept) if kept else order[:0]
+    return merged[np.argsort(rank[merged], kind="stable")]
 
 
 def _to_corners(boxes: np.ndarray) -> np.ndarray:
@@ -82,7 +98,7 @@ def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, 
         corners = _to_corners(coords) if in_format == "center" else coords
         # MXNet compares class ids as integers: ids 0.02 and 0.11 are one class
         classes = boxes[:, id_index if id_index >= 0 else score_index].astype(np.int64)
-        kept = _greedy_keep(order.astype(np.int64), corners, classes, dtype(overlap_thresh), by_class)
+        kept = _keep(order.astype(np.int64), corners, classes, dtype(overlap_thresh), by_class)
         rows = out[b, :kept.shape[0]]
         rows[:] = boxes[kept]
         if out_format != in_format:
