@@ -262,7 +262,16 @@ class NDArray:
         elif isinstance(key, tuple):
             key = tuple(k._data.astype(np.int64) if isinstance(k, NDArray) else k for k in key)
         source = value._data if isinstance(value, NDArray) else value
-        self._data[key] = source
+        try:
+            self._data[key] = source
+        except ValueError:
+            # MXNet broadcasts the value to the indexed region, which may have fewer dimensions than
+            # the value: `x[i, j, k] = nd.array([5])` assigns 5, dropping the value's leading ones
+            region = np.ndim(self._data[key])
+            source = np.asarray(source)
+            while source.ndim > region and source.shape[0] == 1:
+                source = source.reshape(source.shape[1:])
+            self._data[key] = source
 
     # ---- methods that are operators: `x.sum(axis=1)` is `nd.sum(x, axis=1)`
     def __getattr__(self, name: str):
@@ -283,7 +292,7 @@ _FLUENT = {name: name for name in (
     "round", "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "degrees",
     "radians", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt",
     "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin", "squeeze", "broadcast_to",
-    "broadcast_like", "sum_axis", "max_axis", "min_axis")}
+    "broadcast_like", "sum_axis", "max_axis", "min_axis", "shape_array", "size_array")}
 _FLUENT["astype_op"] = "cast"
 
 

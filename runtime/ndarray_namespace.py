@@ -53,8 +53,21 @@ def function_for(name: str) -> Callable:
     return found
 
 
-def _random_function(sampler):
+def _random_function(name, sampler, parameters=2):
+    """A sampler with MXNet's signature: its distribution's parameters, then `shape`, each of which
+    may be given by position (`nd.random.normal(0, 1, (2, 3))`)."""
     def function(*params, shape=None, ctx=None, dtype=None, out=None, **kwargs):
+        if len(params) > parameters:  # MXNet's order after the parameters: shape, dtype, ctx
+            if len(params) > parameters + 3:
+                raise TypeError("%s takes at most %d positional arguments" % (function.__name__, parameters + 3))
+            given = dict(zip(("shape", "dtype", "ctx"), params[parameters:]))
+            for name, value in (("shape", shape), ("dtype", dtype), ("ctx", ctx)):
+                if name in given and value is not None:
+                    raise TypeError("%s got multiple values for argument '%s'" % (function.__name__, name))
+            shape, dtype, ctx = given.get("shape", shape), given.get("dtype", dtype), given.get("ctx", ctx)
+            params = params[:parameters]
+        if isinstance(shape, int):
+            shape = (shape,)
         values = sampler(*params, size=(shape if shape is not None else ()) or None, **kwargs)
         result = NDArray(np.asarray(values, dtype=dtype or "float32").reshape(shape or (1,) if np.ndim(values) == 0
                                                                               else np.shape(values)), ctx)
@@ -62,6 +75,7 @@ def _random_function(sampler):
             out[:] = result
             return out
         return result
+    function.__name__ = name
     return function
 
 
@@ -69,9 +83,12 @@ def build_module(name: str) -> types.ModuleType:
     top, subs = operator_functions(function_for)
     top.update(HELPERS)
     subs["random"].update({
-        "uniform": _random_function(lambda low=0.0, high=1.0, size=None: _random.generator().uniform(low, high, size)),
-        "normal": _random_function(lambda loc=0.0, scale=1.0, size=None: _random.generator().normal(loc, scale, size)),
-        "randint": _random_function(lambda low, high, size=None: _random.generator().integers(low, high, size)),
+        "uniform": _random_function(
+            "uniform", lambda low=0.0, high=1.0, size=None: _random.generator().uniform(low, high, size)),
+        "normal": _random_function(
+            "normal", lambda loc=0.0, scale=1.0, size=None: _random.generator().normal(loc, scale, size)),
+        "randint": _random_function(
+            "randint", lambda low, high, size=None: _random.generator().integers(low, high, size)),
         "seed": _random.seed,
     })
     return namespace.build_module(name, "MXNet-compatible eager operators (NDArray).", top, subs)

@@ -195,6 +195,7 @@ class OpDef:
     validates: bool = True                  # eager calls check their inputs first (set by declare)
     bracket_shapes: bool = False            # MXNet prints this operator's inferred shapes as [a,b]
     kernel_checks_shapes: bool = False      # the kernel rejects bad shapes in MXNet's words: eager calls skip `infer`
+    output_names: Tuple[str, ...] = ()      # MXNet's names for the outputs (BatchNorm: output, mean, var)
 
     @property
     def variadic(self) -> bool:

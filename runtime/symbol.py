@@ -101,6 +101,8 @@ class Symbol:
         for node, index in self._outputs:
             if node.is_variable:
                 names.append(node.name)
+            elif node.op.output_names:  # named outputs: `bn_output` even though BatchNorm has three
+                names.append("%s_%s" % (node.name, node.op.output_names[index]))
             elif node.num_outputs() == 1:
                 names.append(node.name + "_output")
             else:

@@ -126,7 +126,7 @@ def test_rule_command_prints_docs_and_lists_rules(capsys):
     assert code == 0 and out.startswith("# reshape-positional (HYB011)") and "## Fix safety" in out
     code, out, _ = run(capsys, "rule", "--all")
     from hyblint.rules import ALL_RULES
-    assert code == 0 and len(out.splitlines()) == len(ALL_RULES) + 1 == 19
+    assert code == 0 and len(out.splitlines()) == len(ALL_RULES) + 1 == 20
     assert [line.split()[0] for line in out.splitlines()[1:]] == list(ALL_RULES)
     assert run(capsys, "rule", "HYB999")[0] == 2
 

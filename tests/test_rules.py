@@ -61,6 +61,7 @@ def test_codes_are_the_specified_table():
         "HYB013": ("trace-time-branch", "warning", True), "HYB014": ("clipped-index", "error", True),
         "HYB015": ("tensor-iteration", "error", True), "HYB016": ("trace-time-random", "error", True),
         "HYB017": ("trace-time-state", "warning", True), "HYB018": ("unused-noqa", "warning", False),
+        "HYB019": ("removed-numpy-name", "error", True),
     }
 
 

@@ -26,8 +26,8 @@ from hyblint.analysis.vocabulary import (CONTEXT_ATTRIBUTES, CONVERSION_BUILTINS
                                          COUNTED_OUTPUTS, DTYPE_ATTRIBUTES, FROZEN_CALLS, GROUP_OPS,
                                          IMPERATIVE_PREFIXES, INDEX_ARGUMENT, NAMESPACE_PREFIXES, NESTED_OPS,
                                          ITERATING_BUILTINS, LIST_METHODS, NUMPY_FUNCTIONS, PYTHON_BUILTINS, PYTHON_METHODS,
-                                         PYTHON_RANDOM_PREFIXES, SHAPE_ATTRIBUTES, STATE_WORDS, UNKNOWN_COUNT,
-                                         output_count)
+                                         PYTHON_RANDOM_PREFIXES, REMOVED_NUMPY_NAMES, SHAPE_ATTRIBUTES, STATE_WORDS,
+                                         UNKNOWN_COUNT, output_count)
 
 # What each rule reports on, as the rule class names it (`Rule.screen_triggers`; a test keeps the
 # two equal). The screen is sound for the codes listed here only: a selected rule absent from this
@@ -40,10 +40,12 @@ SCREEN_TRIGGERS = {
     "HYB011": ("positional-reshape",), "HYB013": ("frozen-call",), "HYB014": ("negative-index",),
     "HYB015": ("iteration",), "HYB016": ("python-random",), "HYB017": ("self-assignment",),
     "HYB018": (),  # judges noqa comments after the other rules ran: nothing to find in a method
+    "HYB019": ("removed-numpy-name",),
 }
 SCREENED_CODES = frozenset(SCREEN_TRIGGERS)
 _TENSOR_ATTRIBUTES = SHAPE_ATTRIBUTES | DTYPE_ATTRIBUTES | CONTEXT_ATTRIBUTES | CONVERSION_METHODS
 _CALLS_ON_TENSORS = CONVERSION_BUILTINS | {"len", "print"}
+_REMOVED_NUMPY_ATTRIBUTES = frozenset(name.rpartition(".")[2] for name in REMOVED_NUMPY_NAMES)
 _IDENTITY = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 _TESTED = (ast.If, ast.While, ast.IfExp, ast.Assert)
 # Statements whose bindings the screen does not follow.
@@ -384,7 +386,10 @@ class _Screen:
         if isinstance(node, ast.Subscript):                                   # HYB001, HYB005
             return self.maybe_tensor(node.value)
         if isinstance(node, ast.Attribute):                                   # HYB002-004, HYB007
-            return node.attr in _TENSOR_ATTRIBUTES and self.maybe_tensor(node.value)
+            if node.attr in _TENSOR_ATTRIBUTES and self.maybe_tensor(node.value):
+                return True
+            name = _dotted(node) if node.attr in _REMOVED_NUMPY_ATTRIBUTES else None  # HYB019
+            return name is not None and self.imports.resolve_dotted(name) in REMOVED_NUMPY_NAMES
         if isinstance(node, ast.AugAssign):                                   # HYB006, HYB017
             return self.maybe_tensor(node.target) or self.maybe_tensor(node.value) or self._on_instance(node.target)
         if isinstance(node, (ast.For, ast.comprehension, ast.Starred)):      # HYB015

@@ -112,3 +112,22 @@ ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "sorted", "
                                 "max", "map", "filter", "set", "frozenset", "any", "all"})
 # HYB016: modules whose functions draw random numbers in Python, once, when the graph is traced.
 PYTHON_RANDOM_PREFIXES = ("numpy.random.", "random.")
+# HYB019: NumPy names that NumPy 1.24 or 2.0 removed -> (the same object under a name that works on
+# every NumPy, or None where no plain name is one, the version that removed it). `np.bool` and
+# `np.long` came back in NumPy 2 with other meanings (NumPy's bool_, the C long); legacy code meant
+# Python's bool and int.
+REMOVED_NUMPY_NAMES = {
+    "numpy.int": ("int", "1.24"), "numpy.float": ("float", "1.24"), "numpy.complex": ("complex", "1.24"),
+    "numpy.object": ("object", "1.24"), "numpy.str": ("str", "1.24"), "numpy.bool": ("bool", "1.24"),
+    "numpy.long": ("int", "1.24"), "numpy.unicode": ("str", "1.24"),
+    "numpy.NaN": ("numpy.nan", "2.0"), "numpy.NAN": ("numpy.nan", "2.0"), "numpy.Inf": ("numpy.inf", "2.0"),
+    "numpy.Infinity": ("numpy.inf", "2.0"), "numpy.infty": ("numpy.inf", "2.0"), "numpy.PINF": ("numpy.inf", "2.0"),
+    "numpy.NINF": (None, "2.0"), "numpy.PZERO": (None, "2.0"), "numpy.NZERO": (None, "2.0"),
+    "numpy.float_": ("numpy.float64", "2.0"), "numpy.complex_": ("numpy.complex128", "2.0"),
+    "numpy.cfloat": ("numpy.complex128", "2.0"), "numpy.singlecomplex": ("numpy.complex64", "2.0"),
+    "numpy.longfloat": ("numpy.longdouble", "2.0"), "numpy.clongfloat": ("numpy.clongdouble", "2.0"),
+    "numpy.longcomplex": ("numpy.clongdouble", "2.0"), "numpy.string_": ("numpy.bytes_", "2.0"),
+    "numpy.unicode_": ("numpy.str_", "2.0"), "numpy.round_": ("numpy.round", "2.0"),
+    "numpy.product": ("numpy.prod", "2.0"), "numpy.cumproduct": ("numpy.cumprod", "2.0"),
+    "numpy.sometrue": ("numpy.any", "2.0"), "numpy.alltrue": ("numpy.all", "2.0"),
+}

@@ -223,12 +223,14 @@ LABELS = {
     runner.TIMEOUT: "timed out",
     runner.CRASHED: "crashed",
     runner.IMPORT_FAILED: "module failed to import",
+    runner.BUILD_FAILED: "not built",
 }
 
 MODULE_FAILURE_REASONS = {
     runner.TIMEOUT: "the module timed out",
     runner.CRASHED: "the module crashed",
     runner.IMPORT_FAILED: "the module failed to import",
+    runner.BUILD_FAILED: "a block the module builds when imported could not be built",
 }
 
 FIX_LABELS = {

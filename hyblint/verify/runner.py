@@ -18,12 +18,13 @@ PROJECT_ROOT = WORKER.parents[2]
 TIMEOUT = "timeout"
 CRASHED = "crashed"
 IMPORT_FAILED = "import-failed"
+BUILD_FAILED = "build-failed"    # the module imports fine but for a block it builds, whose constructor raised
 
 # Worst first: a silent divergence is the case nobody would notice without running the code.
-STATUS_ORDER = [worker.DISAGREES, worker.FAILS, TIMEOUT, CRASHED, IMPORT_FAILED,
+STATUS_ORDER = [worker.DISAGREES, worker.FAILS, TIMEOUT, CRASHED, IMPORT_FAILED, BUILD_FAILED,
                 worker.NOT_BUILT, worker.NO_INPUTS, worker.AGREES]
 # A module that did not get as far as its blocks.
-MODULE_FAILURES = (TIMEOUT, CRASHED, IMPORT_FAILED)
+MODULE_FAILURES = (TIMEOUT, CRASHED, IMPORT_FAILED, BUILD_FAILED)
 
 
 class InterpreterError(Exception):
@@ -107,6 +108,9 @@ def _run_worker(request: dict, shown: str, options: VerifyOptions) -> List[Block
     if answer.get("fatal"):
         raise InterpreterError("%s: %s" % (options.python or sys.executable, answer["fatal"]))
     if answer["error"]:
+        if answer.get("unbuilt"):
+            return [BlockResult(shown, answer["unbuilt"], BUILD_FAILED, "could not build %s when the module was "
+                                "imported: %s" % (answer["unbuilt"], answer["error"]))]
         return [BlockResult(shown, "*", IMPORT_FAILED, answer["error"])]
     where = shown if "factory" not in request else request["factory"]
     return [BlockResult(where, b["name"], b["status"], b["detail"], b["line"], b["fix_status"], b["fix_detail"],

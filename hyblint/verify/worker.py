@@ -14,6 +14,7 @@ Request: {"path", "module", "package_root", "source", "fixed_source" (or null), 
 Answer:  {"blocks": [{"name", "status", "detail", "line", "fix_status", "fix_detail", "touches",
                       "fixed_ran"}, ...],
           "error": null or "why the module could not be imported",
+          "unbuilt": the block class whose constructor raised while the module was imported, if so,
           "fatal": null or "why no module can run with this interpreter (no mxnet)"}
 """
 from __future__ import annotations
@@ -73,7 +74,7 @@ def _run_quietly(request: dict) -> dict:
     try:
         original = _load_module(request, request["source"])
     except BaseException as exc:  # the user's module may raise anything, SystemExit included
-        return {"blocks": [], "error": _describe(exc)}
+        return {"blocks": [], "error": _describe(exc), "unbuilt": _unbuilt_block(exc, mx)}
     fixed = None
     fixed_error = None
     if request.get("fixed_source") is not None:
@@ -96,10 +97,16 @@ def _run_factory(request: dict, mx) -> dict:
     sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
-        request = dict(request, path=getattr(module, "__file__", None) or module_name, module=module_name)
-        made = getattr(module, func_name)()
     except BaseException as exc:
-        return {"blocks": [], "error": _describe(exc)}
+        return {"blocks": [], "error": _describe(exc), "unbuilt": _unbuilt_block(exc, mx)}
+    request = dict(request, path=getattr(module, "__file__", None) or module_name, module=module_name)
+    try:
+        made = getattr(module, func_name)()
+    except BaseException as exc:  # the factory imported: what failed is building its blocks
+        unbuilt = _unbuilt_block(exc, mx)
+        detail = "could not build%s: %s" % (" " + unbuilt if unbuilt else "", _describe(exc))
+        return {"blocks": [dict(_new_result(func_name + "()"), status=NOT_BUILT, detail=detail,
+                                line=_user_line(exc, request["path"]))], "error": None}
     if isinstance(made, mx.gluon.Block):
         made = [(func_name + "()", made)]
     results = []
@@ -116,6 +123,20 @@ def _run_factory(request: dict, mx) -> dict:
     except BaseException as exc:  # a generator factory may fail half-way
         results.append(dict(_new_result(func_name), status=NOT_BUILT, detail="factory failed: " + _describe(exc)))
     return {"blocks": results, "error": None}
+
+
+def _unbuilt_block(exc: BaseException, mx):
+    """The name of the outermost Block whose constructor is on `exc`'s traceback, or None: a model
+    whose `__init__` raised, as opposed to a module that could not be imported."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "__init__":
+            owner = frame.f_locals.get("self")
+            if isinstance(owner, mx.gluon.Block):
+                return type(owner).__name__
+        tb = tb.tb_next
+    return None
 
 
 def _load_module(request: dict, source: str) -> types.ModuleType:

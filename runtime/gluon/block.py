@@ -7,6 +7,7 @@ MXNet's errors; every later call runs the bound graph and never enters the Pytho
 """
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections import OrderedDict
@@ -45,11 +46,20 @@ class _BlockScope:
             count = current._counter.get(hint, 0)
             prefix = "%s%d_" % (hint, count)
             current._counter[hint] = count + 1
-        full = current._block.prefix + prefix
-        shared = params
-        return full, ParameterDict(full, shared)
+        if params is None:
+            # a child looks up shared parameters where its parent does: a block built with
+            # `params=` shares them with its whole subtree
+            parent = current._block.params
+            return current._block.prefix + prefix, ParameterDict(parent.prefix + prefix, parent._shared)
+        # `params=other.params` ties: names are made with the shared dictionary's prefix, so that
+        # `get("weight")` finds the other block's weight instead of making a new one
+        return current._block.prefix + prefix, ParameterDict(params.prefix, params)
 
     def __enter__(self):
+        if self._block._empty_prefix:
+            # a block with prefix='' is transparent: its children and operators are named in the
+            # enclosing scope's sequence (`features = HybridSequential(prefix='')`, then dense0, dense1)
+            return self
         self._old = getattr(_scope, "value", None)
         _scope.value = self
         self._name_scope = naming.Prefix(self._block.prefix)
@@ -57,6 +67,8 @@ class _BlockScope:
         return self
 
     def __exit__(self, *exc):
+        if self._block._empty_prefix:
+            return
         self._name_scope.__exit__(*exc)
         _scope.value = self._old
 
@@ -91,11 +103,6 @@ class Block:
         self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
         self._name = self._prefix[:-1] if self._prefix.endswith("_") else self._prefix
         self._scope = _BlockScope(self)
-        enclosing = getattr(_scope, "value", None)
-        if prefix == "" and enclosing is not None:
-            # a block with an empty prefix names its children in its parent's sequence, as in MXNet:
-            # `features = HybridSequential(prefix='')` then `output = Dense()` gives dense0, dense1, dense2
-            self._scope._counter = enclosing._counter
         self._children: "OrderedDict[str, Block]" = OrderedDict()
         self._reg_params: Dict[str, Parameter] = {}
 
@@ -239,14 +246,15 @@ class HybridBlock(Block):
         if isinstance(x, NDArray):
             if self._active:
                 return self._call_cached(x, *args)
-            from runtime import nd
-            try:
-                params = {k: v.data() for k, v in self._reg_params.items()}
-            except DeferredInitializationError:
-                self._infer_param_shapes(x, *args)
-                params = {k: v.data() for k, v in self._reg_params.items()}
-            return self.hybrid_forward(nd, x, *args, **params)
-        if not isinstance(x, Symbol):
+            return self._run_eagerly(x, *args)
+        if isinstance(x, (list, tuple)):
+            # nested lists and tuples of arrays are inputs too: MXNet flattens them to trace the graph
+            flat, _ = _flatten([x, *args])
+            if flat and all(isinstance(a, NDArray) for a in flat):
+                return self._call_cached(x, *args) if self._active else self._run_eagerly(x, *args)
+            if flat and not all(isinstance(a, Symbol) for a in flat):
+                raise ValueError("In HybridBlock, we do not support mixed NDArrays and Symbols types for the input.")
+        elif not isinstance(x, Symbol):
             raise ValueError("HybridBlock requires the first argument to forward be either Symbol or NDArray, "
                              "but got %s" % type(x))
         from runtime import sym
@@ -254,23 +262,36 @@ class HybridBlock(Block):
         with self.name_scope():
             return self.hybrid_forward(sym, x, *args, **params)
 
+    def _run_eagerly(self, *args):
+        from runtime import nd
+        try:
+            params = {k: v.data() for k, v in self._reg_params.items()}
+        except DeferredInitializationError:
+            self._infer_param_shapes(*args)
+            params = {k: v.data() for k, v in self._reg_params.items()}
+        return self.hybrid_forward(nd, *args, **params)
+
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError
 
     # ---- tracing
-    def _trace(self, count: int):
+    def _trace(self, args):
+        """(input variables, one per array in `args`, the graph, the outputs' format); `args` may
+        nest arrays in lists and tuples, and hybrid_forward gets variables in the same structure."""
         from runtime import sym
-        inputs = [var("data")] if count == 1 else [var("data%d" % i) for i in range(count)]
+        flat, fmt = _flatten(list(args))
+        inputs = [var("data")] if len(flat) == 1 else [var("data%d" % i) for i in range(len(flat))]
+        grouped, _ = _regroup(inputs, fmt)
         params = {k: v.var() for k, v in self._reg_params.items()}
         with self.name_scope():
-            out = self.hybrid_forward(sym, *inputs, **params)
-        flat, fmt = _flatten(out)
-        return inputs, Group(flat), fmt
+            out = self.hybrid_forward(sym, *grouped, **params)
+        flat_out, out_fmt = _flatten(out)
+        return inputs, Group(flat_out), out_fmt
 
     def _infer_param_shapes(self, *args) -> None:
         """Deferred initialization: learn parameter shapes from a trace with the inputs' shapes."""
-        inputs, graph, _ = self._trace(len(args))
-        known = {i.name: a.shape for i, a in zip(inputs, args)}
+        inputs, graph, _ = self._trace(args)
+        known = {i.name: a.shape for i, a in zip(inputs, _flatten(list(args))[0])}
         arg_shapes, _, aux_shapes = graph.infer_shape_partial(**known)
         shapes = dict(zip(graph.list_arguments(), arg_shapes))
         shapes.update(zip(graph.list_auxiliary_states(), aux_shapes))
@@ -280,15 +301,20 @@ class HybridBlock(Block):
             param._finish_deferred_init()
 
     def _call_cached(self, *args):
-        if len(args) == 1:  # the common case, without a generator's cost on every call
+        if len(args) == 1 and type(args[0]) is NDArray:  # the common case, without a generator's cost on every call
             data = args[0]._data
             key = ((data.shape, data.dtype),)
-        else:
+            flat = args
+        elif all(type(a) is NDArray for a in args):
             key = tuple((a._data.shape, a._data.dtype) for a in args)
+            flat = args
+        else:  # nested inputs: the structure is part of the signature
+            flat, fmt = _flatten(list(args))
+            key = (repr(fmt),) + tuple((a._data.shape, a._data.dtype) for a in flat)
         graph = self._cached.get(key)
         if graph is None:
             graph = self._cached[key] = _CachedGraph(self, args)
-        return graph(args)
+        return graph(flat)
 
     def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True):
         if not self._cached:
@@ -318,11 +344,12 @@ class _CachedGraph:
     """One traced graph, bound to its parameters: runs without entering hybrid_forward again."""
 
     def __init__(self, block: HybridBlock, args):
-        inputs, self.symbol, self.fmt = block._trace(len(args))
+        inputs, self.symbol, self.fmt = block._trace(args)
         self.input_names = tuple(i.name for i in inputs)
         params = {p.name: p for p in block.collect_params().values()}
         if any(p._data is None for p in params.values()):
             block._infer_param_shapes(*args)
+        args, _ = _flatten(list(args))
         arg_names = self.symbol.list_arguments()
         unknown = [n for n in arg_names if n not in params and n not in self.input_names]
         if unknown:
@@ -364,7 +391,9 @@ class SymbolBlock(HybridBlock):
     """A block made from a Symbol and its parameters, e.g. loaded from an exported model."""
 
     def __init__(self, outputs, inputs, params=None):
-        super().__init__(prefix="", params=None)
+        super().__init__(prefix=None, params=None)
+        self._prefix, self._name = "", ""
+        self._params = ParameterDict("", params)
         self._outputs = outputs if isinstance(outputs, Symbol) else Group(list(outputs))
         self._inputs = inputs if isinstance(inputs, (list, tuple)) else [inputs]
         input_names = {i.name for i in self._inputs}
@@ -372,6 +401,10 @@ class SymbolBlock(HybridBlock):
             if name not in input_names:
                 self._params._params[name] = params[name] if params is not None and name in params \
                     else Parameter(name, allow_deferred_init=True)
+        # registered under their names less the prefix they share, as MXNet does: a parent's
+        # save_parameters writes `features.dense0_weight`, and files MXNet wrote load by these keys
+        common = len(os.path.commonprefix(list(self._params.keys()))) if len(self._params) else 0
+        self._reg_params = {key[common:]: value for key, value in self._params.items()}
         self._active = True
 
     @staticmethod
@@ -388,7 +421,7 @@ class SymbolBlock(HybridBlock):
                     block._params[name].set_data(value)
         return block
 
-    def _trace(self, count: int):
+    def _trace(self, args):
         # the "format" of the outputs, as _regroup reads it: 0 for one array, a list for several
         fmt = 0 if len(self._outputs) == 1 else [0] * len(self._outputs)
         return list(self._inputs), self._outputs, fmt

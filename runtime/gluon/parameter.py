@@ -9,6 +9,7 @@ import numpy as np
 
 from runtime import initializer as init_module
 from runtime.base import MXNetError
+from runtime.context import current_context
 from runtime.ndarray import NDArray
 
 
@@ -29,6 +30,48 @@ class Parameter:
         self._data: Optional[NDArray] = None
         self._deferred = None      # (initializer, ctx, default_init, data) waiting for a shape
         self._var = None
+        self._grad = None
+        self._trainer = None
+        self._ctx_map = None
+
+    # MXNet's private state, which model code copies to wrap a parameter (GluonNLP's
+    # WeightDropParameter reads `_deferred_init`, `_allow_deferred_init`, `_ctx_list`, ...)
+    @property
+    def _deferred_init(self) -> tuple:
+        """(initializer, [contexts], default initializer, data) while waiting for a shape, else ()."""
+        if self._deferred is None:
+            return ()
+        chosen, ctx, default_init, data = self._deferred
+        contexts = list(ctx) if isinstance(ctx, (list, tuple)) else [ctx if ctx is not None else current_context()]
+        return chosen, contexts, default_init, data
+
+    @_deferred_init.setter
+    def _deferred_init(self, value) -> None:
+        self._deferred = tuple(value) if value else None
+
+    @property
+    def _allow_deferred_init(self) -> bool:
+        return self.allow_deferred_init
+
+    @property
+    def _differentiable(self) -> bool:
+        return self.grad_req != "null"
+
+    @property
+    def _ctx_list(self):
+        return self.list_ctx() or None
+
+    @_ctx_list.setter
+    def _ctx_list(self, value) -> None:
+        pass  # one context: where the data lives says it
+
+    def _check_and_get(self, arr, ctx):
+        """The data held in `arr` (one array, or MXNet's list of one per context)."""
+        if isinstance(arr, (list, tuple)):
+            arr = arr[0] if arr else None
+        if arr is None:
+            return self.data(ctx)
+        return arr
 
     def __repr__(self) -> str:
         return "Parameter %s (shape=%s, dtype=%s)" % (self.name, self.shape, np.dtype(self.dtype).name)
@@ -188,7 +231,15 @@ class ParameterDict:
             param = Parameter(full, **kwargs)
             self._params[full] = param
         elif "shape" in kwargs and kwargs["shape"] is not None:
-            param.shape = kwargs["shape"] if not isinstance(kwargs["shape"], int) else (kwargs["shape"],)
+            shape = (kwargs["shape"],) if isinstance(kwargs["shape"], int) else tuple(kwargs["shape"])
+            known = param.shape
+            if known is not None and len(known) == len(shape) and \
+                    all(a == b or a <= 0 or b <= 0 for a, b in zip(shape, known)):
+                # a shared parameter asked for with unknown dimensions (a tied decoder's (vocab, 0))
+                # keeps the dimensions it knows
+                param._shape = tuple(b if a <= 0 else a for a, b in zip(shape, known))
+            else:
+                param.shape = shape
         return param
 
     def get_constant(self, name: str, value=None) -> Parameter:
@@ -232,3 +283,37 @@ class ParameterDict:
             key = name[len(strip_prefix):] if strip_prefix and name.startswith(strip_prefix) else name
             arrays[key] = param.data().asnumpy()
         save_arrays(filename, arrays)
+
+    def load(self, filename: str, ctx=None, allow_missing: bool = False, ignore_extra: bool = False,
+             restore_prefix: str = "", cast_dtype: bool = False, dtype_source: str = "current") -> None:
+        """Read a file of `save` (or an export's `arg:`/`aux:` file), names prefixed with `restore_prefix`."""
+        from runtime.serialization import load_arrays
+        if restore_prefix:
+            for name in self._params:
+                if not name.startswith(restore_prefix):
+                    raise MXNetError("restore_prefix is '%s' but Parameter name '%s' does not start with it"
+                                     % (restore_prefix, name))
+        loaded = load_arrays(filename)
+        if not isinstance(loaded, dict):
+            raise MXNetError("%s: holds arrays without names, not parameters" % filename)
+        arrays = {restore_prefix + (key.split(":", 1)[1] if key.startswith(("arg:", "aux:")) else key): value
+                  for key, value in loaded.items()}
+        if not allow_missing:
+            for name in self._params:
+                if name not in arrays:
+                    raise MXNetError("Parameter '%s' is missing in file '%s', which contains parameters: %s. Please "
+                                     "make sure source and target networks have the same prefix."
+                                     % (name, filename, ", ".join(sorted(arrays))))
+        for name, value in arrays.items():
+            if name not in self._params:
+                if not ignore_extra:
+                    raise MXNetError("Parameter '%s' loaded from file '%s' is not present in ParameterDict, choices "
+                                     "are: %s. Set ignore_extra to True to ignore." % (name, filename,
+                                                                                      ", ".join(self._params)))
+                continue
+            param = self._params[name]
+            if cast_dtype and dtype_source == "saved":
+                param.dtype = value.dtype.type
+            elif cast_dtype:
+                value = value.astype(param.dtype)
+            param.set_data(value)

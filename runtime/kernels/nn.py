@@ -708,38 +708,3 @@ def box_iou(lhs, rhs, format="corner"):
     area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
     union = area_a + area_b - inter
     return np.where(union > 0, inter / np.where(union > 0, union, 1), 0).astype(lhs.dtype)
-
-
-def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, score_index=1, id_index=-1,
-            background_id=-1, force_suppress=False, in_format="corner", out_format="corner"):
-    shape = data.shape
-    batches = data.reshape(-1, shape[-2], shape[-1])
-    out = np.full_like(batches, -1)
-    for b, boxes in enumerate(batches):
-        scores = boxes[:, score_index]
-        order = [i for i in np.argsort(-scores, kind="stable") if scores[i] > valid_thresh]
-        if id_index >= 0 and background_id >= 0:
-            order = [i for i in order if boxes[i, id_index] != background_id]
-        if topk > 0:
-            order = order[:topk]
-        corners = _corners(boxes[:, coord_start:coord_start + 4], in_format)
-        keep = []
-        for i in order:
-            suppressed = False
-            for j in keep:
-                if not force_suppress and id_index >= 0 and boxes[i, id_index] != boxes[j, id_index]:
-                    continue
-                if box_iou(corners[i:i + 1], corners[j:j + 1])[0, 0] > overlap_thresh:
-                    suppressed = True
-                    break
-            if not suppressed:
-                keep.append(i)
-        for k, i in enumerate(keep):
-            out[b, k] = boxes[i]
-            if out_format != in_format:
-                box = corners[i] if out_format == "corner" else None
-                if box is None:
-                    x0, y0, x1, y1 = corners[i]
-                    box = np.array([(x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0])
-                out[b, k, coord_start:coord_start + 4] = box
-    return out.reshape(shape)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from runtime.kernels import boxes
 from runtime.kernels import nn as k
 from runtime.registry import (Attr, bool_, choice, declare, dtype_, float_, int_, optional, shape_,
                               shape_inconsistent, str_, uniform_types)
@@ -181,6 +182,7 @@ declare("BatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var
                Attr("cudnn_off", bool_, False), Attr("min_calib_range", optional(float_), None),
                Attr("max_calib_range", optional(float_), None)],
         kernel=k.batch_norm, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
+        output_names=("output", "mean", "var"),
         visible_outputs=lambda a: 3 if a["output_mean_var"] else 1,
         infer=_with_outputs(_channel_params(5), _bn_outputs),
         types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))
@@ -311,4 +313,5 @@ declare("_contrib_box_nms", attrs=[Attr("overlap_thresh", float_, 0.5), Attr("va
                                    Attr("force_suppress", bool_, False),
                                    Attr("in_format", choice("corner", "center"), "corner"),
                                    Attr("out_format", choice("corner", "center"), "corner")],
-        kernel=k.box_nms, aliases=("contrib.box_nms", "_contrib_box_non_maximum_suppression"), check=_box_nms_check)
+        kernel=boxes.box_nms, aliases=("contrib.box_nms", "_contrib_box_non_maximum_suppression"),
+        check=_box_nms_check, num_outputs=2, visible_outputs=lambda a: 1)

@@ -30,6 +30,10 @@ class _Conv(HybridBlock):
                                         allow_deferred_init=True) if use_bias else None
             self.act = Activation(activation, prefix=activation + "_") if activation is not None else None
 
+    def _alias(self):
+        # every convolution, transposed or not, counts as `conv`: conv0, conv1 (parameter files use these names)
+        return "conv"
+
     def hybrid_forward(self, F, x, weight, bias=None):
         if bias is None:
             out = getattr(F, self._op_name)(x, weight, name="fwd", **self._kwargs)

@@ -1,0 +1,107 @@
+"""Non-maximum suppression (`contrib.box_nms`): a detector's post-processing over thousands of boxes.
+
+The greedy pass over the boxes in score order is a Numba loop; everything is computed in the
+input's dtype, as MXNet does, so that an overlap at the threshold is judged the same way.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True, nogil=True)
+def _greedy_keep(order, corners, overlap_thresh):
+    """The boxes of `order` (indices, best score first) that no better kept box overlaps by more
+    than `overlap_thresh`, in the same order."""
+    count = order.shape[0]
+    zero = corners.dtype.type(0)
+    # the boxes gathered in score order: the pass below reads them sequentially
+    left = np.empty(count, corners.dtype)
+    top = np.empty(count, corners.dtype)
+    right = np.empty(count, corners.dtype)
+    bottom = np.empty(count, corners.dtype)
+    areas = np.empty(count, corners.dtype)
+    for i in range(count):
+        box = order[i]
+        left[i], top[i], right[i], bottom[i] = corners[box, 0], corners[box, 1], corners[box, 2], corners[box, 3]
+        width = right[i] - left[i]
+        height = bottom[i] - top[i]
+        areas[i] = zero if width < zero or height < zero else width * height
+    removed = np.zeros(count, np.bool_)
+    kept = np.empty(count, np.int64)
+    total = 0
+    for i in range(count):
+        if removed[i]:
+            continue
+        kept[total] = order[i]
+        total += 1
+        for j in range(i + 1, count):
+            if removed[j]:
+                continue
+            width = min(right[i], right[j]) - max(left[i], left[j])
+            height = min(bottom[i], bottom[j]) - max(top[i], top[j])
+            if width <= zero or height <= zero:
+                continue
+            intersection = width * height
+            union = areas[i] + areas[j] - intersection
+            if union > zero and intersection / union > overlap_thresh:
+                removed[j] = True
+    return kept[:total]
+
+
+def _keep(order, corners, classes, overlap_thresh, by_class):
+    """The greedy pass, over each class on its own when only boxes of one class suppress each other
+    (a third of the pairs with three classes); the kept boxes come back in score order."""
+    if not by_class:
+        return _greedy_keep(order, corners, overlap_thresh)
+    grouped = order[np.argsort(classes[order], kind="stable")]  # each class's boxes, still best first
+    bounds = np.flatnonzero(np.diff(classes[grouped])) + 1
+    kept = [_greedy_keep(part, corners, overlap_thresh) for part in np.split(grouped, bounds)]
+    rank = np.empty(classes.shape[0], np.int64)
+    rank[order] = np.arange(order.shape[0])
+    merged = np.concatenate(kept) if kept else order[:0]
+    return merged[np.argsort(rank[merged], kind="stable")]
+
+
+def _to_corners(boxes: np.ndarray) -> np.ndarray:
+    x, y, w, h = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
+    return np.stack([x - w / 2, y - h / 2, x + w / 2, y + h / 2], axis=1)
+
+
+def _to_center(boxes: np.ndarray) -> np.ndarray:
+    left, top, right, bottom = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
+    return np.stack([(left + right) / 2, (top + bottom) / 2, right - left, bottom - top], axis=1)
+
+
+def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, score_index=1, id_index=-1,
+            background_id=-1, force_suppress=False, in_format="corner", out_format="corner"):
+    """(the kept boxes of each batch, best first, then rows of -1; for each batch the indices of the
+    boxes in score order, MXNet's hidden second output)."""
+    shape = data.shape
+    batches = data.reshape(-1, shape[-2], shape[-1])
+    out = np.full_like(batches, -1)
+    order_out = np.full(batches.shape[:2], -1, dtype=data.dtype)
+    dtype = batches.dtype.type
+    by_class = id_index >= 0 and not force_suppress
+    for b, boxes in enumerate(batches):
+        scores = boxes[:, score_index]
+        valid = scores > dtype(valid_thresh)
+        if id_index >= 0 and background_id >= 0:
+            valid &= boxes[:, id_index] != dtype(background_id)
+        candidates = np.flatnonzero(valid)
+        # best first; equal scores keep their input order
+        order = candidates[np.argsort(-scores[candidates], kind="stable")]
+        if topk > 0:
+            order = order[:topk]
+        order_out[b, :order.shape[0]] = order
+        coords = np.ascontiguousarray(boxes[:, coord_start:coord_start + 4])
+        corners = _to_corners(coords) if in_format == "center" else coords
+        # MXNet compares class ids as integers: ids 0.02 and 0.11 are one class
+        classes = boxes[:, id_index if id_index >= 0 else score_index].astype(np.int64)
+        kept = _keep(order.astype(np.int64), corners, classes, dtype(overlap_thresh), by_class)
+        rows = out[b, :kept.shape[0]]
+        rows[:] = boxes[kept]
+        if out_format != in_format:
+            rows[:, coord_start:coord_start + 4] = _to_center(corners[kept]) if out_format == "center" \
+                else corners[kept]
+    return out.reshape(shape), order_out.reshape(shape[:-1])
