@@ -343,7 +343,7 @@ def fix_source(source: str, filename: str, settings: Settings = Settings(), *,
         current = new
         result.applied.extend(applied)
         diagnostics = check(current, filename)
-    if any(d.code == "HYB009" for d in result.applied) and _imports_may_be_unused(current):
+    if any(d.code == "HYB009" for d in result.applied):
         from hyblint.fixes.imports import prune_unused_imports
         # deep code is pruned on a larger stack, or not at all (the file's own failure, not the run's)
         pruned = guarded(prune_unused_imports, filename, lambda _: current, source, current, filename)
@@ -353,25 +353,6 @@ def fix_source(source: str, filename: str, settings: Settings = Settings(), *,
     result.source = current
     result.remaining = diagnostics
     return result
-
-
-def _imports_may_be_unused(source: str) -> bool:
-    """Whether a module-level import binds a name that the code no longer uses: if every name is
-    still read or written somewhere (by Python's parser, a fraction of libcst's cost on a large
-    module), pruning has nothing to drop."""
-    tree = _python_tree(source)
-    if tree is None:
-        return True
-    imported = set()
-    for statement in tree.body:
-        if isinstance(statement, (ast.Import, ast.ImportFrom)):
-            for alias in statement.names:
-                imported.add(alias.asname or alias.name.split(".")[0])
-    imported.discard("*")
-    if not imported:
-        return False
-    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    return not imported <= used
 
 
 def _changed_part(old: str, new: str) -> Tuple[int, int]:

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from hyblint.fixer import fix_source
+from hyblint.fixes.imports import prune_unused_imports
 from hyblint.rules.base import hybrid_block
 
 IMPORT = "from mxnet import nd\n"
@@ -63,3 +64,49 @@ def test_the_console_script_keeps_an_exported_import(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     text = path.read_text()
     assert "return F.relu(x)" in text and IMPORT in text
+
+
+@pytest.mark.parametrize("import_line, left", [
+    ("from mxnet import gluon, nd\n", "from mxnet import gluon\n"),
+    ("from mxnet import nd, gluon\n", "from mxnet import gluon\n"),
+    ("from mxnet import (\n    gluon,  # the model zoo\n    nd,\n)\n", "from mxnet import (\n    gluon,  # the model zoo\n)\n"),
+    ("import mxnet.ndarray as nd\n", ""),
+])
+def test_only_the_unused_name_of_an_import_goes(import_line, left):
+    tail = "\n\ndef zoo():\n    return gluon\n" if "gluon" in import_line else ""
+    source = "# the model\n" + module(tail, import_line)
+    after = fixed(source)
+    assert after.startswith("# the model\n")
+    assert left in after and import_line not in after
+    rest = after.replace(left, "", 1) if left else after
+    assert rest == source.replace(import_line, "", 1).replace("return nd.relu(x)", "return F.relu(x)")
+
+
+def test_line_endings_are_kept():
+    source = module().replace("\n", "\r\n")
+    after = fixed(source)
+    assert IMPORT.replace("\n", "\r\n") not in after and "\n" not in after.replace("\r\n", "")
+    assert after == source.replace("from mxnet import nd\r\n", "").replace("nd.relu", "F.relu")
+
+
+def test_a_byte_order_mark_is_kept():
+    before = "\ufeff" + module()
+    after = prune_unused_imports(before, before.replace("nd.relu", "F.relu"))
+    assert after == "\ufeff" + module().replace(IMPORT, "").replace("nd.relu", "F.relu")
+
+
+def test_an_import_nested_in_a_statement_is_left_alone():
+    source = module("\n\nif True:\n    from mxnet import nd\n")
+    after = fixed(source)
+    assert IMPORT not in after.split("\n\n")[0] and "if True:\n    from mxnet import nd\n" in after
+
+
+@pytest.mark.parametrize("import_line, left", [
+    ("from mxnet import (\n    gluon,  # the zoo\n    nd\n)\n", "from mxnet import (\n    gluon,  # the zoo\n)\n"),
+    ("from mxnet import (gluon,  # the zoo\n                   nd)\n", "from mxnet import (gluon,  # the zoo\n)\n"),
+    ("from mxnet import (\n    nd,\n    gluon,  # the zoo\n)\n", "from mxnet import (\n    gluon,  # the zoo\n)\n"),
+    ("from mxnet import (gluon, nd)\n", "from mxnet import (gluon)\n"),
+])
+def test_comments_in_a_parenthesized_import_are_kept(import_line, left):
+    after = fixed(module("\n\ndef zoo():\n    return gluon\n", import_line))
+    assert left in after

@@ -10,6 +10,10 @@ A name is kept when the module
   `exec`, a module-level `__getattr__`),
 - names it in a string that reads as an expression (`x: "nd.NDArray"`, `cast("nd.NDArray", y)`),
 - or uses it anywhere else, outside the rewritten code.
+
+The decision reads Python's own tree of the module (a fraction of libcst's cost on a large file);
+libcst rewrites only the lines of the import statements that lose a name, so everything else,
+comments included, stays byte-identical.
 """
 from __future__ import annotations
 
@@ -17,83 +21,89 @@ import ast
 import os
 import re
 from collections import Counter
-from typing import Set
+from typing import Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 # calls that reach module names by their strings: any import may be used through them
 _DYNAMIC = frozenset({"globals", "locals", "vars", "dir", "eval", "exec", "__import__"})
 _KEEP_COMMENT = re.compile(r"#.*\b(noqa|unused-import)\b", re.IGNORECASE)
+# module-level functions through which any module name may be looked up by its string
+_MODULE_HOOKS = frozenset({"__getattr__", "__dir__"})
+_BOM = "\ufeff"
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+_Import = (ast.Import, ast.ImportFrom)
 
 
-def _imported_names(module: cst.Module) -> Set[str]:
-    names: Set[str] = set()
-    for statement in module.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(
-                    small.names, cst.ImportStar):
-                for alias in small.names:
-                    names.add(_bound_name(alias))
-    return names
+def _bound_name(alias: ast.alias) -> str:
+    """The name an import binds: `import a.b` binds `a`, `import a.b as c` binds `c`."""
+    return alias.asname or alias.name.split(".")[0]
 
 
-def _bound_name(alias: cst.ImportAlias) -> str:
-    if alias.asname is not None:
-        return alias.asname.name.value
-    node = alias.name
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return node.value
+def _is_reexport(alias: ast.alias) -> bool:
+    """`import nd as nd` / `from mxnet import nd as nd`: the explicit re-export idiom."""
+    return alias.asname is not None and alias.name.split(".")[-1] == alias.asname
 
 
-class _Uses(cst.CSTVisitor):
-    def __init__(self) -> None:
+def _aliases(statement: ast.stmt) -> List[ast.alias]:
+    return [a for a in statement.names if a.name != "*"]
+
+
+class _Uses:
+    """What a module's code (its import statements aside) says about the names it uses."""
+
+    def __init__(self, tree: ast.Module) -> None:
         self.counts: Counter = Counter()
         self.dynamic = False  # names may be reached by their strings
-        self.strings: list = []
-
-    def visit_Import(self, node) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node) -> bool:
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # the `.attr` part names no variable
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.counts[node.value] += 1
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name) and node.func.value in _DYNAMIC:
-            self.dynamic = True
-
-    def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        try:
-            value = node.evaluated_value
-        except (ValueError, SyntaxError):  # an escape libcst cannot evaluate: read the raw text
-            value = node.raw_value
-        if isinstance(value, str):
-            self.strings.append(value)
+        self.strings: List[str] = []
+        counts = self.counts
+        for node in ast.walk(tree):
+            kind = type(node)
+            if kind is ast.Name:
+                counts[node.id] += 1
+            elif kind is ast.Constant:
+                if isinstance(node.value, str):
+                    self.strings.append(node.value)
+            elif kind is ast.Call:
+                if isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC:
+                    self.dynamic = True
+            else:
+                # every other identifier a statement or expression spells (a definition, a
+                # parameter, a keyword argument, `global`, `except ... as`, a match capture):
+                # counted as a use, so that a doubt keeps the import
+                for name in _identifiers(node):
+                    counts[name] += 1
 
 
-def _uses(module: cst.Module) -> _Uses:
-    visitor = _Uses()
-    module.visit(visitor)
-    return visitor
+def _identifiers(node: ast.AST) -> Iterable[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return (node.name,)
+    if isinstance(node, ast.arg):
+        return (node.arg,)
+    if isinstance(node, ast.keyword):
+        return (node.arg,) if node.arg else ()
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return node.names
+    if isinstance(node, ast.ExceptHandler):
+        return (node.name,) if node.name else ()
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)):
+        return (node.name,) if node.name else ()
+    if isinstance(node, ast.MatchMapping):
+        return (node.rest,) if node.rest else ()
+    if isinstance(node, ast.MatchClass):
+        return node.kwd_attrs
+    return ()
 
 
-def _names_in_strings(strings) -> Counter:
+def _names_in_strings(strings: Iterable[str]) -> Counter:
     """Names used by the strings that read as Python expressions (string annotations,
     `typing.cast("nd.NDArray", x)`, text for `eval`); prose does not parse and names nothing."""
     counts: Counter = Counter()
     for text in strings:
         try:
             tree = ast.parse(text.strip(), mode="eval")
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Name):
@@ -101,41 +111,166 @@ def _names_in_strings(strings) -> Counter:
     return counts
 
 
-def _kept_names(module: cst.Module) -> Set[str]:
-    """Module-level imported names that must stay whether used or not (see the module docs)."""
+class _Lines:
+    """The physical lines of a text (ended by \\n, \\r\\n or \\r, as Python counts them)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+
+    def span(self, first: int, last: int) -> Tuple[int, int]:
+        """Offsets of lines first..last (1-based, inclusive, with their line ends)."""
+        end = self.starts[last] if last < len(self.starts) else len(self.text)
+        return self.starts[first - 1], end
+
+    def get(self, first: int, last: int) -> str:
+        begin, end = self.span(first, last)
+        return self.text[begin:end]
+
+
+def _kept_names(tree: ast.Module, lines: _Lines) -> Optional[Set[str]]:
+    """Module-level imported names that must stay whether used or not (see the module docs);
+    None when every name must stay."""
     kept: Set[str] = set()
-    for statement in module.body:
-        if isinstance(statement, (cst.FunctionDef,)) and statement.name.value in ("__getattr__", "__dir__"):
-            return _imported_names(module)
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        text = module.code_for_node(statement)
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name in _MODULE_HOOKS:
+            return None
+        text = lines.get(statement.lineno, statement.end_lineno or statement.lineno)
         if "__all__" in text:
             kept.update(_exported_strings(statement))
-        for small in statement.body:
-            if not isinstance(small, (cst.Import, cst.ImportFrom)) or isinstance(small.names, cst.ImportStar):
-                continue
-            for alias in small.names:
-                if _KEEP_COMMENT.search(text) or _is_reexport(alias):
+        if isinstance(statement, _Import):
+            marked = _KEEP_COMMENT.search(text) is not None  # on any line of the statement
+            for alias in _aliases(statement):
+                if marked or _is_reexport(alias):
                     kept.add(_bound_name(alias))
     return kept
 
 
-def _exported_strings(statement: cst.SimpleStatementLine) -> Set[str]:
+def _exported_strings(statement: ast.stmt) -> Set[str]:
     """The strings in a statement that builds `__all__` (`__all__ = [...]`, `__all__ += [...]`,
     `__all__.extend([...])`): they name the module's public API."""
-    visitor = _Uses()
-    statement.visit(visitor)
-    return set(visitor.strings)
+    return {node.value for node in ast.walk(statement)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
 
 
-def _is_reexport(alias: cst.ImportAlias) -> bool:
-    """`import nd as nd` / `from mxnet import nd as nd`: the explicit re-export idiom."""
-    if alias.asname is None or not isinstance(alias.asname.name, cst.Name):
-        return False
-    name = alias.name
-    last = name.attr.value if isinstance(name, cst.Attribute) else name.value
-    return last == alias.asname.name.value
+def _unused_imports(tree: ast.Module, uses: _Uses) -> Set[str]:
+    """Names bound by module-level imports that nothing in the module's code reads or writes."""
+    names = {_bound_name(a) for s in tree.body if isinstance(s, _Import) for a in _aliases(s)}
+    return {name for name in names if uses.counts[name] == 0}
+
+
+def _parse(text: str) -> Optional[ast.Module]:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def prune_unused_imports(before: str, after: str, filename: str = "") -> str:
+    """`after` without the module-level imports that `before` used and `after` provably no
+    longer does; `filename` tells a package's `__init__.py`, whose imports are all kept."""
+    if os.path.basename(filename) == "__init__.py":
+        return after
+    if after.startswith(_BOM):  # Python's parser reads the text without it
+        return _BOM + prune_unused_imports(before[before.startswith(_BOM):], after[1:], filename)
+    new = _parse(after)
+    if new is None:
+        return after
+    uses = _Uses(new)
+    candidates = _unused_imports(new, uses)
+    if not candidates or uses.dynamic:
+        return after
+    lines = _Lines(after)
+    kept = _kept_names(new, lines)
+    if kept is None:
+        return after
+    candidates -= kept
+    candidates -= set(_names_in_strings(uses.strings))
+    if not candidates:
+        return after
+    old = _parse(before)
+    if old is None:
+        return after
+    used_before = _Uses(old).counts
+    gone = {name for name in candidates if used_before[name] > 0}
+    if not gone:
+        return after
+    return _drop(after, new, lines, gone)
+
+
+def _drop(text: str, tree: ast.Module, lines: _Lines, gone: Set[str]) -> str:
+    """`text` without the module-level imports of the names `gone`: each group of lines that
+    holds such an import (with any statement sharing its lines) is rewritten alone by libcst."""
+    replacements: List[Tuple[int, int, str]] = []
+    for first, last in _groups(tree.body, gone):
+        begin, end = lines.span(first, last)
+        rewritten = _drop_in(text[begin:end], gone)
+        if rewritten is not None:
+            replacements.append((begin, end, rewritten))
+    out, cursor = [], 0
+    for begin, end, rewritten in replacements:
+        out.append(text[cursor:begin])
+        out.append(rewritten)
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def _groups(body: Sequence[ast.stmt], gone: Set[str]) -> List[Tuple[int, int]]:
+    """Line ranges (first, last) of the top-level statements, merged where statements share a
+    line, that hold an import of a name in `gone`."""
+    groups: List[List] = []  # [first, last, holds an import to drop]
+    for statement in body:
+        first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", ())])
+        last = statement.end_lineno or statement.lineno
+        wanted = isinstance(statement, _Import) and any(_bound_name(a) in gone for a in _aliases(statement))
+        if groups and first <= groups[-1][1]:
+            groups[-1][1] = max(groups[-1][1], last)
+            groups[-1][2] = groups[-1][2] or wanted
+        else:
+            groups.append([first, last, wanted])
+    return [(first, last) for first, last, wanted in groups if wanted]
+
+
+def _drop_in(segment: str, gone: Set[str]) -> Optional[str]:
+    """A group of whole top-level statements without the imports of `gone` (None: unchanged)."""
+    try:
+        module = cst.parse_module(segment)
+    except (cst.ParserSyntaxError, ValueError):  # e.g. text libcst reads only in context
+        return None
+    pruned = module.visit(_Drop(gone))
+    if not pruned.body:  # nothing left: the lines go, with the comment at their end
+        return ""
+    return pruned.code
+
+
+def _bound_cst_name(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    node = alias.name
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value
+
+
+def _ended_by(statement, kept: List[cst.ImportAlias]):
+    """`statement` with the aliases `kept`, of which the last was not last before: it takes the
+    place of the names dropped after it, keeping a comment that follows it."""
+    last = kept[-1]
+    space = last.comma.whitespace_after if isinstance(last.comma, cst.Comma) else None
+    if not (isinstance(statement, cst.ImportFrom) and statement.lpar is not None
+            and isinstance(space, cst.ParenthesizedWhitespace) and space.first_line.comment is not None):
+        kept[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return statement.with_changes(names=kept)
+    ending = statement.names[-1].comma  # what followed the old last name, up to `)`
+    rpar = statement.rpar
+    if isinstance(ending, cst.Comma) and isinstance(ending.whitespace_after, cst.ParenthesizedWhitespace):
+        space = ending.whitespace_after.with_changes(first_line=space.first_line)
+    else:
+        space = space.with_changes(empty_lines=[], indent=False, last_line=cst.SimpleWhitespace(""))
+        rpar = rpar.with_changes(whitespace_before=cst.SimpleWhitespace(""))
+    kept[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=space))
+    return statement.with_changes(names=kept, rpar=rpar)
 
 
 class _Drop(cst.CSTTransformer):
@@ -145,38 +280,17 @@ class _Drop(cst.CSTTransformer):
     def _keep(self, original, updated):
         if isinstance(updated.names, cst.ImportStar):
             return updated
-        kept = [a for a in updated.names if _bound_name(a) not in self.names]
+        kept = [a for a in updated.names if _bound_cst_name(a) not in self.names]
         if len(kept) == len(updated.names):
             return updated
         if not kept:
             return cst.RemoveFromParent()
-        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return updated.with_changes(names=kept)
+        if kept[-1] is updated.names[-1]:
+            return updated.with_changes(names=kept)
+        return _ended_by(updated, kept)
 
     def leave_Import(self, original, updated):
         return self._keep(original, updated)
 
     def leave_ImportFrom(self, original, updated):
         return self._keep(original, updated)
-
-
-def prune_unused_imports(before: str, after: str, filename: str = "") -> str:
-    """`after` without the module-level imports that `before` used and `after` provably no
-    longer does; `filename` tells a package's `__init__.py`, whose imports are all kept."""
-    if os.path.basename(filename) == "__init__.py":
-        return after
-    try:
-        old, new = cst.parse_module(before), cst.parse_module(after)
-    except cst.ParserSyntaxError:
-        return after
-    used_before, used_after = _uses(old).counts, _uses(new)
-    if used_after.dynamic:
-        return after
-    in_strings = _names_in_strings(used_after.strings)
-    kept = _kept_names(new)
-    gone = {name for name in _imported_names(new)
-            if used_before[name] > 0 and used_after.counts[name] == 0 and in_strings[name] == 0
-            and name not in kept}
-    if not gone:
-        return after
-    return new.visit(_Drop(gone)).code
