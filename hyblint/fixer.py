@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
@@ -125,37 +126,69 @@ def _libcst_reads(text: str) -> bool:
 
 def parses_where_changed(source: str, changed: Sequence[Tuple[int, int]]) -> bool:
     """Whether `source` parses, read by Python's parser whole, and by libcst (which the next check
-    and the next run use) in the top-level statements that hold the `changed` offsets; the rest
-    is text that was there before. Parsing a large module with libcst costs several checks of it."""
+    and the next run use) where it holds the `changed` offsets: the methods that hold them, or
+    else the top-level statements; the rest is text that was there before. Parsing a large module
+    with libcst costs several checks of it."""
     tree = _python_tree(source)
     if tree is None:
         return False
     if not changed:
         return True
     starts = line_starts(source)
-    statements = [(min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]),
-                   s.end_lineno or s.lineno) for s in tree.body]
-    firsts = [first for first, _ in statements]
-    wanted: List[Tuple[int, int]] = []
+    pieces = set()  # (first line, last line, indented: a method of a top-level class)
+    for statement, row, last in _statements_at(tree.body, starts, changed):
+        method = None
+        if isinstance(statement, ast.ClassDef):
+            methods = [(_first_line(s), s.end_lineno or s.lineno) for s in statement.body
+                       if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            method = next(((first, end) for first, end in methods if first <= row and last <= end), None)
+        if method is not None:
+            pieces.add((*method, True))
+        else:
+            pieces.add((_first_line(statement), statement.end_lineno or statement.lineno, False))
+    return all(_libcst_reads_lines(source, starts, *piece) for piece in sorted(pieces))
+
+
+def _first_line(statement: ast.stmt) -> int:
+    return min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", ())])
+
+
+def _statements_at(body: Sequence[ast.stmt], starts: Sequence[int], changed: Sequence[Tuple[int, int]]):
+    """(top-level statement, first row, last row) of each change within it."""
+    statements = [(_first_line(s), s.end_lineno or s.lineno, s) for s in body]
+    firsts = [first for first, _, _ in statements]
     for begin, end in changed:
         row = bisect.bisect_right(starts, begin)
         last = bisect.bisect_right(starts, max(begin, end - 1))
         index = max(bisect.bisect_right(firsts, row) - 1, 0)
         while index < len(statements) and statements[index][0] <= last:
-            if statements[index][1] >= row:
-                wanted.append(statements[index])
+            first, final, statement = statements[index]
+            if final >= row:
+                yield statement, max(row, first), min(last, final)
             index += 1
-    chunks: List[List[int]] = []
-    for first, last in sorted(set(wanted)):
-        if chunks and first <= chunks[-1][1] + 1:
-            chunks[-1][1] = max(chunks[-1][1], last)
-        else:
-            chunks.append([first, last])
-    for first, last in chunks:
-        begin = starts[first - 1]
-        end = starts[last] if last < len(starts) else len(source)
-        if not _libcst_reads(source[begin:end]):
-            return False
+
+
+# Method texts that libcst has read: the methods a fix rewrites alike (each block of a file, each
+# file of a tree, each round) are parsed once.
+_READ_METHODS: "OrderedDict[str, None]" = OrderedDict()
+_READ_METHODS_SIZE = 1024
+
+
+def _libcst_reads_lines(source: str, starts: Sequence[int], first: int, last: int, method: bool) -> bool:
+    """Whether libcst reads lines first..last: a top-level statement, or a `method` of a
+    top-level class (read in a class of its own, as it is indented)."""
+    text = source[starts[first - 1]:starts[last] if last < len(starts) else len(source)]
+    if not method:
+        return _libcst_reads(text)
+    text = "class _:\n" + text
+    if text in _READ_METHODS:
+        _READ_METHODS.move_to_end(text)
+        return True
+    if not _libcst_reads(text):
+        return False
+    _READ_METHODS[text] = None
+    if len(_READ_METHODS) > _READ_METHODS_SIZE:
+        _READ_METHODS.popitem(last=False)
     return True
 
 

@@ -51,49 +51,59 @@ def _aliases(statement: ast.stmt) -> List[ast.alias]:
 
 
 class _Uses:
-    """What a module's code (its import statements aside) says about the names it uses."""
+    """What a module's code (its import statements aside) says about the names it uses: one pass
+    over Python's tree, which is most of the cost of pruning a large module."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.counts: Counter = Counter()
         self.dynamic = False  # names may be reached by their strings
         self.strings: List[str] = []
-        counts = self.counts
-        for node in ast.walk(tree):
+        counts, strings, node_type = self.counts, self.strings, ast.AST
+        stack: list = [tree]
+        while stack:
+            node = stack.pop()
             kind = type(node)
             if kind is ast.Name:
                 counts[node.id] += 1
-            elif kind is ast.Constant:
+                continue
+            if kind is ast.Constant:
                 if isinstance(node.value, str):
-                    self.strings.append(node.value)
-            elif kind is ast.Call:
-                if isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC:
+                    strings.append(node.value)
+                continue
+            if kind is ast.Call:
+                if type(node.func) is ast.Name and node.func.id in _DYNAMIC:
                     self.dynamic = True
             else:
-                # every other identifier a statement or expression spells (a definition, a
-                # parameter, a keyword argument, `global`, `except ... as`, a match capture):
-                # counted as a use, so that a doubt keeps the import
-                for name in _identifiers(node):
-                    counts[name] += 1
+                # any other identifier the code spells (a definition, a parameter, a keyword
+                # argument, `global`, `except ... as`, a match capture) counts as a use too, so
+                # that a doubt keeps the import
+                spelled = _SPELLED.get(kind)
+                if spelled is not None:
+                    for name in spelled(node):
+                        if name:
+                            counts[name] += 1
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    stack.extend(item for item in value if isinstance(item, node_type))
+                elif isinstance(value, node_type) and field != "ctx":
+                    stack.append(value)
 
 
-def _identifiers(node: ast.AST) -> Iterable[str]:
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return (node.name,)
-    if isinstance(node, ast.arg):
-        return (node.arg,)
-    if isinstance(node, ast.keyword):
-        return (node.arg,) if node.arg else ()
-    if isinstance(node, (ast.Global, ast.Nonlocal)):
-        return node.names
-    if isinstance(node, ast.ExceptHandler):
-        return (node.name,) if node.name else ()
-    if isinstance(node, (ast.MatchAs, ast.MatchStar)):
-        return (node.name,) if node.name else ()
-    if isinstance(node, ast.MatchMapping):
-        return (node.rest,) if node.rest else ()
-    if isinstance(node, ast.MatchClass):
-        return node.kwd_attrs
-    return ()
+_SPELLED = {
+    ast.FunctionDef: lambda node: (node.name,),
+    ast.AsyncFunctionDef: lambda node: (node.name,),
+    ast.ClassDef: lambda node: (node.name,),
+    ast.arg: lambda node: (node.arg,),
+    ast.keyword: lambda node: (node.arg,),
+    ast.Global: lambda node: node.names,
+    ast.Nonlocal: lambda node: node.names,
+    ast.ExceptHandler: lambda node: (node.name,),
+    ast.MatchAs: lambda node: (node.name,),
+    ast.MatchStar: lambda node: (node.name,),
+    ast.MatchMapping: lambda node: (node.rest,),
+    ast.MatchClass: lambda node: node.kwd_attrs,
+}
 
 
 def _names_in_strings(strings: Iterable[str]) -> Counter:
