@@ -108,11 +108,26 @@ def parses(source: str) -> bool:
     return _python_tree(source) is not None and _libcst_reads(source)
 
 
+# The texts of the file being fixed parsed last, and their trees: a fix reads a text's tree several
+# times (to check that it parses, then to prune its imports); the trees are only read. A tree takes
+# over a hundred times its text's size: those of large files are not kept.
+_TREES: "OrderedDict[str, Optional[ast.Module]]" = OrderedDict()
+_TREES_SIZE = 3
+_TREE_KEPT_CHARACTERS = 200_000
+
+
 def _python_tree(source: str) -> Optional[ast.Module]:
+    if source in _TREES:
+        return _TREES[source]
     try:
-        return ast.parse(source)
+        tree: Optional[ast.Module] = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+        tree = None
+    if len(source) <= _TREE_KEPT_CHARACTERS:
+        _TREES[source] = tree
+        if len(_TREES) > _TREES_SIZE:
+            _TREES.popitem(last=False)
+    return tree
 
 
 def _libcst_reads(text: str) -> bool:
@@ -356,6 +371,7 @@ def fix_source(source: str, filename: str, settings: Settings = Settings(), *,
     result.announced = sum(1 for d in diagnostics if fixable(d, unsafe))
     if not result.announced or any(d.code == SYNTAX_ERROR for d in diagnostics) \
             or _python_tree(source) is None:
+        _TREES.clear()
         result.remaining = diagnostics
         return result
     banned: set = set()
@@ -379,10 +395,12 @@ def fix_source(source: str, filename: str, settings: Settings = Settings(), *,
     if any(d.code == "HYB009" for d in result.applied):
         from hyblint.fixes.imports import prune_unused_imports
         # deep code is pruned on a larger stack, or not at all (the file's own failure, not the run's)
-        pruned = guarded(prune_unused_imports, filename, lambda _: current, source, current, filename)
+        pruned = guarded(prune_unused_imports, filename, lambda _: current, source, current, filename,
+                         _python_tree(source), _python_tree(current))
         if pruned != current and parses_where_changed(pruned, [_changed_part(current, pruned)]):
             current = pruned
             diagnostics = check(current, filename)
+    _TREES.clear()
     result.source = current
     result.remaining = diagnostics
     return result

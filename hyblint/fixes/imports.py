@@ -176,14 +176,16 @@ def _parse(text: str) -> Optional[ast.Module]:
         return None
 
 
-def prune_unused_imports(before: str, after: str, filename: str = "") -> str:
+def prune_unused_imports(before: str, after: str, filename: str = "", before_tree: Optional[ast.Module] = None,
+                         after_tree: Optional[ast.Module] = None) -> str:
     """`after` without the module-level imports that `before` used and `after` provably no
-    longer does; `filename` tells a package's `__init__.py`, whose imports are all kept."""
+    longer does; `filename` tells a package's `__init__.py`, whose imports are all kept. The
+    texts' trees, where the caller has them, are only read."""
     if os.path.basename(filename) == "__init__.py":
         return after
     if after.startswith(_BOM):  # Python's parser reads the text without it
         return _BOM + prune_unused_imports(before[before.startswith(_BOM):], after[1:], filename)
-    new = _parse(after)
+    new = after_tree or _parse(after)
     if new is None:
         return after
     uses = _Uses(new)
@@ -198,7 +200,7 @@ def prune_unused_imports(before: str, after: str, filename: str = "") -> str:
     candidates -= set(_names_in_strings(uses.strings))
     if not candidates:
         return after
-    old = _parse(before)
+    old = before_tree or _parse(before)
     if old is None:
         return after
     used_before = _Uses(old).counts
