@@ -34,6 +34,7 @@ class Parameter:
         self._grad = None
         self._trainer = None
         self._ctx_map = None
+        self._stype, self._grad_stype = stype, grad_stype
 
     # MXNet's private state, which model code copies to wrap a parameter (GluonNLP's
     # WeightDropParameter reads `_deferred_init`, `_allow_deferred_init`, `_ctx_list`, ...)
@@ -179,6 +180,8 @@ class Parameter:
         return [self.data()]
 
     def list_ctx(self):
+        if self._data is None and self._deferred is not None:
+            return self._deferred_init[1]
         return [self.data().context] if self._data is not None else []
 
     def set_data(self, data) -> None:
@@ -194,6 +197,9 @@ class Parameter:
             self._data_changed()
             return
         self._data._data[...] = value
+
+    def _set_trainer(self, trainer) -> None:
+        self._trainer = trainer
 
     def _grad_or_raise(self) -> NDArray:
         if self._data is not None and self._grad is None:
