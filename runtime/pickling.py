@@ -28,7 +28,7 @@ def _mxnet_name(obj):
 class _Pickler(pickle._Pickler):
     def reducer_override(self, obj):
         if type(obj) is NDArray:
-            return NDArray, (None,), {"handle": _encode(obj._data)}
+            return NDArray, (None,), {"handle": bytearray(_encode(obj._data))}
         return NotImplemented
 
     def save_global(self, obj, name=None):
@@ -56,7 +56,7 @@ class _Unpickler(pickle._Unpickler):
         state, inst = self.stack[-1], self.stack[-2]
         if type(inst) is NDArray and isinstance(state, dict) and "handle" in state:
             self.stack.pop()
-            inst._data = _Reader(state["handle"], "pickled NDArray").array()
+            inst._data = _Reader(bytes(state["handle"]), "pickled NDArray").array()
             return
         pickle._Unpickler.load_build(self)
 
