@@ -18,12 +18,13 @@ DEFAULT_DTYPE = np.float32
 
 class NDArray:
     __array_priority__ = 1000.0  # numpy defers to our reflected operators
-    __slots__ = ("_data", "_ctx", "_grad")
+    __slots__ = ("_data", "_ctx", "_grad", "_fresh_grad")
 
     def __init__(self, data: np.ndarray, ctx: Context = None):
         self._data = data
         self._ctx = ctx or current_context()
         self._grad = None
+        self._fresh_grad = False  # set when backward writes this variable's gradient; Trainer clears it
 
     # ---- properties
     @property

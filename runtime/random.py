@@ -13,3 +13,12 @@ def seed(seed_state: int, ctx="all") -> None:
 
 def generator() -> np.random.Generator:
     return _state["generator"]
+
+
+def __getattr__(name):
+    """`mx.random.uniform`, `normal`, ...: the samplers of `nd.random`, drawing from the state above."""
+    from runtime import nd
+    try:
+        return getattr(nd.random, name)
+    except AttributeError:
+        raise AttributeError("module 'mxnet.random' has no attribute '%s'" % name) from None

@@ -65,8 +65,24 @@ def build():
             "mxnet.gluon.contrib": gluon_contrib, "mxnet.gluon.contrib.nn": contrib.nn, "mxnet.gluon.utils": utils}
 
 
+def _training_modules(mx, gluon) -> dict:
+    """The training API: optimizers, schedules, metrics, Trainer, losses, data loading, RecordIO."""
+    from runtime import lr_scheduler, metric, optimizer, recordio
+    from runtime.gluon import data, loss, trainer
+    from runtime.gluon.data import dataloader, dataset, sampler, vision
+    mx.optimizer, mx.lr_scheduler, mx.metric, mx.recordio = optimizer, lr_scheduler, metric, recordio
+    gluon.trainer = trainer
+    return {"mxnet.optimizer": optimizer, "mxnet.optimizer.optimizer": optimizer, "mxnet.lr_scheduler": lr_scheduler,
+            "mxnet.metric": metric, "mxnet.recordio": recordio, "mxnet.gluon.trainer": trainer,
+            "mxnet.gluon.loss": loss, "mxnet.gluon.data": data, "mxnet.gluon.data.dataset": dataset,
+            "mxnet.gluon.data.dataloader": dataloader, "mxnet.gluon.data.sampler": sampler,
+            "mxnet.gluon.data.vision": vision, "mxnet.gluon.data.vision.transforms": vision.transforms,
+            "mxnet.gluon.data.vision.datasets": vision.datasets}
+
+
 def install() -> _Installed:
     modules = build()
+    modules.update(_training_modules(modules["mxnet"], modules["mxnet.gluon"]))
     saved = {name: sys.modules.get(name) for name in modules}
     sys.modules.update(modules)
     return _Installed(saved)

@@ -16,8 +16,29 @@ B = np.array([[0.7, 1.5, -2.0], [1.0, 3.0, 0.4]], dtype=np.float32)
 UNIT = np.array([[0.1, -0.5, 0.9], [0.3, 0.0, -0.8]], dtype=np.float32)
 f = np.float32
 
+def ctc_by_enumeration(scores, label):
+    """-log of the summed probability of every path that collapses to the label (blank 0, padding 0)."""
+    import itertools
+    probs = np.exp(scores) / np.exp(scores).sum(axis=2, keepdims=True)
+    steps, batch, classes = scores.shape
+    losses = []
+    for b in range(batch):
+        target = [int(c) for c in label[b] if c != 0]
+        total = 0.0
+        for path in itertools.product(range(classes), repeat=steps):
+            collapsed = [c for i, c in enumerate(path) if c != 0 and (i == 0 or c != path[i - 1])]
+            if collapsed == target:
+                total += np.prod([probs[t, b, c] for t, c in enumerate(path)])
+        losses.append(-np.log(total))
+    return np.array(losses, dtype=f)
+
+
+CTC_SCORES = np.random.RandomState(4).randn(4, 2, 3).astype(np.float32)
+CTC_LABEL = np.array([[1, 2], [2, 0]], dtype=np.float32)
+
 # op: (inputs, attributes, NumPy reference)
 CASES = {
+    "CTCLoss": ([CTC_SCORES, CTC_LABEL], {}, ctc_by_enumeration),
     "rint": ([A], {}, lambda a: np.rint(a)), "tan": ([A], {}, np.tan), "arcsin": ([UNIT], {}, np.arcsin),
     "arccos": ([UNIT], {}, np.arccos), "arctan": ([A], {}, np.arctan), "sinh": ([A], {}, np.sinh),
     "cosh": ([A], {}, np.cosh), "erfinv": ([UNIT], {}, special.erfinv),

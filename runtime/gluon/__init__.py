@@ -3,3 +3,6 @@
 from runtime.gluon import nn
 from runtime.gluon.block import Block, HybridBlock, SymbolBlock
 from runtime.gluon.parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
+# the training API: trainer, losses, data loading
+from runtime.gluon import data, loss
+from runtime.gluon.trainer import Trainer

@@ -76,6 +76,8 @@ class _BlockScope:
 def _flatten(value) -> Tuple[list, object]:
     if isinstance(value, (NDArray, Symbol)):
         return [value], 0
+    if value is None:  # an optional input left out (a loss's sample_weight): no variable, None in its place
+        return [], -1
     if isinstance(value, (list, tuple)):
         flat, formats = [], []
         for item in value:
@@ -88,6 +90,8 @@ def _flatten(value) -> Tuple[list, object]:
 
 
 def _regroup(values: list, fmt):
+    if fmt == -1:
+        return None, values
     if isinstance(fmt, int):
         return values[0], values[1:]
     out = []

@@ -25,7 +25,8 @@ class Parameter:
         self.dtype = np.dtype(dtype).type
         self.lr_mult, self.wd_mult = lr_mult, wd_mult
         self.init = init
-        self.grad_req = grad_req if differentiable else "null"
+        self._differentiable_flag = differentiable
+        self._grad_req = grad_req if differentiable else "null"
         self.allow_deferred_init = allow_deferred_init
         self._data: Optional[NDArray] = None
         self._deferred = None      # (initializer, ctx, default_init, data) waiting for a shape
@@ -33,6 +34,7 @@ class Parameter:
         self._grad = None
         self._trainer = None
         self._ctx_map = None
+        self._stype, self._grad_stype = stype, grad_stype
 
     # MXNet's private state, which model code copies to wrap a parameter (GluonNLP's
     # WeightDropParameter reads `_deferred_init`, `_allow_deferred_init`, `_ctx_list`, ...)
@@ -55,7 +57,43 @@ class Parameter:
 
     @property
     def _differentiable(self) -> bool:
-        return self.grad_req != "null"
+        return self._differentiable_flag
+
+    @property
+    def grad_req(self) -> str:
+        return self._grad_req
+
+    @grad_req.setter
+    def grad_req(self, req: str) -> None:
+        if req not in ("write", "add", "null"):
+            raise AssertionError("grad_req must be one of 'write', 'add', or 'null', but got '%s'" % req)
+        if not self._differentiable_flag:
+            req = "null"
+        if req == self._grad_req:
+            return
+        self._grad_req = req
+        if req == "null":
+            if self._grad is not None:
+                self._grad = None
+                if self._data is not None:
+                    self._data = self._data.detach()
+        elif self._data is not None:
+            self._init_grad()
+
+    def _init_grad(self) -> None:
+        """A zero gradient beside the data, registered with autograd as the variable's gradient."""
+        from runtime import autograd
+        self._grad = NDArray(np.zeros(self._data.shape, dtype=self._data.dtype), self._data.context)
+        mark = getattr(autograd, "mark_variables", None)
+        if mark is not None:
+            mark([self._data], [self._grad], self._grad_req)
+        else:
+            self._data._grad = self._grad
+
+    def _data_changed(self) -> None:
+        """The data array was (re)created: its gradient is too, unless gradients are off."""
+        if self._grad_req != "null":
+            self._init_grad()
 
     @property
     def _ctx_list(self):
@@ -124,6 +162,7 @@ class Parameter:
             default_init(self.name, array)
         self._data = array
         self._deferred = None
+        self._data_changed()
 
     def data(self, ctx=None) -> NDArray:
         if self._data is None:
@@ -141,6 +180,8 @@ class Parameter:
         return [self.data()]
 
     def list_ctx(self):
+        if self._data is None and self._deferred is not None:
+            return self._deferred_init[1]
         return [self.data().context] if self._data is not None else []
 
     def set_data(self, data) -> None:
@@ -153,20 +194,42 @@ class Parameter:
                 self._finish_deferred_init()
                 return
             self._data = NDArray(np.array(value, dtype=self.dtype))
+            self._data_changed()
             return
         self._data._data[...] = value
 
+    def _set_trainer(self, trainer) -> None:
+        self._trainer = trainer
+
+    def _grad_or_raise(self) -> NDArray:
+        if self._data is not None and self._grad is None:
+            raise RuntimeError("Cannot get gradient array for Parameter '%s' because grad_req='null'" % self.name)
+        if self._data is None:
+            self.data()  # raises MXNet's not-initialized errors
+        return self._grad
+
+    def grad(self, ctx=None) -> NDArray:
+        return self._grad_or_raise()
+
+    def list_grad(self):
+        return [self._grad_or_raise()]
+
     def zero_grad(self) -> None:
-        pass
+        if self._grad is not None:
+            self._grad._data[...] = 0
 
     def reset_ctx(self, ctx) -> None:
         if self._data is not None:
-            self._data = self._data.as_in_context(ctx)
+            moved = self._data.as_in_context(ctx)
+            if moved is not self._data:
+                self._data = moved
+                self._data_changed()
 
     def cast(self, dtype) -> None:
         self.dtype = np.dtype(dtype).type
         if self._data is not None:
             self._data = self._data.astype(dtype)
+            self._data_changed()
 
     def var(self):
         from runtime.symbol import var
@@ -258,7 +321,8 @@ class ParameterDict:
             param.initialize(None, ctx, default, force_reinit=force_reinit)
 
     def zero_grad(self) -> None:
-        pass
+        for param in self._params.values():
+            param.zero_grad()
 
     def reset_ctx(self, ctx) -> None:
         for p in self._params.values():

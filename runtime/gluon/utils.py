@@ -6,23 +6,47 @@ from runtime.ndarray import NDArray
 
 
 def split_data(data: NDArray, num_slice: int, batch_axis: int = 0, even_split: bool = True):
+    """`num_slice` slices along `batch_axis`; when uneven, the first `size % num_slice` slices are one longer."""
     size = data.shape[batch_axis]
     if even_split and size % num_slice:
-        raise ValueError("data with shape %s cannot be evenly split into %d slices along axis %d"
-                         % (data.shape, num_slice, batch_axis))
-    step = size // num_slice
-    return [data.slice_axis(axis=batch_axis, begin=i * step, end=size if i == num_slice - 1 else (i + 1) * step)
-            for i in range(num_slice)]
+        raise ValueError("data with shape %s cannot be evenly split into %d slices along axis %d. Use a batch size "
+                         "that's multiple of %d or set even_split=False to allow uneven partitioning of data."
+                         % (str(data.shape), num_slice, batch_axis, num_slice))
+    step, extras = divmod(size, num_slice)
+    bounds = [0]
+    for i in range(num_slice):
+        bounds.append(bounds[-1] + step + (1 if i < extras else 0))
+    return [data.slice_axis(axis=batch_axis, begin=bounds[i], end=bounds[i + 1]) for i in range(num_slice)]
 
 
 def split_and_load(data, ctx_list, batch_axis: int = 0, even_split: bool = True):
     from runtime.ndarray import array
     if not isinstance(data, NDArray):
-        data = array(data)
+        data = array(data, ctx=ctx_list[0])
     if len(ctx_list) == 1:
         return [data.as_in_context(ctx_list[0])]
     return [part.as_in_context(ctx) for part, ctx in zip(split_data(data, len(ctx_list), batch_axis, even_split),
                                                         ctx_list)]
+
+
+def clip_global_norm(arrays, max_norm, check_isfinite=True):
+    """Scale `arrays` in place so that their joint 2-norm is at most `max_norm`; the norm before
+    scaling is returned (a float, or a (1,) NDArray when check_isfinite is False)."""
+    import warnings
+
+    import numpy as np
+    assert len(arrays) > 0
+    ctx = arrays[0].context
+    squares = [np.dot(a._data.reshape(-1), a._data.reshape(-1)) for a in arrays]
+    total = np.sqrt(np.sum(np.array(squares, dtype=arrays[0]._data.dtype), keepdims=True)).reshape(1)
+    if check_isfinite and not np.isfinite(total[0]):
+        warnings.warn(UserWarning("nan or inf is detected. Clipping results will be undefined."), stacklevel=2)
+    scale = min(np.float32(max_norm) / (total[0] + np.float32(1e-8)), np.float32(1.0))
+    for a in arrays:
+        a._data *= scale.astype(a._data.dtype)
+    if check_isfinite:
+        return total[0]
+    return NDArray(total, ctx)
 
 
 def check_sha1(filename: str, sha1_hash: str) -> bool:

@@ -1,0 +1,190 @@
+"""`gluon.data.vision.transforms` on HWC images (NDArrays or NumPy arrays, uint8 or float).
+
+Resizing is bilinear with pixel centres at half-integers (OpenCV's INTER_LINEAR convention, which
+MXNet's image operators use); uint8 results are rounded.
+"""
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+
+from runtime.gluon.block import Block
+from runtime.gluon.nn import Sequential
+from runtime.ndarray import NDArray
+
+__all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomResizedCrop",
+           "RandomFlipLeftRight", "RandomFlipTopBottom", "CropResize"]
+
+
+def _unwrap(x):
+    return (x.asnumpy(), True) if isinstance(x, NDArray) else (np.asarray(x), False)
+
+
+def _wrap(values, was_nd):
+    return NDArray(np.ascontiguousarray(values)) if was_nd else values
+
+
+def _resize(image, width, height, interpolation=1):
+    """Bilinear resize of HWC (or NHWC) to (height, width); nearest for interpolation 0."""
+    h, w = image.shape[-3], image.shape[-2]
+    if (h, w) == (height, width):
+        return image.copy()
+    ys = (np.arange(height) + 0.5) * (h / height) - 0.5
+    xs = (np.arange(width) + 0.5) * (w / width) - 0.5
+    if interpolation == 0:
+        rows = np.clip(np.floor((np.arange(height)) * (h / height)).astype(int), 0, h - 1)
+        cols = np.clip(np.floor((np.arange(width)) * (w / width)).astype(int), 0, w - 1)
+        return image[..., rows, :, :][..., :, cols, :]
+    ys, xs = np.clip(ys, 0, h - 1), np.clip(xs, 0, w - 1)
+    y0, x0 = np.floor(ys).astype(int), np.floor(xs).astype(int)
+    y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
+    wy, wx = (ys - y0)[:, None, None], (xs - x0)[None, :, None]
+    src = image.astype(np.float64)
+    top = src[..., y0, :, :][..., :, x0, :] * (1 - wx) + src[..., y0, :, :][..., :, x1, :] * wx
+    bottom = src[..., y1, :, :][..., :, x0, :] * (1 - wx) + src[..., y1, :, :][..., :, x1, :] * wx
+    out = top * (1 - wy) + bottom * wy
+    if image.dtype == np.uint8:
+        return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+    return out.astype(image.dtype)
+
+
+def _size_pair(size):
+    """(width, height) from an int or a (width, height) pair."""
+    return (size, size) if isinstance(size, int) else tuple(size)
+
+
+class Compose(Sequential):
+    """Transforms applied in order."""
+
+    def __init__(self, transforms):
+        super().__init__()
+        for transform in transforms:
+            self.add(transform)
+
+
+class _Transform(Block):
+    def forward(self, x):
+        values, was_nd = _unwrap(x)
+        return _wrap(self._apply(values), was_nd)
+
+    def _apply(self, values):
+        raise NotImplementedError
+
+
+class Cast(_Transform):
+    def __init__(self, dtype="float32"):
+        super().__init__()
+        self._dtype = dtype
+
+    def _apply(self, values):
+        return values.astype(self._dtype)
+
+
+class ToTensor(_Transform):
+    """HWC (or NHWC) uint8 in [0, 255] to CHW (NCHW) float32 in [0, 1]."""
+
+    def _apply(self, values):
+        axes = (2, 0, 1) if values.ndim == 3 else (0, 3, 1, 2)
+        return np.transpose(values.astype(np.float32) / np.float32(255.0), axes)
+
+
+class Normalize(_Transform):
+    """(x - mean) / std per channel of a CHW (or NCHW) tensor."""
+
+    def __init__(self, mean=0.0, std=1.0):
+        super().__init__()
+        self._mean, self._std = mean, std
+
+    def _apply(self, values):
+        channels = values.shape[-3]
+        shape = (channels, 1, 1)
+        mean = np.broadcast_to(np.asarray(self._mean, np.float32).reshape(-1), (channels,)).reshape(shape)
+        std = np.broadcast_to(np.asarray(self._std, np.float32).reshape(-1), (channels,)).reshape(shape)
+        return ((values - mean) / std).astype(values.dtype)
+
+
+class Resize(_Transform):
+    """To `size` (an int: square, or with keep_ratio the shorter side; or (width, height))."""
+
+    def __init__(self, size, keep_ratio=False, interpolation=1):
+        super().__init__()
+        self._size, self._keep, self._interpolation = size, keep_ratio, interpolation
+
+    def _apply(self, values):
+        h, w = values.shape[-3], values.shape[-2]
+        if isinstance(self._size, int) and self._keep:
+            if h > w:
+                width, height = self._size, int(self._size * h / w)
+            else:
+                width, height = int(self._size * w / h), self._size
+        else:
+            width, height = _size_pair(self._size)
+        return _resize(values, width, height, self._interpolation)
+
+
+def _center_crop(values, width, height, interpolation):
+    h, w = values.shape[-3], values.shape[-2]
+    x0, y0 = int((w - width) / 2), int((h - height) / 2)
+    if x0 < 0 or y0 < 0:  # larger than the image: resize the whole image instead
+        return _resize(values, width, height, interpolation)
+    return values[..., y0:y0 + height, x0:x0 + width, :].copy()
+
+
+class CenterCrop(_Transform):
+    def __init__(self, size, interpolation=1):
+        super().__init__()
+        self._size, self._interpolation = _size_pair(size), interpolation
+
+    def _apply(self, values):
+        return _center_crop(values, self._size[0], self._size[1], self._interpolation)
+
+
+class CropResize(_Transform):
+    def __init__(self, x, y, width, height, size=None, interpolation=None):
+        super().__init__()
+        self._box = (x, y, width, height)
+        self._size = _size_pair(size) if size is not None else None
+        self._interpolation = 1 if interpolation is None else interpolation
+
+    def _apply(self, values):
+        x, y, width, height = self._box
+        crop = values[..., y:y + height, x:x + width, :].copy()
+        return _resize(crop, self._size[0], self._size[1], self._interpolation) if self._size else crop
+
+
+class RandomResizedCrop(_Transform):
+    """A random crop of `scale` of the area and `ratio` of aspect (ten tries, then a centre crop),
+    resized to `size`."""
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=1):
+        super().__init__()
+        self._size, self._scale, self._ratio = _size_pair(size), scale, ratio
+        self._interpolation = interpolation
+
+    def _apply(self, values):
+        h, w = values.shape[-3], values.shape[-2]
+        area = h * w
+        for _ in range(10):
+            target = random.uniform(*self._scale) * area
+            log_ratio = (math.log(self._ratio[0]), math.log(self._ratio[1]))
+            aspect = math.exp(random.uniform(*log_ratio))
+            cw, ch = int(round(math.sqrt(target * aspect))), int(round(math.sqrt(target / aspect)))
+            if cw <= w and ch <= h:
+                x0, y0 = random.randint(0, w - cw), random.randint(0, h - ch)
+                crop = values[..., y0:y0 + ch, x0:x0 + cw, :]
+                return _resize(crop, self._size[0], self._size[1], self._interpolation)
+        return _center_crop(values, self._size[0], self._size[1], self._interpolation)
+
+
+class RandomFlipLeftRight(_Transform):
+    """Mirror the width axis with probability 0.5."""
+
+    def _apply(self, values):
+        return values[..., :, ::-1, :].copy() if random.random() < 0.5 else values
+
+
+class RandomFlipTopBottom(_Transform):
+    def _apply(self, values):
+        return values[..., ::-1, :, :].copy() if random.random() < 0.5 else values
