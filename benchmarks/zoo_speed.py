@@ -37,41 +37,11 @@ MODELS = {  # name: (GluonCV module, factory)
 
 # Runs in either interpreter (the runtime's gets `import runtime; runtime.as_mxnet()` first).
 WORKER = r'''
-import importlib, json, os, sys, time, types
+import json, sys, time
 import numpy as np
 import mxnet as mx
 
-def package(name, path):
-    if name not in sys.modules:
-        module = types.ModuleType(name)
-        module.__path__ = [path]
-        sys.modules[name] = module
-    return sys.modules[name]
-
-def build(source, module_name, factory):
-    root = os.path.join(source, "gluoncv")
-    package("gluoncv", root)
-    package("gluoncv.model_zoo", os.path.join(root, "model_zoo"))
-    gnn = package("gluoncv.nn", os.path.join(root, "nn"))
-    block = importlib.import_module("gluoncv.nn.block")
-    for name in ("ReLU6", "HardSigmoid", "HardSwish"):
-        setattr(gnn, name, getattr(block, name, None))
-    return getattr(importlib.import_module("gluoncv.model_zoo." + module_name), factory)(pretrained=False)
-
-def make_parameters(net, path):
-    """Random weights and BatchNorm statistics, so that folding them changes something."""
-    rng = np.random.RandomState(0)
-    net.initialize(mx.init.Xavier())
-    net(mx.nd.ones((1, 3, 224, 224)))
-    for name, param in net.collect_params().items():
-        shape = param.shape
-        if name.endswith("running_var"):
-            param.set_data(mx.nd.array(rng.uniform(0.5, 1.5, shape)))
-        elif name.endswith(("running_mean", "beta")):
-            param.set_data(mx.nd.array(rng.uniform(-0.1, 0.1, shape)))
-        elif name.endswith("gamma"):
-            param.set_data(mx.nd.array(rng.uniform(0.8, 1.2, shape)))
-    net.save_parameters(path)
+from _gluoncv_models import build, make_parameters
 
 def main(task):
     t0 = time.perf_counter()
@@ -109,7 +79,8 @@ main(json.loads(sys.argv[1]))
 
 def worker(python, task, runtime, env_extra=None):
     prelude = "import runtime; runtime.as_mxnet()\n" if runtime else ""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), **(env_extra or {}))
+    path = os.pathsep.join([str(ROOT), str(ROOT / "benchmarks"), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, PYTHONPATH=path, **(env_extra or {}))
     done = subprocess.run([python, "-c", prelude + WORKER, json.dumps(task)], capture_output=True, text=True,
                           env=env)
     if done.returncode != 0:
