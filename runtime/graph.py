@@ -10,7 +10,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from runtime import fusion
+from runtime import fusion, inference
 from runtime.base import MXNetError
 from runtime.kernels import elementwise
 from runtime.kernels import nn as nn_kernels
@@ -89,8 +89,13 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = Fal
     absorbed = set()
     sinks: Dict[int, list] = {}
     kernels = {}
+    chains = {}
+    if not is_train and inference.enabled():  # predict mode: convolution + BatchNorm + add + ReLU as one step
+        chains = {id(chain.sink): chain for chain in inference.find_chains(order, heads, consumers)}
+        absorbed.update(id(member) for chain in chains.values() for member in chain.nodes[:-1])
     if fusion.enabled():
-        for group in fusion.find_groups(order, consumers):
+        in_chains = absorbed | set(chains)
+        for group in fusion.find_groups([n for n in order if id(n) not in in_chains], consumers):
             try:
                 kernels[id(group[-1])] = fusion.compile_group(group, reuse)
             except Exception:  # no kernel (a compiler or cache problem): run these operators one by one
@@ -109,6 +114,13 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = Fal
             count += 1
             continue
         if id(node) in absorbed:
+            continue
+        if id(node) in chains:
+            chain = chains[id(node)]
+            slots[(id(node), 0)] = count
+            steps.append(Step(chain.function, chain.attrs, tuple(slots[(id(n), i)] for n, i in chain.leaves), count,
+                              1, node))
+            count += 1
             continue
         if id(node) in sinks:
             leaves, run = kernels[id(node)]
