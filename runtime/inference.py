@@ -58,12 +58,17 @@ def find_chains(order: Sequence[Node], heads, consumers: Dict[int, int]) -> List
     for node, index in heads:
         reads.setdefault(id(node), set()).add(index)
 
-    def sole_reader(node: Node) -> Optional[Node]:
-        found = readers.get(id(node), [])
-        return found[0] if consumers.get(id(node)) == 1 and len(found) == 1 else None
-
     chains: List[Chain] = []
     taken: Set[int] = set()
+
+    def sole_reader(node: Node) -> Optional[Node]:
+        """The one node reading `node`'s outputs, once, if not in a chain already (ResNet's shortcut
+        and body both end in the addition: the first chain found takes it)."""
+        found = readers.get(id(node), [])
+        if consumers.get(id(node)) == 1 and len(found) == 1 and id(found[0]) not in taken:
+            return found[0]
+        return None
+
     for node in order:
         if node.op is None or id(node) in taken:
             continue

@@ -197,6 +197,7 @@ def test_the_fused_plan_equals_the_operators_one_by_one(name, batch, monkeypatch
     assert "convolution_chain" not in plain_kernels and "batch_norm_chain" not in plain_kernels
     if name != "squeezenet":  # no BatchNorm there: its convolutions keep their ReLU step
         assert fused_kernels & {"convolution_chain", "batch_norm_chain"}
+        assert "batch_norm" not in fused_kernels  # every BatchNorm folded or fused
     np.testing.assert_allclose(fused, plain, rtol=1e-4, atol=1e-5)
     eager = MODELS[name]()
     eager.initialize()
