@@ -47,8 +47,9 @@ def main():
         for _ in range(args.repeat):
             net(x).wait_to_read()
         whole = (time.perf_counter() - start) / args.repeat
-        rows = profile_plan(graph.executor, graph.input_names, [x._data], args.repeat)
-        print("== %s batch %d: %.2f ms per forward" % (model, args.batch, whole * 1e3))
+        rows, peak, total = profile_plan(graph.executor, graph.input_names, [x._data], args.repeat)
+        print("== %s batch %d: %.2f ms per forward; step outputs: peak %.1f MB alive at once, %.1f MB in all"
+              % (model, args.batch, whole * 1e3, peak / 2 ** 20, total / 2 ** 20))
         print(summary(rows, args.top))
 
 

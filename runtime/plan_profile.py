@@ -3,31 +3,57 @@ as it always does (the generated function looks its kernels up in its globals at
 from __future__ import annotations
 
 import time
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
 
 
-def _timed(function, totals: List[float], index: int):
+def _timed(function, totals: List[float], index: int, sizes: List[int]):
     def run(*arrays, **attrs):
         start = time.perf_counter()
         try:
-            return function(*arrays, **attrs)
+            result = function(*arrays, **attrs)
         finally:
             totals[index] += time.perf_counter() - start
+        results = result if isinstance(result, (list, tuple)) else [result]
+        # bytes the step allocated: arrays that own their memory (not views of their inputs)
+        sizes[index] = sum(r.nbytes for r in results if isinstance(r, np.ndarray) and r.base is None)
+        return result
     return run
 
 
-def profile_plan(executor, names: Sequence[str], arrays: Sequence, repeat: int = 5) -> List[Dict]:
+def peak_bytes(steps, sizes: Sequence[int]) -> Tuple[int, int]:
+    """(the most bytes of step outputs alive at once when each is released after its last
+    reader, the bytes of all step outputs together)."""
+    from runtime.graph import last_reads
+    last = last_reads(steps, [])
+    owner = {}
+    for index, step in enumerate(steps):
+        owner[step.output] = index
+    live = peak = 0
+    ends: Dict[int, int] = {}
+    for index, step in enumerate(steps):
+        live += sizes[index]
+        peak = max(peak, live)
+        ends.setdefault(last.get(step.output, index), 0)
+        ends[last.get(step.output, index)] += sizes[index]
+        live -= ends.pop(index, 0)
+    return peak, sum(sizes)
+
+
+def profile_plan(executor, names: Sequence[str], arrays: Sequence, repeat: int = 5) -> Tuple[List[Dict], int, int]:
     """For each step of the executor's predict plan on these inputs: its kernel's name, the node
-    it writes, the output shape and the mean seconds per call over `repeat` forward passes."""
+    it writes, the bytes it allocates and the mean seconds per call over `repeat` forward passes;
+    then the plan's peak and total bytes of step outputs (see peak_bytes)."""
     forward, steps = executor._plan(False, tuple(names))
     kernels = forward.__globals__
     totals = [0.0] * len(steps)
+    sizes = [0] * len(steps)
     saved = {}
     for index in range(len(steps)):
         key = "k%d" % index
         saved[key] = kernels[key]
-        kernels[key] = _timed(saved[key], totals, index)
-    shapes: Dict[int, tuple] = {}
+        kernels[key] = _timed(saved[key], totals, index, sizes)
     try:
         forward(*arrays)  # warm-up, not counted
         totals[:] = [0.0] * len(steps)
@@ -39,9 +65,9 @@ def profile_plan(executor, names: Sequence[str], arrays: Sequence, repeat: int =
     for index, step in enumerate(steps):
         function = step.function
         rows.append({"index": index, "kernel": getattr(function, "__name__", type(function).__name__),
-                     "node": step.node.name, "op": step.node.op.name, "seconds": totals[index] / repeat})
-    del shapes
-    return rows
+                     "node": step.node.name, "op": step.node.op.name, "seconds": totals[index] / repeat,
+                     "bytes": sizes[index]})
+    return rows, *peak_bytes(steps, sizes)
 
 
 def summary(rows: List[Dict], top: int = 15) -> str:
