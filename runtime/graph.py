@@ -10,7 +10,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from runtime import fusion
+from runtime import fusion, inference
 from runtime.base import MXNetError
 from runtime.kernels import elementwise
 from runtime.kernels import nn as nn_kernels
@@ -89,8 +89,13 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = Fal
     absorbed = set()
     sinks: Dict[int, list] = {}
     kernels = {}
+    chains = {}
+    if not is_train and inference.enabled():  # predict mode: convolution + BatchNorm + add + ReLU as one step
+        chains = {id(chain.sink): chain for chain in inference.find_chains(order, heads, consumers)}
+        absorbed.update(id(member) for chain in chains.values() for member in chain.nodes[:-1])
     if fusion.enabled():
-        for group in fusion.find_groups(order, consumers):
+        in_chains = absorbed | set(chains)
+        for group in fusion.find_groups([n for n in order if id(n) not in in_chains], consumers):
             try:
                 kernels[id(group[-1])] = fusion.compile_group(group, reuse)
             except Exception:  # no kernel (a compiler or cache problem): run these operators one by one
@@ -109,6 +114,13 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = Fal
             count += 1
             continue
         if id(node) in absorbed:
+            continue
+        if id(node) in chains:
+            chain = chains[id(node)]
+            slots[(id(node), 0)] = count
+            steps.append(Step(chain.function, chain.attrs, tuple(slots[(id(n), i)] for n, i in chain.leaves), count,
+                              1, node))
+            count += 1
             continue
         if id(node) in sinks:
             leaves, run = kernels[id(node)]
@@ -198,6 +210,18 @@ def _fusable_activation(node: Node, order, consumers, in_groups) -> "Node | None
     return None
 
 
+def last_reads(steps: Sequence[Step], heads: Sequence[int]) -> Dict[int, int]:
+    """For each slot that a step reads, the index of the last step reading it; slots the plan
+    returns (heads) are read after every step."""
+    last: Dict[int, int] = {}
+    for index, step in enumerate(steps):
+        for slot in step.inputs:
+            last[slot] = index
+    for slot in heads:
+        last[slot] = len(steps)
+    return last
+
+
 def straight_line(steps: List[Step], parameters: Sequence[Optional[int]], held: Sequence[Tuple[int, object]],
                   heads: Sequence[int], constants: Dict[int, object],
                   node_error: Callable[[Node, Exception], MXNetError]) -> Callable:
@@ -215,10 +239,12 @@ def straight_line(steps: List[Step], parameters: Sequence[Optional[int]], held: 
     arguments = ["v%d" % slot if slot is not None else "unused%d" % i for i, slot in enumerate(parameters)]
     local.update((slot, "v%d" % slot) for slot in parameters if slot is not None)
     body = []
+    last_reader = last_reads(steps, heads)
     for slot, holder in held:
         names["h%d" % slot] = holder
         local[slot] = "v%d" % slot
         body.append("v%d = h%d._data" % (slot, slot))
+    produced = {step.output + i for step in steps for i in range(step.count)}
     for index, step in enumerate(steps):
         names["k%d" % index] = step.function
         arguments_of_step = [local[slot] for slot in step.inputs]
@@ -238,6 +264,11 @@ def straight_line(steps: List[Step], parameters: Sequence[Optional[int]], held: 
             body.extend("%s = r[%d]" % (name, i) for i, name in enumerate(outputs))
         for i, name in enumerate(outputs):
             local[step.output + i] = name
+        # intermediates are released after the last step that reads them, so that the memory a
+        # forward pass holds at once is that of the live arrays, not of all of them
+        done = sorted({slot for slot in step.inputs if last_reader.get(slot) == index and slot in produced})
+        if done:
+            body.append("del %s" % ", ".join(local[slot] for slot in done))
     lines = ["def forward(%s):" % ", ".join(arguments)]
     if body:
         # `at` names the running step, so that an error is reported on its node as MXNet does

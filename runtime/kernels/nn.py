@@ -7,6 +7,7 @@ import math
 import numba
 import numpy as np
 
+from runtime.kernels import conv as conv_kernels
 from runtime.kernels.tensor import softmax
 from runtime.threads import wide_product
 
@@ -255,6 +256,11 @@ def _conv2d(x, w2d, bias, geometry, groups, relu, pool=None):
     n, c, h, w = x.shape
     kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geometry
     wide = sh == 1 and sw == 1 and ph == 0 and pw == 0
+    if pool is None and not (wide and kh * kw > 1):
+        # 1x1, depthwise, padded or strided: the shape-chosen kernels, bias and ReLU as their epilogue
+        shift = bias if bias.shape[0] else np.zeros(w2d.shape[0], x.dtype)
+        return conv_kernels.conv2d(x, w2d, geometry, groups, np.empty(0, x.dtype), shift,
+                                   conv_kernels.no_residual(x.dtype), conv_kernels.RELU if relu else conv_kernels.NONE)
     width = w if wide else ow
     taps, positions = w2d.shape[1] * groups, oh * width
     if pool is None:

@@ -1,0 +1,184 @@
+"""Image classifiers from GluonCV's model zoo, hybridized with static_alloc/static_shape: the runtime
+against real MXNet 1.9.1 with the same parameters, in interleaved processes.
+
+usage: python benchmarks/zoo_speed.py --gluoncv DIR [--mxnet PYTHON] [--models a,b] [--batches 1,8]
+                                      [--repeat N] [--rounds R] [--load K] [--no-first-call]
+
+DIR holds GluonCV's sources (the directory with the `gluoncv` package; GLUONCV_SRC works too): both
+interpreters build the models from the same files. The runtime's process initializes each model
+once (random weights, random BatchNorm statistics) and saves the parameters; every process then
+loads that file. Each figure is the median of `repeat` timed calls after warm-up, pooled over
+`rounds` processes per side, the two sides alternating. `--load K` keeps K busy processes running
+beside both sides for the whole run. First calls are timed in new processes: "warm" with the kernel
+caches filled by earlier runs, "cold" with empty ones (the runtime compiles every kernel).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MODELS = {  # name: (GluonCV module, factory)
+    "resnet18_v1": ("resnet", "resnet18_v1"),
+    "resnet50_v1": ("resnet", "resnet50_v1"),
+    "mobilenet_v2_1_0": ("mobilenet", "mobilenet_v2_1_0"),
+    "densenet121": ("densenet", "densenet121"),
+    "squeezenet1_1": ("squeezenet", "squeezenet1_1"),
+    "mobilenetv3_large": ("mobilenetv3", "mobilenet_v3_large"),
+}
+
+# Runs in either interpreter (the runtime's gets `import runtime; runtime.as_mxnet()` first).
+WORKER = r'''
+import json, sys, time
+import numpy as np
+import mxnet as mx
+
+from _gluoncv_models import build, make_parameters
+
+def main(task):
+    t0 = time.perf_counter()
+    net = build(task["gluoncv"], task["module"], task["factory"])
+    if task.get("make"):
+        make_parameters(net, task["params"])
+        print(json.dumps({}))
+        return
+    net.load_parameters(task["params"])
+    net.hybridize(static_alloc=True, static_shape=True)
+    results = {}
+    for batch in task["batches"]:
+        x = mx.nd.array(np.random.RandomState(1).uniform(-1, 1, (batch, 3, 224, 224)).astype("float32"))
+        t1 = time.perf_counter()
+        out = net(x)
+        out.wait_to_read()
+        first = time.perf_counter() - t1
+        if task["first_only"]:
+            results[batch] = {"first": first, "before": t1 - t0}
+            break
+        for _ in range(task["warmup"]):
+            net(x).wait_to_read()
+        times = []
+        for _ in range(task["repeat"]):
+            t1 = time.perf_counter()
+            net(x).wait_to_read()
+            times.append(time.perf_counter() - t1)
+        np.save(task["output"] % batch, out.asnumpy())
+        results[batch] = {"times": times}
+    print(json.dumps(results))
+
+main(json.loads(sys.argv[1]))
+'''
+
+
+def worker(python, task, runtime, env_extra=None):
+    prelude = "import runtime; runtime.as_mxnet()\n" if runtime else ""
+    path = os.pathsep.join([str(ROOT), str(ROOT / "benchmarks"), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, PYTHONPATH=path, **(env_extra or {}))
+    done = subprocess.run([python, "-c", prelude + WORKER, json.dumps(task)], capture_output=True, text=True,
+                          env=env)
+    if done.returncode != 0:
+        sys.exit("%s failed in %s:\n%s" % (task["factory"], python, done.stderr[-3000:]))
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def busy_processes(count):
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+def relative_difference(a, b):
+    import numpy as np
+    return float(np.max(np.abs(a - b)) / max(1e-12, float(np.max(np.abs(b)))))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gluoncv", default=os.environ.get("GLUONCV_SRC"), help="directory holding gluoncv/")
+    parser.add_argument("--mxnet", metavar="PYTHON", help="an interpreter with mxnet==1.9.1 installed")
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--batches", default="1,8")
+    parser.add_argument("--repeat", type=int, default=15, help="timed calls per process and batch")
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=2, help="processes per side and model, interleaved")
+    parser.add_argument("--load", type=int, default=0, help="busy processes running beside both sides")
+    parser.add_argument("--no-first-call", action="store_true")
+    args = parser.parse_args()
+    if not args.gluoncv or not (Path(args.gluoncv) / "gluoncv").is_dir():
+        sys.exit("--gluoncv DIR (the directory holding GluonCV's `gluoncv` package) is required")
+    batches = [int(b) for b in args.batches.split(",")]
+    folder = Path(tempfile.mkdtemp(prefix="zoo_speed_"))
+    load = busy_processes(args.load)
+    try:
+        print("zoo speed: %d cpus, load average %s, %d busy processes beside, median of %d calls x %d processes"
+              % (os.cpu_count(), " ".join("%.2f" % v for v in os.getloadavg()), args.load, args.repeat, args.rounds))
+        ratios = {}
+        for model in args.models.split(","):
+            module, factory = MODELS[model]
+            base = {"gluoncv": args.gluoncv, "module": module, "factory": factory,
+                    "params": str(folder / ("%s.params" % model)), "batches": batches, "repeat": args.repeat,
+                    "warmup": args.warmup, "first_only": False}
+            worker(sys.executable, dict(base, make=True), runtime=True)
+            ours = {b: [] for b in batches}
+            theirs = {b: [] for b in batches}
+            for round_ in range(args.rounds):
+                sides = [("ours", sys.executable, True)]
+                if args.mxnet:
+                    sides.append(("theirs", args.mxnet, False))
+                if round_ % 2:
+                    sides.reverse()
+                for side, python, runtime in sides:
+                    task = dict(base, output=str(folder / ("%s_%s_%%d.npy" % (model, side))))
+                    result = worker(python, task, runtime)
+                    for b in batches:
+                        (ours if side == "ours" else theirs)[b].extend(result[str(b)]["times"])
+            for b in batches:
+                mine = statistics.median(ours[b]) * 1e3
+                line = "%-18s batch %d  runtime %8.1f ms" % (model, b, mine)
+                if args.mxnet:
+                    import numpy as np
+                    other = statistics.median(theirs[b]) * 1e3
+                    difference = relative_difference(np.load(folder / ("%s_ours_%d.npy" % (model, b))),
+                                                     np.load(folder / ("%s_theirs_%d.npy" % (model, b))))
+                    ratios[(model, b)] = mine / other
+                    line += "  mxnet %8.1f ms  ratio %.2fx  (outputs differ by %.1e of max)" % (
+                        other, mine / other, difference)
+                print(line, flush=True)
+        if ratios:
+            geomean = math.exp(sum(math.log(r) for r in ratios.values()) / len(ratios))
+            print("geometric mean of the ratios: %.2fx (%d figures); worst %.2fx" % (
+                geomean, len(ratios), max(ratios.values())))
+        if not args.no_first_call:
+            first_calls(args, folder)
+    finally:
+        for process in load:
+            process.kill()
+            process.wait()
+
+
+def first_calls(args, folder):
+    """The first hybridized call at batch 1 in a new process, for each model made above."""
+    for model in args.models.split(","):
+        module, factory = MODELS[model]
+        task = {"gluoncv": args.gluoncv, "module": module, "factory": factory,
+                "params": str(folder / ("%s.params" % model)), "batches": [1], "repeat": 0, "warmup": 0,
+                "first_only": True}
+        with tempfile.TemporaryDirectory() as empty:
+            cold = worker(sys.executable, task, True, {"NUMBA_CACHE_DIR": empty, "XDG_CACHE_HOME": empty})["1"]
+        warm = worker(sys.executable, task, True)["1"]
+        line = "%-18s first call: runtime cold %.3f s, warm %.3f s (build and load before it: %.2f s)" % (
+            model, cold["first"], warm["first"], warm["before"])
+        if args.mxnet:
+            line += ", mxnet %.3f s" % worker(args.mxnet, task, False)["1"]["first"]
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    started = time.perf_counter()
+    main()
+    print("(%.0f s)" % (time.perf_counter() - started))

@@ -1,0 +1,280 @@
+"""2-D convolutions with an epilogue: each output channel f is multiplied by scale[f] (none if
+`scale` is empty), shifted by shift[f], added to a residual of the output's shape (none if it is
+empty) and passed through an activation (0 none, 1 ReLU, 2 ReLU6), while the product is put in
+place. A bias is a shift; an inference-time BatchNorm after the convolution is a scale and a
+shift; ResNet's `relu(bn(conv(x)) + shortcut)` is all four. The kernel is chosen by shape:
+1x1 convolutions are plain products over the image (no column copy), depthwise ones a direct
+loop, the others columns (im2col) and products over chunks of images, grouped ones in one
+stacked product over the groups. NaN stays NaN through both activations, as with np.maximum.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from runtime.threads import wide_product
+
+# Images are taken in chunks whose columns stay under this many bytes (at least one image).
+COLUMN_BYTES = 8 << 20
+NONE, RELU, RELU6 = 0, 1, 2
+_NO_RESIDUAL = {"f": np.empty((0, 1, 1, 1), np.float32), "d": np.empty((0, 1, 1, 1), np.float64)}
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _activate(value, act, zero, six):
+    if act != 0 and value < zero:
+        value = zero
+    if act == 2 and value > six:
+        value = six
+    return value
+
+
+@numba.njit(cache=True, nogil=True)
+def place(products, lo, scale, shift, residual, act, width, out):
+    """The product (filters, images * oh * width) into out[lo:] (images, filters, oh, ow) through
+    the epilogue: each output row is the first ow of `width` products (width > ow for wide rows).
+    `products` may be `out` itself (width == ow), each element read before it is written."""
+    filters, oh, ow = out.shape[1], out.shape[2], out.shape[3]
+    span = oh * width
+    zero = out.dtype.type(0)
+    six = out.dtype.type(6)
+    scaled = scale.shape[0] > 0
+    added = residual.shape[0] > 0
+    for image in range(products.shape[1] // span):
+        for f in range(filters):
+            row = products[f]
+            factor = scale[f] if scaled else out.dtype.type(1)
+            offset = shift[f]
+            for y in range(oh):
+                dst = out[lo + image, f, y]
+                base = np.uint64(image * span + y * width)
+                if added:
+                    res = residual[lo + image, f, y]
+                    for k in range(np.uint64(ow)):
+                        dst[k] = _activate(row[base + k] * factor + offset + res[k], act, zero, six)
+                elif scaled:
+                    for k in range(np.uint64(ow)):
+                        dst[k] = _activate(row[base + k] * factor + offset, act, zero, six)
+                else:
+                    for k in range(np.uint64(ow)):
+                        dst[k] = _activate(row[base + k] + offset, act, zero, six)
+
+
+@numba.njit(cache=True, nogil=True)
+def epilogue(src, scale, shift, residual, act, out):
+    """out (images, filters, oh, ow) = the epilogue applied to src of the same shape (which may be
+    out itself)."""
+    n, filters, oh, ow = out.shape
+    zero = out.dtype.type(0)
+    six = out.dtype.type(6)
+    scaled = scale.shape[0] > 0
+    added = residual.shape[0] > 0
+    positions = oh * ow
+    for image in range(n):
+        for f in range(filters):
+            row = src[image, f].reshape(positions)
+            dst = out[image, f].reshape(positions)
+            factor = scale[f] if scaled else out.dtype.type(1)
+            offset = shift[f]
+            if added:
+                res = residual[image, f].reshape(positions)
+                for k in range(positions):
+                    dst[k] = _activate(row[k] * factor + offset + res[k], act, zero, six)
+            elif scaled:
+                for k in range(positions):
+                    dst[k] = _activate(row[k] * factor + offset, act, zero, six)
+            else:
+                for k in range(positions):
+                    dst[k] = _activate(row[k] + offset, act, zero, six)
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"contract"})
+def depthwise(x, weight, sh, sw, ph, pw, dh, dw, scale, shift, residual, act, out):
+    """A convolution with one filter per input channel (weight (channels, kh, kw)), directly: each
+    output row is a sum of kh * kw shifted input rows, then the epilogue."""
+    n, c, h, w = x.shape
+    _, oh, ow = out.shape[1], out.shape[2], out.shape[3]
+    kh, kw = weight.shape[1], weight.shape[2]
+    zero = out.dtype.type(0)
+    six = out.dtype.type(6)
+    scaled = scale.shape[0] > 0
+    added = residual.shape[0] > 0
+    acc = np.empty(ow, dtype=out.dtype)
+    for b in range(n):
+        for ch in range(c):
+            factor = scale[ch] if scaled else out.dtype.type(1)
+            offset = shift[ch]
+            for y in range(oh):
+                acc[:] = zero
+                for i in range(kh):
+                    iy = y * sh - ph + i * dh
+                    if iy < 0 or iy >= h:
+                        continue
+                    src = x[b, ch, iy]
+                    for j in range(kw):
+                        tap = weight[ch, i, j]
+                        shift_j = j * dw - pw
+                        first = min(max(0, (sw - 1 - shift_j) // sw), ow)  # outputs whose input lies inside
+                        stop = min(max(first, (w - 1 - shift_j) // sw + 1), ow)
+                        if sw == 1:
+                            start = np.uint64(first + shift_j)
+                            for k in range(np.uint64(stop - first)):
+                                acc[np.uint64(first) + k] += src[start + k] * tap
+                        else:
+                            for xx in range(first, stop):
+                                acc[xx] += src[xx * sw + shift_j] * tap
+                dst = out[b, ch, y]
+                if added:
+                    res = residual[b, ch, y]
+                    for k in range(ow):
+                        dst[k] = _activate(acc[k] * factor + offset + res[k], act, zero, six)
+                else:
+                    for k in range(ow):
+                        dst[k] = _activate(acc[k] * factor + offset, act, zero, six)
+
+
+@numba.njit(cache=True, nogil=True)
+def columns(x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols):
+    """Images lo..hi-1 as columns side by side: cols is (c*kh*kw, (hi-lo)*oh*ow), row (ch, i, j)
+    holding the input that tap (i, j) of channel ch meets at each output position (0 where it
+    meets padding)."""
+    n, c, h, w = x.shape
+    zero = x.dtype.type(0)
+    positions = oh * ow
+    for b in range(lo, hi):
+        for ch in range(c):
+            for i in range(kh):
+                for j in range(kw):
+                    dst = cols[(ch * kh + i) * kw + j]
+                    shift = j * dw - pw
+                    first = min(max(0, (sw - 1 - shift) // sw), ow)  # columns inside the input
+                    stop = min(max(first, (w - 1 - shift) // sw + 1), ow)
+                    for y in range(oh):
+                        iy = y * sh - ph + i * dh
+                        base = (b - lo) * positions + y * ow
+                        if iy < 0 or iy >= h:
+                            for xx in range(ow):
+                                dst[base + xx] = zero
+                            continue
+                        src = x[b, ch, iy]
+                        for xx in range(first):
+                            dst[base + xx] = zero
+                        at = np.uint64(base + first)
+                        if sw == 1:  # a contiguous copy, which vectorizes
+                            start = np.uint64(first + shift)
+                            for k in range(np.uint64(stop - first)):
+                                dst[at + k] = src[start + k]
+                        else:
+                            start = np.uint64(first * sw + shift)
+                            step = np.uint64(sw)
+                            for k in range(np.uint64(stop - first)):
+                                dst[at + k] = src[start + k * step]
+                        for xx in range(stop, ow):
+                            dst[base + xx] = zero
+
+
+def conv2d(x, w2d, geometry, groups, scale, shift, residual, act):
+    """x (n, c, h, w) contiguous, w2d (filters, c // groups * kh * kw) contiguous, geometry
+    (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow); scale, shift, residual and act as above (residual an
+    empty array when there is none)."""
+    n, c, h, w = x.shape
+    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geometry
+    filters = w2d.shape[0]
+    out = np.empty((n, filters, oh, ow), dtype=x.dtype)
+    if kh == 1 and kw == 1 and ph == 0 and pw == 0 and groups == 1:
+        if sh != 1 or sw != 1:
+            x = np.ascontiguousarray(x[:, :, ::sh, ::sw][:, :, :oh, :ow])
+        # one product per image straight into the output: no column copy
+        product = out.reshape(n, filters, oh * ow)
+        images = x.reshape(n, c, oh * ow)
+        for b in range(n):
+            wide_product(w2d, images[b], product[b])
+        epilogue(out, scale, shift, residual, act, out)
+        return out
+    if groups == c and filters == c and w2d.shape[1] == kh * kw:
+        depthwise(x, w2d.reshape(filters, kh, kw), sh, sw, ph, pw, dh, dw, scale, shift, residual, act, out)
+        return out
+    taps, positions = w2d.shape[1] * groups, oh * ow
+    chunk = max(1, min(n, COLUMN_BYTES // max(1, taps * positions * x.itemsize)))
+    cols = np.empty((taps, chunk * positions), dtype=x.dtype)
+    for lo in range(0, n, chunk):
+        hi = min(n, lo + chunk)
+        part = cols[:, :(hi - lo) * positions]
+        columns(x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, part)
+        if groups == 1:
+            result = wide_product(w2d, part)
+        else:  # all groups in one stacked product
+            fg, tg = filters // groups, taps // groups
+            result = np.matmul(w2d.reshape(groups, fg, tg), part.reshape(groups, tg, part.shape[1]))
+            result = result.reshape(filters, part.shape[1])
+        place(result, lo, scale, shift, residual, act, ow, out)
+    return out
+
+
+def no_residual(dtype):
+    return _NO_RESIDUAL[np.dtype(dtype).char]
+
+
+def _supported(*arrays) -> bool:
+    kind = arrays[0].dtype.char
+    return kind in _NO_RESIDUAL and all(a.dtype.char == kind for a in arrays)
+
+
+def _scale_shift(filters, dtype, bias, statistics, eps, fix_gamma):
+    """(scale, shift) of the epilogue for a bias (or None) then BatchNorm's inference transform
+    with these (gamma, beta, mean, var) (or None): computed at each call from the current values,
+    so that parameters changed between calls are seen."""
+    shift = bias if bias is not None else np.zeros(filters, dtype)
+    if statistics is None:
+        return np.empty(0, dtype), shift
+    gamma, beta, mean, var = statistics
+    scale = (np.ones_like(var) if fix_gamma else gamma) / np.sqrt(var + dtype.type(eps))
+    return scale.astype(dtype, copy=False), (beta + (shift - mean) * scale).astype(dtype, copy=False)
+
+
+def _split(arrays, has_bias, normalized, residual):
+    arrays = list(arrays)
+    bias = arrays.pop(0) if has_bias else None
+    statistics = tuple(arrays[:4]) if normalized else None
+    return bias, statistics, (arrays[4] if normalized else arrays[0]) if residual else None
+
+
+def convolution_chain(data, weight, *arrays, kernel, stride, dilate, pad, num_filter, num_group, no_bias,
+                      normalize=None, residual=False, act=NONE, fallback=None):
+    """A 2-D convolution, then (with `normalize` = (eps, fix_gamma)) BatchNorm at inference, then
+    (with `residual`) the addition of an array of the output's shape, then the activation `act`:
+    a compiled graph's inference-time fusion of the four (runtime/inference.py). `arrays` are the
+    bias (unless `no_bias`), BatchNorm's gamma, beta, moving mean and variance, and the residual, as
+    present. Types or layouts the kernels do not take run through `fallback` (the operators one by
+    one)."""
+    bias, statistics, added = _split(arrays, not no_bias, normalize is not None, residual)
+    present = [data, weight] + [a for a in (bias, added) if a is not None] + list(statistics or ())
+    (kh, kw), (sh, sw) = kernel, tuple(stride or (1, 1))
+    (dh, dw), (ph, pw) = tuple(dilate or (1, 1)), tuple(pad or (0, 0))
+    if data.ndim != 4 or not _supported(*present) or data.shape[1] != weight.shape[1] * num_group:
+        return fallback(data, weight, *arrays)
+    n, c, h, w = data.shape
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    if added is not None and added.shape != (n, num_filter, oh, ow):
+        return fallback(data, weight, *arrays)
+    eps, fix_gamma = normalize if normalize is not None else (0.0, False)
+    scale, shift = _scale_shift(num_filter, data.dtype, bias, statistics, eps, fix_gamma)
+    return conv2d(np.ascontiguousarray(data), np.ascontiguousarray(weight.reshape(num_filter, -1)),
+                  (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow), num_group, scale, shift,
+                  np.ascontiguousarray(added) if added is not None else no_residual(data.dtype), act)
+
+
+def batch_norm_chain(data, gamma, beta, mean, var, *arrays, eps, fix_gamma, residual=False, act=NONE,
+                     fallback=None):
+    """BatchNorm at inference over the channels of NCHW images, then (with `residual`) an addition
+    and the activation `act`, in one pass (DenseNet's BN-ReLU before each convolution)."""
+    added = arrays[0] if residual else None
+    present = [data, gamma, beta, mean, var] + ([added] if residual else [])
+    if data.ndim != 4 or not _supported(*present) or (added is not None and added.shape != data.shape):
+        return fallback(data, gamma, beta, mean, var, *arrays)
+    scale, shift = _scale_shift(data.shape[1], data.dtype, None, (gamma, beta, mean, var), eps, fix_gamma)
+    out = np.empty_like(data)
+    epilogue(np.ascontiguousarray(data), scale, shift,
+             np.ascontiguousarray(added) if residual else no_residual(data.dtype), act, out)
+    return out
