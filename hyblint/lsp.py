@@ -151,18 +151,22 @@ class HyblintServer(LanguageServer):
                 version, source, path = document.version, document.source, document.path
                 self.fixes.pause()
                 dependents: Set[str] = set()
+                published = False
                 try:
-                    checked, dependents = await loop.run_in_executor(self.checker, self.check, source, version,
-                                                                     path, uri)
-                except Exception as exc:  # a bug in a rule must not silence the editor
-                    log.exception("checking %s failed", uri)
-                    checked = Checked(version, source, path or uri, None,
-                                      problem="hyblint could not check this file (%s: %s); please report it"
-                                      % (type(exc).__name__, exc))
+                    try:
+                        checked, dependents = await loop.run_in_executor(self.checker, self.check, source, version,
+                                                                         path, uri)
+                    except Exception as exc:  # a bug in a rule must not silence the editor
+                        log.exception("checking %s failed", uri)
+                        checked = Checked(version, source, path or uri, None,
+                                          problem="hyblint could not check this file (%s: %s); please report it"
+                                          % (type(exc).__name__, exc))
+                    if uri not in self.again:
+                        self.publish(uri, checked)
+                        published = True
                 finally:
-                    self.fixes.resume()
-                if uri not in self.again:
-                    self.publish(uri, checked)
+                    self.fixes.resume()  # after publishing: the fixing process would compete with it
+                if published:
                     self.recheck(dependents, uri)
                     return
         finally:
