@@ -13,6 +13,7 @@ newest text are published.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -113,6 +114,32 @@ class HyblintProtocol(LanguageServerProtocol):
         return super().get_message_type(method)
 
 
+class Collector:
+    """When Python's cyclic garbage collector runs in the server: never during a check (a full
+    collection of a warm server takes tens of milliseconds, which the diagnostics would wait for),
+    but once they are published; and what the server holds after its first check (the modules it
+    imported, the first results) is frozen out of the collections' scans."""
+
+    def __init__(self):
+        self.checks = 0
+        self.frozen = False
+
+    def pause(self) -> None:
+        self.checks += 1
+        gc.disable()
+
+    def resume(self) -> None:
+        """After a check's diagnostics are published."""
+        self.checks -= 1
+        if self.checks:
+            return
+        if not self.frozen:
+            self.frozen = True
+            gc.collect()
+            gc.freeze()
+        gc.enable()
+
+
 class HyblintServer(LanguageServer):
     def __init__(self):
         super().__init__("hyblint", __version__, protocol_cls=HyblintProtocol)
@@ -124,6 +151,7 @@ class HyblintServer(LanguageServer):
         self.configs = ConfigCache()
         self.index: Optional[WorkspaceIndex] = None  # made in the check thread, when first needed
         self.fixes = FixAllWorker()
+        self.collector = Collector()
         self.shutdown_requested = False
         self.editor_codes: Dict[str, Tuple[str, ...]] = {}  # "select"/"ignore" of the editor's settings
 
@@ -150,19 +178,25 @@ class HyblintServer(LanguageServer):
                     return
                 version, source, path = document.version, document.source, document.path
                 self.fixes.pause()
+                self.collector.pause()
                 dependents: Set[str] = set()
+                published = False
                 try:
-                    checked, dependents = await loop.run_in_executor(self.checker, self.check, source, version,
-                                                                     path, uri)
-                except Exception as exc:  # a bug in a rule must not silence the editor
-                    log.exception("checking %s failed", uri)
-                    checked = Checked(version, source, path or uri, None,
-                                      problem="hyblint could not check this file (%s: %s); please report it"
-                                      % (type(exc).__name__, exc))
-                finally:
+                    try:
+                        checked, dependents = await loop.run_in_executor(self.checker, self.check, source, version,
+                                                                         path, uri)
+                    except Exception as exc:  # a bug in a rule must not silence the editor
+                        log.exception("checking %s failed", uri)
+                        checked = Checked(version, source, path or uri, None,
+                                          problem="hyblint could not check this file (%s: %s); please report it"
+                                          % (type(exc).__name__, exc))
+                    if uri not in self.again:
+                        self.publish(uri, checked)
+                        published = True
+                finally:  # after publishing: neither the fixing process nor the collector delays it
                     self.fixes.resume()
-                if uri not in self.again:
-                    self.publish(uri, checked)
+                    self.collector.resume()
+                if published:
                     self.recheck(dependents, uri)
                     return
         finally:

@@ -359,3 +359,25 @@ async def test_editing_a_childs_file_rechecks_the_open_parent(client: LanguageCl
     # closed, the child is its file again, which returns one tensor
     client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(child)))
     await published(client, parent, ["HYB001"])
+
+
+def test_the_collector_runs_after_the_diagnostics_are_published():
+    import gc
+
+    from hyblint.lsp import Collector
+    collector = Collector()
+    try:
+        collector.pause()
+        collector.pause()  # two documents checked at once
+        assert not gc.isenabled()
+        collector.resume()
+        assert not gc.isenabled()
+        collector.resume()
+        assert gc.isenabled() and gc.get_freeze_count() > 0  # what the first check left is frozen
+        frozen = gc.get_freeze_count()
+        collector.pause()
+        collector.resume()
+        assert gc.isenabled() and gc.get_freeze_count() == frozen  # once
+    finally:
+        gc.unfreeze()
+        gc.enable()
