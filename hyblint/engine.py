@@ -16,6 +16,7 @@ import libcst as cst
 from hyblint.analysis.function import analyze, analyze_helper
 from hyblint.analysis.index import ClassContext, Helper, Package
 from hyblint.analysis.module import ModuleFacts
+from hyblint.analysis.screen import can_screen, helper_may_report
 from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Related, Severity, physical_lines
 from hyblint.fixes._code import block_indent, render
 from hyblint.guard import guarded
@@ -91,9 +92,12 @@ def _whole_module_and_helpers(first: Triage, rules, settings) -> List[Diagnostic
 def _check_helpers(first: Triage, rules, settings, lines) -> List[Diagnostic]:
     """Diagnostics in the helpers, each with the calls in hybrid_forward that trace it."""
     found = []
+    screened = can_screen(first.codes)
     for helper, snippet in first.helpers:
         key = (snippet.text, settings, helper)
         relative = _SNIPPET_CACHE.get(key)
+        if relative is None and screened and not helper_may_report(snippet.text, first.imports, helper.namespace):
+            relative = _SNIPPET_CACHE[key] = []  # the screen clears it as it would for its caller
         if relative is None:
             try:
                 module = cst.parse_module(snippet.text)
