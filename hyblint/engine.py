@@ -323,7 +323,9 @@ def to_diagnostics(module: cst.Module, source: str, filename: str, violations: L
                    row_offset: int, indent: str, apply_noqa: bool = True) -> List[Diagnostic]:
     """Diagnostics with positions in the file, for violations found in `module` (a whole module,
     or a method cut out `row_offset` rows down and dedented by `indent`)."""
-    positions = positions_of(module)  # only when there is something to report
+    # only when there is something to report, and only up to the last node reported or replaced
+    positions = positions_of(module, [v.node for v in violations] + [
+        old for v in violations if v.fix is not None for old, _ in v.fix.replacements])
     lines = physical_lines(source)
     shift = len(indent)
 
