@@ -294,7 +294,7 @@ def _dispatch(facts, dispatch) -> None:
     index, count = 0, len(nodes)
     while index < count:
         node = nodes[index]
-        if node in skipped:
+        if skipped and node in skipped:  # (libcst nodes hash in Python: not asked for nothing)
             index = ends[index]
             continue
         for handler in dispatch.get(type(node), ()):
