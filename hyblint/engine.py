@@ -16,6 +16,7 @@ import libcst as cst
 from hyblint.analysis.function import analyze, analyze_helper
 from hyblint.analysis.index import ClassContext, Helper, Package
 from hyblint.analysis.module import ModuleFacts
+from hyblint.analysis.screen import can_screen, helper_may_report
 from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Related, Severity, physical_lines
 from hyblint.fixes._code import block_indent, render
 from hyblint.guard import guarded
@@ -91,9 +92,12 @@ def _whole_module_and_helpers(first: Triage, rules, settings) -> List[Diagnostic
 def _check_helpers(first: Triage, rules, settings, lines) -> List[Diagnostic]:
     """Diagnostics in the helpers, each with the calls in hybrid_forward that trace it."""
     found = []
+    screened = can_screen(first.codes)
     for helper, snippet in first.helpers:
         key = (snippet.text, settings, helper)
         relative = _SNIPPET_CACHE.get(key)
+        if relative is None and screened and not helper_may_report(snippet.text, first.imports, helper.namespace):
+            relative = _SNIPPET_CACHE[key] = []  # the screen clears it as it would for its caller
         if relative is None:
             try:
                 module = cst.parse_module(snippet.text)
@@ -290,7 +294,7 @@ def _dispatch(facts, dispatch) -> None:
     index, count = 0, len(nodes)
     while index < count:
         node = nodes[index]
-        if node in skipped:
+        if skipped and node in skipped:  # (libcst nodes hash in Python: not asked for nothing)
             index = ends[index]
             continue
         for handler in dispatch.get(type(node), ()):
@@ -319,7 +323,9 @@ def to_diagnostics(module: cst.Module, source: str, filename: str, violations: L
                    row_offset: int, indent: str, apply_noqa: bool = True) -> List[Diagnostic]:
     """Diagnostics with positions in the file, for violations found in `module` (a whole module,
     or a method cut out `row_offset` rows down and dedented by `indent`)."""
-    positions = positions_of(module)  # only when there is something to report
+    # only when there is something to report, and only up to the last node reported or replaced
+    positions = positions_of(module, [v.node for v in violations] + [
+        old for v in violations if v.fix is not None for old, _ in v.fix.replacements])
     lines = physical_lines(source)
     shift = len(indent)
 

@@ -126,7 +126,9 @@ def _collector_paused():
 class _Crew:
     """Screeners triage files and read the package index for what triage left; checkers finish
     it, and triage files when nothing waits for them (the index for those is read here). Half of
-    the workers (at least one) are checkers."""
+    the workers (at least one) are checkers. In a check, this process is one of the screeners: it
+    holds the index and every text already, and would otherwise only wait (on two CPUs, a check
+    runs one checker and no screener process)."""
 
     def __init__(self, count: int, setup: Optional[Callable[[], None]] = None):
         """`setup`: run in each worker once it has started (picklable, for spawn)."""
@@ -142,10 +144,11 @@ class _Crew:
     def _with_setup(self, initializer):
         return initializer if self.setup is None else functools.partial(run_all, (initializer, self.setup))
 
-    def _start_screeners(self, package: Optional[Package] = None) -> None:
+    def _start_screeners(self, package: Optional[Package] = None, count: Optional[int] = None) -> None:
         if not any(member.kind == "screen" for member in self.members):
             start = self._with_setup(functools.partial(_start_screener, package))
-            self.members += [Worker(self.context, start, "screen") for _ in range(self.screeners)]
+            self.members += [Worker(self.context, start, "screen")
+                             for _ in range(self.screeners if count is None else count)]
 
     def stop(self) -> None:
         for member in self.members:
@@ -159,8 +162,10 @@ class _Crew:
 
     def run(self, jobs: List[tuple], package: Package) -> List[Tuple[tuple, List[Diagnostic]]]:
         package.prepare()  # once here, not once per screener
-        self._start_screeners(package)
-        to_screen = deque(sorted(jobs, key=lambda job: -len(job[1])))  # largest first: all end together
+        self._start_screeners(package, self.screeners - 1)
+        # largest first, which leave the most for the checkers; the workers take the smallest, so
+        # that one idle meanwhile is never long busy with a file when a checking job comes
+        to_screen = deque(sorted(jobs, key=lambda job: -len(job[1])))
         to_finish: deque = deque()
         needs_context: deque = deque()  # triaged files whose methods left wait for the index
         waiting = 0  # characters of method text in to_finish
@@ -174,11 +179,8 @@ class _Crew:
                     job, first = to_finish.popleft()
                     waiting -= _method_text(first)
                     member.send(_finish_one, first, (job, "finish"))
-                elif to_screen and member.kind == "screen":
-                    job = to_screen.popleft()
-                    member.send(_triage_one, job, (job, "triage"))
                 elif to_screen:
-                    job = to_screen.popleft()
+                    job = to_screen.pop()
                     member.send(_triage_one, job, (job, "triage"))
             busy = any(member.job is not None for member in self.members)
             if needs_context:
@@ -187,6 +189,15 @@ class _Crew:
                 job, first = needs_context.popleft()
                 to_finish.append((job, with_context(first, package)))
                 waiting += _method_text(first)
+                ready = wait_for_any(self.members, timeout=0)
+            elif to_screen:  # screened here, one file at a time, likewise
+                job = to_screen.popleft()
+                first = triage(job[1], job[0], job[2], extra_hybrid_classes=job[3])
+                if first.settled:
+                    results.append((job, first.diagnostics))
+                else:
+                    to_finish.append((job, with_context(first, package)))
+                    waiting += _method_text(first)
                 ready = wait_for_any(self.members, timeout=0)
             elif not busy:
                 return results

@@ -80,10 +80,10 @@ def _triage(source: str, filename: str, settings: Settings, codes: Tuple[str, ..
     if error is not None:
         result.diagnostics.append(error)
         return result
-    classes = scan_classes(source)
-    if exact or not _agrees(source, classes, table):
-        # the text scan misread the file (a class line in a string, a form feed, a line
-        # continued after `class`, lone CR line endings): the classes come from Python's own
+    confirmed = None if exact else _confirmed(source, scan_classes(source), table)
+    if confirmed is None:
+        # the text scan missed or misplaced a class or method (a form feed, a line continued
+        # after `class` or `def`, lone CR line endings): the classes come from Python's own
         # tree, and the whole module is parsed
         plain = _LONE_CR.sub("\n", source)  # the same offsets, lines Python counts alike
         result.scope = in_scope_classes(_exact_classes(plain), settings.hybrid_bases, extra_hybrid_classes,
@@ -91,10 +91,11 @@ def _triage(source: str, filename: str, settings: Settings, codes: Tuple[str, ..
         result.imports = collect_imports(plain)
         result.whole_module = True
         return result
+    classes, methods = confirmed
     result.scope = in_scope_classes(classes, settings.hybrid_bases, extra_hybrid_classes,
                                     getattr(extra_hybrid_classes, "plain", frozenset()))
     result.imports = collect_imports(source)
-    snippets = _cut_snippets(source, classes, result.scope)
+    snippets = _cut_snippets(source, classes, result.scope, methods)
     if snippets is None:
         result.whole_module = True
         return result
@@ -195,13 +196,14 @@ class _Recorded:
         return found
 
 
-def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:
-    """The in-scope hybrid_forward methods, cut out and dedented; None when one cannot be."""
+def _cut_snippets(source: str, classes, scope, methods) -> Optional[List[Snippet]]:
+    """The in-scope hybrid_forward methods (their def lines' matches, in order), cut out and
+    dedented; None when one cannot be."""
     lines: List[str] = []
     snippets = []
     row, counted = 0, 0  # the 0-based line that starts at offset `counted`
     owners = _Owners(classes)
-    for match in _DEF.finditer(source):
+    for match in methods:
         indent = match.group("indent")
         owner = owners.at(match.start(), len(indent.expandtabs()))
         if owner is None or owner not in scope:
@@ -237,11 +239,13 @@ def _cut_snippets(source: str, classes, scope) -> Optional[List[Snippet]]:
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
-def _agrees(source: str, classes, table) -> bool:
-    """Whether the class lines and hybrid_forward lines the text scan found, and the class each
-    method belongs to, are those of Python's own symbol table."""
+def _confirmed(source: str, classes, table):
+    """(the class lines, the hybrid_forward def lines) that the text scan found and Python's symbol
+    table confirms, the class each method belongs to included; None when the scan missed one the
+    table lists, or misplaced it. What the scan found and the table does not list (a class or
+    method written in a docstring, as examples are) is left out: it is not code."""
     if "\r" in source and _LONE_CR.search(source):
-        return False  # the scans count lines by \n
+        return None  # the scans count lines by \n
     expected_classes, expected_methods = [], []
     stack = [(table, None)]
     while stack:
@@ -255,14 +259,22 @@ def _agrees(source: str, classes, table) -> bool:
                     expected_methods.append((child.get_lineno(), owner))
                 if child.get_children():
                     stack.append((child, None))
+    listed = set(expected_classes)
     rows = _rows(source, [c.offset for c in classes])
-    if sorted(expected_classes) != sorted(zip(rows, (c.name for c in classes))):
-        return False
+    kept = [(row, c) for row, c in zip(rows, classes) if (row, c.name) in listed]
+    if len(kept) < len(classes):
+        classes = [c for _, c in kept]
+    if sorted(expected_classes) != sorted((row, c.name) for row, c in kept):
+        return None
     matches = list(_DEF.finditer(source))
     rows = _rows(source, [m.start() for m in matches])
     owners = _Owners(classes)
-    found = [(row, owners.at(m.start(), len(m.group("indent").expandtabs()))) for row, m in zip(rows, matches)]
-    return sorted(expected_methods, key=str) == sorted(found, key=str)
+    found = [(row, owners.at(m.start(), len(m.group("indent").expandtabs())), m) for row, m in zip(rows, matches)]
+    listed = set(expected_methods)
+    found = [(row, owner, m) for row, owner, m in found if (row, owner) in listed]
+    if sorted(expected_methods, key=str) != sorted(((row, owner) for row, owner, _ in found), key=str):
+        return None
+    return classes, [m for _, _, m in found]
 
 
 def _rows(source: str, offsets: List[int]) -> List[int]:

@@ -33,3 +33,19 @@ def test_imports_alone_parse_in_one_go():
     assert facts.aliases == {"mx": "mxnet", "autograd": "mxnet.autograd"}
     assert facts.resolve_dotted("autograd.is_training") == "mxnet.autograd.is_training"
     assert facts.resolve_dotted("mx.nd.relu", shadowed=frozenset({"mx"})) is None
+
+
+def test_imports_after_indented_code_and_on_continued_lines():
+    source = ("import os  # the word import again: import sys\n"
+              "if os.name:\n"
+              "    import numpy as np; import math\n"
+              "\n"
+              "    # a comment at the left\n"
+              "    from mxnet import \\\n"
+              "        nd\n"
+              "class A:\n"
+              "    import re as r\n"
+              "x = 'import foo'\n"
+              "from mxnet import sym  # import at the end")
+    assert collect_imports(source).aliases == {
+        "os": "os", "np": "numpy", "nd": "mxnet.nd", "sym": "mxnet.sym"}

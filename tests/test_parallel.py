@@ -103,6 +103,10 @@ def _boom(job):
     raise RuntimeError("boom in %s" % pathlib.Path(job[0]).name)
 
 
+def _boom_finishing(first):
+    raise RuntimeError("boom in %s" % pathlib.Path(first.filename).name)
+
+
 def test_a_job_failing_in_a_worker_ends_the_run_with_its_traceback(tmp_path, monkeypatch, capsys):
     from hyblint.cli import main
     paths = corpus(tmp_path)
@@ -110,6 +114,7 @@ def test_a_job_failing_in_a_worker_ends_the_run_with_its_traceback(tmp_path, mon
     monkeypatch.setattr(lint.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(lint, "_triage_one", _boom)
     monkeypatch.setattr(lint, "_check_one", _boom)
+    monkeypatch.setattr(lint, "_finish_one", _boom_finishing)  # (what this process triages, a checker finishes)
     assert main(["check", "--no-cache", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "a check failed in a worker process" in err and "RuntimeError: boom in" in err

@@ -34,3 +34,13 @@ def test_positions_match_with_other_line_endings(newline):
 @pytest.mark.parametrize("source", ["x = 1", "def f():\n\tif x:  # c\n\t\treturn y[0]", "", "\n\n# only a comment"])
 def test_positions_match_on_odd_modules(source):
     assert_same_positions(source)
+
+
+@pytest.mark.parametrize("source", SOURCES[:12])
+def test_the_nodes_asked_for_get_their_positions_though_the_rest_is_not_generated(source):
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes = list(expected)
+    for wanted in (nodes[:1], nodes[len(nodes) // 2:len(nodes) // 2 + 3], nodes[-2:], []):
+        found = positions_of(module, wanted)
+        assert [found[node] for node in wanted] == [expected[node] for node in wanted]

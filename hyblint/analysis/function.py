@@ -36,13 +36,13 @@ class FunctionFacts:
 
     namespace: str                          # the name of hybrid_forward's F parameter
     params: FrozenSet[str]                  # names bound in the function (shadow module aliases)
-    kinds: Dict[cst.CSTNode, Kind] = field(default_factory=dict)
+    kinds: Dict[int, Kind] = field(default_factory=dict)  # by the node's id (libcst nodes hash in Python)
     imperative_only: Set[cst.CSTNode] = field(default_factory=set)  # statements under `F is nd`
     nodes: List[cst.CSTNode] = field(default_factory=list)  # the body's nodes in source order
     ends: List[int] = field(default_factory=list)           # for each, the index past its subtree
 
     def kind(self, node: cst.CSTNode) -> Kind:
-        return self.kinds.get(node, Kind.UNKNOWN)
+        return self.kinds.get(id(node), Kind.UNKNOWN)
 
 
 class _Walker:
@@ -53,16 +53,16 @@ class _Walker:
         self.local_names = local_names
         self.context = context
         self.keywords = keywords  # the `**kwargs` parameter: Gluon passes the block's parameters there
-        self.kinds: Dict[cst.CSTNode, Kind] = {}
+        self.kinds: Dict[int, Kind] = {}  # by the node's id
         self.imperative_only: Set[cst.CSTNode] = set()
 
     # ---- expressions
     def expr(self, node: cst.BaseExpression, env: Dict[str, Kind]) -> Kind:
         kind = self._expr(node, env)
-        previous = self.kinds.get(node)
+        previous = self.kinds.get(id(node))
         # A node walked twice (loops) keeps the most specific danger seen: a tensor once is enough.
         if previous is None or previous is Kind.UNKNOWN or kind is Kind.TENSOR:
-            self.kinds[node] = kind
+            self.kinds[id(node)] = kind
         return kind
 
     def _expr(self, node, env) -> Kind:
@@ -181,7 +181,7 @@ class _Walker:
             if head == "self" and rest and "." not in rest:
                 # a child block (or a helper method): a tensor, or a tuple of them, unless the
                 # package index knows what the child returns
-                if any(self.kinds.get(a.value) in (Kind.TENSOR, Kind.MAYBE, Kind.GROUP, Kind.SEQUENCE)
+                if any(self.kinds.get(id(a.value)) in (Kind.TENSOR, Kind.MAYBE, Kind.GROUP, Kind.SEQUENCE)
                        for a in node.args):
                     known = self.context.child(rest) if self.context is not None else None
                     return known if known is not None else Kind.MAYBE
@@ -345,7 +345,7 @@ class _Walker:
         if isinstance(target, (cst.Tuple, cst.List)):
             if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements):
                 for t, v in zip(target.elements, value.elements):
-                    self._assign_target(t.value, v.value, self.kinds.get(v.value, Kind.UNKNOWN), env)
+                    self._assign_target(t.value, v.value, self.kinds.get(id(v.value), Kind.UNKNOWN), env)
                 return
             element = _element_of(kind)
             for t in target.elements:

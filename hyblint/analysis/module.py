@@ -3,6 +3,7 @@ modules (from the import statements), and which classes run hybrid_forward (from
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
@@ -61,8 +62,26 @@ class ModuleFacts:
         return self.resolve(expr, shadowed) in SYM_MODULES
 
 
+def _import_lines(source: str):
+    """`_IMPORT`'s matches, in order: tried only on the lines that hold the word (a scan of every
+    line start costs more than finding the few that do)."""
+    position = source.find("import")
+    while position >= 0:
+        match = _IMPORT.match(source, source.rfind("\n", 0, position) + 1)
+        if match is not None:
+            yield match
+        line_end = source.find("\n", position)
+        if line_end < 0:
+            return
+        position = source.find("import", line_end)
+
+
 def _statement_text(source: str, start: int) -> str:
     """One import statement from `start`: through parentheses and backslash continuations."""
+    line_end = source.find("\n", start)
+    line = source[start:line_end if line_end >= 0 else len(source)]
+    if not any(char in line for char in "()\\;#"):
+        return line  # one line, as the walk below would take it
     end = start
     depth = 0
     while end < len(source):
@@ -110,10 +129,43 @@ def _import_statements(texts: List[str]) -> List[ast.stmt]:
     return statements
 
 
+# The start of a line that is not indented, blank or a comment (the first line aside, which
+# `_module_level` never looks at).
+_UNINDENTED = re.compile(r"\n(?=[^\s#])")
+
+
+class _UnindentedLines:
+    """`_module_level`'s answer for every line of one source, from one pass over it: the nearest
+    line above that is not indented, blank or a comment, found by bisection (a module with many
+    imports inside functions would otherwise be scanned back line by line for each)."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.starts = [match.end() for match in _UNINDENTED.finditer(source)]
+
+    def __call__(self, line_start: int, indent: str) -> bool:
+        if not indent:
+            return True
+        if line_start == 0:
+            return _module_level(self.source, line_start, indent)
+        at = bisect.bisect_left(self.starts, line_start) - 1
+        if at < 0:
+            return False
+        start = self.starts[at]
+        end = self.source.find("\n", start)
+        return bool(_BLOCK_OPENER.match(self.source[start:end if end >= 0 else len(self.source)]))
+
+
 def collect_imports(source: str) -> ModuleFacts:
     facts = ModuleFacts()
-    texts = [_statement_text(source, match.start() + len(match.group("indent")))
-             for match in _IMPORT.finditer(source) if _module_level(source, match.start(), match.group("indent"))]
+    module_level = None
+    texts = []
+    for match in _import_lines(source):
+        indent = match.group("indent")
+        if indent and module_level is None:
+            module_level = _UnindentedLines(source)
+        if not indent or module_level(match.start(), indent):
+            texts.append(_statement_text(source, match.start() + len(indent)))
     for statement in _import_statements(texts):
         if isinstance(statement, ast.Import):
             for alias in statement.names:

@@ -84,6 +84,20 @@ def _one_function(source: str) -> Optional[ast.FunctionDef]:
     return tree.body[0]
 
 
+def helper_may_report(source: str, imports: ModuleFacts, namespace: Optional[str]) -> bool:
+    """Whether a rule may report in a helper (`source`, its definition cut out and dedented) whose
+    parameter `namespace` receives F (None: none does), whatever its others receive: the same test
+    that clears a hybrid_forward calling it."""
+    function = _one_function(source)
+    if function is None:
+        return True
+    positional = [a.arg for a in function.args.args]
+    if namespace is not None and namespace not in positional:
+        return True
+    place = positional.index(namespace) if namespace is not None else None
+    return _Screen(function, imports, helper=True, namespace=place).may_report()
+
+
 def _helper_may_report(source: str, imports: ModuleFacts, namespace: Optional[int]) -> bool:
     """Whether a rule may report in a helper whose parameter number `namespace` receives F and
     whose others receive anything (the analysis gives them what the calls pass)."""
