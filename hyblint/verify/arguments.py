@@ -24,10 +24,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fix", action="store_true", help="prove hyblint's fixes by running them")
     parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix, include unsafe fixes")
     parser.add_argument("--extend-select", default="", metavar="CODES",
-                        help="with --fix, also apply the fixes of these rules (e.g. HYB012)")
+                        help="also judge the diagnostics of these rules (e.g. HYB012), and with --fix apply "
+                             "their fixes")
     parser.add_argument("--write", action="store_true",
                         help="with --fix, write the fixed modules whose fixes were all proved")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                        help="json: the blocks, each with the diagnostics it ran and their verdicts; sarif: "
+                             "the diagnostics, each with its verdict in its properties")
     parser.add_argument("--timeout", type=positive_seconds, default=None, help="seconds per module (default 120)")
     parser.add_argument("--python", default=None,
                         help="run the blocks with this interpreter's real `mxnet` instead of the runtime")

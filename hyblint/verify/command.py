@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from hyblint.config import ConfigError
-from hyblint.verify import runner, setup, worker
+from hyblint.verify import joined, runner, setup, worker
 
 
 def parse_shapes(items: List[str]) -> Dict[str, List[List[int]]]:
@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     results: List[runner.BlockResult] = []
+    judged: List[joined.Judged] = []  # each static diagnostic with its verdict
     verdicts: List[Tuple[str, Optional[str], bool]] = []  # (path, why its fix is not proved, written)
     try:
         for path in files:
@@ -97,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
                                          if options.fix else (None, [], {}))
             module_results = runner.verify_module(path, source, fixed, options, changed, by_design)
             results.extend(module_results)
+            judged.extend(joined.judge_module(path, source, module_results, args.extend_select))
             if fixed is not None:
                 why = unproved_reason(module_results, changed)
                 if why is None and args.write:
@@ -112,12 +114,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     results = runner.sort_results(results)
-    if args.format == "json":
-        print(json.dumps([r.to_json() for r in results], indent=2))
+    if args.format in ("json", "sarif"):
+        print(json.dumps([r.to_json() for r in results], indent=2) if args.format == "json"
+              else joined.render_sarif(judged))
         if verdicts:
             print("\n".join(render_verdicts(verdicts, args.write)), file=sys.stderr)
     else:
-        print(render_text(results, options.fix))
+        print(render_text(results, options.fix, judged))
         if verdicts:
             print("\n".join(render_verdicts(verdicts, args.write)))
     return exit_code(results, options.fix, any(why for _, why, _ in verdicts))
@@ -245,9 +248,9 @@ def plural(count: int, noun: str) -> str:
     return "%d %s%s" % (count, noun, "" if count == 1 else "s")
 
 
-def render_text(results: List[runner.BlockResult], fix: bool) -> str:
+def render_text(results: List[runner.BlockResult], fix: bool, judged: Optional[List[joined.Judged]] = None) -> str:
     if not results:
-        return "No HybridBlocks found."
+        return "\n".join(joined.render_text(judged or []) + ["No HybridBlocks found."])
     rows = []
     for r in results:
         where = "%s:%s" % (r.path, r.line) if r.line else r.path
@@ -265,6 +268,8 @@ def render_text(results: List[runner.BlockResult], fix: bool) -> str:
         counts[r.status] = counts.get(r.status, 0) + 1
     summary = ", ".join("%d %s" % (n, LABELS.get(s, s)) for s, n in counts.items())
     lines.append("")
+    if judged:
+        lines.extend(joined.render_text(judged) + ["", joined.summary(judged)])
     lines.append("%s: %s." % (plural(len(results), "block"), summary))
     if fix:
         fixed = [r for r in results if r.fix_status]

@@ -47,6 +47,8 @@ class BlockResult:
     eager_lines: List[int] = field(default_factory=list)
     inputs: List[str] = field(default_factory=list)     # the input signatures tried
     train: Optional[str] = None                         # how train mode was entered
+    first_call: Optional[str] = None                    # the first call's status, before later calls
+    first_detail: str = ""
     diagnostics: List[dict] = field(default_factory=list)  # static diagnostics it ran, with verdicts
 
     def to_json(self) -> dict:
@@ -59,7 +61,8 @@ class BlockResult:
     def from_answer(cls, path: str, b: dict) -> "BlockResult":
         return cls(path, b["name"], b["status"], b["detail"], b["line"], b["fix_status"], b["fix_detail"],
                    b.get("touches", []), b.get("fixed_ran", False), b.get("findings", []), b.get("lines", []),
-                   b.get("eager_lines", []), b.get("inputs", []), b.get("train"))
+                   b.get("eager_lines", []), b.get("inputs", []), b.get("train"), b.get("first_call"),
+                   b.get("first_detail", ""))
 
 
 @dataclass

@@ -276,6 +276,7 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
     else:
         differs = _difference(eager, base.outputs, request)
         result.update(status=DISAGREES, detail=differs) if differs else result.update(status=AGREES)
+    result.update(first_call=result["status"], first_detail=result["detail"])
     labels = [label for label, _ in labelled]
     found = schedule.findings(plan, labels, eager_outcomes, hybrid_outcomes,
                               lambda e, h: _difference(e, h, request), _describe,
@@ -296,7 +297,7 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
 def _new_result(name: str) -> dict:
     return {"name": name, "status": None, "detail": "", "line": None, "fix_status": None, "fix_detail": "",
             "touches": [], "fixed_ran": False, "findings": [], "lines": [], "eager_lines": [], "inputs": [],
-            "train": None}
+            "train": None, "first_call": None, "first_detail": ""}
 
 
 def _second_instance(build, module, request: dict, mx):
