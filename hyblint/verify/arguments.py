@@ -21,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "Net=(2,3),(1,3); repeatable")
     parser.add_argument("--factory", action="append", default=[], metavar="MODULE:FUNC",
                         help="a function of no arguments that returns a block, or (name, block) pairs")
+    parser.add_argument("--discover", action="store_true",
+                        help="also build blocks with the modules' model functions, e.g. resnet18(pretrained=False): "
+                             "every public function callable without arguments (it is called)")
     parser.add_argument("--fix", action="store_true", help="prove hyblint's fixes by running them")
     parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix, include unsafe fixes")
     parser.add_argument("--extend-select", default="", metavar="CODES",

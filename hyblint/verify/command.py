@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             setup.require_runtime()  # before any module is imported to run: say what to install
         options = runner.VerifyOptions(
             shapes=shapes, factories=args.factory or config.get("factories", []),
-            fix=args.fix, unsafe_fixes=args.unsafe_fixes, python=python,
+            fix=args.fix, unsafe_fixes=args.unsafe_fixes, python=python, discover=args.discover,
             timeout=args.timeout or float(config.get("timeout", 120)))
         paths = args.paths or ([] if options.factories else ["."])
         files = _python_files(paths)

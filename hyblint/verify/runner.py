@@ -73,6 +73,7 @@ class VerifyOptions:
     unsafe_fixes: bool = False
     python: Optional[str] = None     # another interpreter, e.g. one with real MXNet installed
     timeout: float = 120.0
+    discover: bool = False           # also call the modules' model functions (pretrained=False)
     seed: int = 0
     rtol: float = 1e-4
     atol: float = 1e-5
@@ -108,6 +109,7 @@ def verify_factory(spec: str, options: VerifyOptions) -> List[BlockResult]:
 
 def _run_worker(request: dict, shown: str, options: VerifyOptions) -> List[BlockResult]:
     request = dict(request, backend="mxnet" if options.python else "runtime", shapes=options.shapes,
+                   discover=options.discover,
                    seed=options.seed, rtol=options.rtol, atol=options.atol)
     env = dict(os.environ)
     if not options.python:

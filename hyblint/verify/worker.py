@@ -98,7 +98,8 @@ def _run_quietly(request: dict) -> dict:
         except BaseException as exc:
             fixed_error = _describe(exc)
     results = [_verify_one(name, build, original, fixed, fixed_error, request, mx)
-               for name, build in _module_candidates(original, mx)]
+               for name, build in _module_candidates(original, mx, request.get("discover", False))]
+    results = [r for r in results if r is not None]  # discovered functions that made no block
     if fixed is not None or fixed_error is not None:
         for result in results:
             _judge_fix(result)
@@ -165,8 +166,10 @@ def _load_module(request: dict, source: str) -> types.ModuleType:
     return module
 
 
-def _module_candidates(module: types.ModuleType, mx):
-    """(name, build) for the module's own HybridBlock classes and no-argument model factories."""
+def _module_candidates(module: types.ModuleType, mx, discover: bool = False):
+    """(name, build) for the module's own HybridBlock classes and no-argument model factories; with
+    `discover`, also every public function that can be called without arguments (model zoo
+    functions, `resnet18(pretrained=False, **kwargs)`), called with `pretrained=False` if it takes it."""
     hybrid = mx.gluon.HybridBlock
     for name, obj in sorted(vars(module).items()):
         if getattr(obj, "__module__", None) != module.__name__:
@@ -175,12 +178,33 @@ def _module_candidates(module: types.ModuleType, mx):
             yield name, _class_builder(name)
         elif inspect.isfunction(obj) and _is_factory(name, obj):
             yield name + "()", _function_builder(name)
+        elif discover and inspect.isfunction(obj) and not name.startswith("_") and _callable_bare(obj):
+            pretrained = "pretrained" in inspect.signature(obj).parameters
+            yield name + ("(pretrained=False)" if pretrained else "()"), _discovered_builder(name, pretrained, mx)
+
+
+class NotABlock(Exception):
+    """A discovered function returned something else than a block: it is no model function."""
+
+
+def _discovered_builder(name: str, pretrained: bool, mx):
+    def build(module):
+        made = getattr(module, name)(**({"pretrained": False} if pretrained else {}))
+        if not isinstance(made, mx.gluon.HybridBlock):
+            raise NotABlock(name)
+        return made
+    return build
 
 
 def _is_factory(name: str, func) -> bool:
     """A module-level function of no required arguments named like a model factory."""
     if not (name.startswith("get_") or name.startswith("build_") or name.endswith("_net")):
         return False
+    return _callable_bare(func)
+
+
+def _callable_bare(func) -> bool:
+    """Whether the function can be called without arguments."""
     try:
         params = inspect.signature(func).parameters.values()
     except (TypeError, ValueError):
@@ -214,6 +238,8 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
     try:
         _seed(request["seed"], mx)
         net = build(original)  # the block to hybridize: built first, its nodes are named as MXNet's would be
+    except NotABlock:
+        return None
     except BaseException as exc:
         result.update(status=NOT_BUILT, detail="could not build: " + _describe(exc))
         return result
@@ -426,7 +452,11 @@ def _seed(seed: int, mx) -> None:
 
 
 def _short(name: str) -> str:
-    return name[:-2] if name.endswith("()") else name
+    """A candidate's name without its call: `resnet18(pretrained=False)` -> `resnet18`."""
+    for call in ("()", "(pretrained=False)"):
+        if name.endswith(call):
+            return name[:-len(call)]
+    return name
 
 
 def _input_names(net):
@@ -450,7 +480,7 @@ def _input_shapes(name, net, request: dict, mx):
     configured = request["shapes"]
     short = _short(name)
     module = request.get("module") or ""
-    for key in (module + "." + short, module + ":" + short, short, type(net).__name__):
+    for key in (module + "." + short, module + ":" + short, name, short, type(net).__name__):
         if key in configured:
             return [s if isinstance(s, dict) else tuple(s) for s in configured[key]], None
     first = _first_layer(net, mx)
@@ -462,12 +492,19 @@ def _input_shapes(name, net, request: dict, mx):
         if p.name.endswith("weight"):
             weight_shape = p.shape
             break
+    what = "the first layer %s" % type(first).__name__
+    conv_dims = {getattr(nn, n, None): d for n, d in (("Conv1D", 1), ("Conv2D", 2), ("Conv3D", 3))}
+    if isinstance(first, nn.Embedding) and weight_shape and weight_shape[0]:
+        # token ids: whole numbers below the vocabulary size
+        return [{"shape": [2, 5], "low": 0, "high": weight_shape[0]}], what + "(input_dim=%d)" % weight_shape[0]
+    if request.get("discover") and type(first) is getattr(nn, "Conv2D", None) and weight_shape \
+            and len(weight_shape) == 4 and not weight_shape[1]:
+        # a model zoo's image network defers its channels: try an RGB image
+        return [(2, 3, 32, 32)], what + " (deferred in_channels: an RGB image guessed)"
     if not weight_shape or len(weight_shape) < 2 or not weight_shape[1]:
         return None, None  # the layer defers its input size to the first call
-    what = "the first layer %s" % type(first).__name__
     if isinstance(first, nn.Dense):
         return [(2, weight_shape[1])], what + "(in_units=%d)" % weight_shape[1]
-    conv_dims = {getattr(nn, n, None): d for n, d in (("Conv1D", 1), ("Conv2D", 2), ("Conv3D", 3))}
     dims = conv_dims.get(type(first))
     if dims:
         in_channels = weight_shape[1] * getattr(first, "_kwargs", {}).get("num_group", 1)
