@@ -24,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--discover", action="store_true",
                         help="also build blocks with the modules' model functions, e.g. resnet18(pretrained=False): "
                              "every public function callable without arguments (it is called)")
+    parser.add_argument("--repro-dir", default=None, metavar="DIR",
+                        help="write a standalone script per failing or diverging block to DIR, that runs "
+                             "on MXNet 1.9.1 (or on hyblint's runtime with --runtime) and fails the same way")
     parser.add_argument("--fix", action="store_true", help="prove hyblint's fixes by running them")
     parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix, include unsafe fixes")
     parser.add_argument("--extend-select", default="", metavar="CODES",

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from hyblint.config import ConfigError
-from hyblint.verify import joined, runner, setup, worker
+from hyblint.verify import joined, repro, runner, setup, worker
 
 
 def parse_shapes(items: List[str]) -> Dict[str, List[List[int]]]:
@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
     results: List[runner.BlockResult] = []
     judged: List[joined.Judged] = []  # each static diagnostic with its verdict
+    module_sources: Dict[str, tuple] = {}  # path: (source, module name, package root), for reproducers
     verdicts: List[Tuple[str, Optional[str], bool]] = []  # (path, why its fix is not proved, written)
     try:
         for path in files:
@@ -99,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
             module_results = runner.verify_module(path, source, fixed, options, changed, by_design)
             results.extend(module_results)
             judged.extend(joined.judge_module(path, source, module_results, args.extend_select))
+            module_sources[str(path)] = (source,) + runner.module_name_and_root(path)
             if fixed is not None:
                 why = unproved_reason(module_results, changed)
                 if why is None and args.write:
@@ -114,6 +116,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     results = runner.sort_results(results)
+    if args.repro_dir:
+        written = repro.write_all(results, module_sources, Path(args.repro_dir))
+        print("hyblint verify: %s written to %s" % (plural(len(written), "reproducer"), args.repro_dir),
+              file=sys.stderr)
     if args.format in ("json", "sarif"):
         print(json.dumps([r.to_json() for r in results], indent=2) if args.format == "json"
               else joined.render_sarif(judged))

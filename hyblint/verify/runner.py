@@ -49,6 +49,7 @@ class BlockResult:
     train: Optional[str] = None                         # how train mode was entered
     first_call: Optional[str] = None                    # the first call's status, before later calls
     first_detail: str = ""
+    calls: Optional[dict] = None                        # the calls made, for a reproducer
     diagnostics: List[dict] = field(default_factory=list)  # static diagnostics it ran, with verdicts
 
     def to_json(self) -> dict:
@@ -62,7 +63,7 @@ class BlockResult:
         return cls(path, b["name"], b["status"], b["detail"], b["line"], b["fix_status"], b["fix_detail"],
                    b.get("touches", []), b.get("fixed_ran", False), b.get("findings", []), b.get("lines", []),
                    b.get("eager_lines", []), b.get("inputs", []), b.get("train"), b.get("first_call"),
-                   b.get("first_detail", ""))
+                   b.get("first_detail", ""), b.get("calls"))
 
 
 @dataclass

@@ -63,12 +63,12 @@ def _with_dims(spec, dims: tuple):
     return dict(spec, shape=list(dims)) if isinstance(spec, dict) else tuple(dims)
 
 
-def steps(signature_count: int) -> List[Step]:
+def steps(signature_labels: List[str]) -> List[Step]:
     first, other = PY_SEEDS
     plan = [Step("first call", 0, PREDICT, first), Step("second call", 0, PREDICT, first),
             Step("other Python seed", 0, PREDICT, other), Step("train mode", 0, TRAIN, first),
             Step("train mode again", 0, TRAIN, first)]
-    plan += [Step("signature", i, PREDICT, first) for i in range(1, signature_count)]
+    plan += [Step("at " + label, i, PREDICT, first) for i, label in enumerate(signature_labels) if i]
     return plan
 
 
@@ -176,7 +176,7 @@ def findings(plan: List[Step], labels: List[str], eager: List[Outcome], hybrid: 
         if kind not in found:
             step = plan[step_index]
             found[kind] = {"kind": kind, "detail": detail, "line": line, "call": step.label,
-                           "mode": step.mode, "inputs": labels[step.signature]}
+                           "mode": step.mode, "inputs": labels[step.signature], "step": step_index}
 
     def alike(a, b):
         return same(a.outputs, b.outputs, rtol, atol)

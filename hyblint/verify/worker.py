@@ -259,12 +259,17 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
     labelled = schedule.signatures(shapes)
     inputs_by_signature = [[_random_input(rng, spec) for spec in group] for _, group in labelled]
     inputs = inputs_by_signature[0]
-    plan = schedule.steps(len(labelled))
+    plan = schedule.steps([label for label, _ in labelled])
     recorder = schedule.LineRecorder(os.path.abspath(request["path"]) if request.get("path") and
                                      not request.get("factory") else None)
     record = schedule.gradients_work(mx)
     result["train"] = "autograd.record()" if record else "autograd.train_mode()"
     result["inputs"] = [_shape_text(group) for _, group in labelled]
+    # what a reproducer needs to make the same calls
+    result["calls"] = {"signatures": [[label, [dict(s) if isinstance(s, dict) else list(s) for s in group]]
+                                      for label, group in labelled],
+                       "plan": [[step.label, step.signature, step.mode, step.py_seed] for step in plan],
+                       "seed": request["seed"], "mx_seed": schedule.MX_SEED, "record": record}
 
     def arrays_of(i):
         return [mx.nd.array(a) for a in inputs_by_signature[i]]
@@ -323,7 +328,7 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
 def _new_result(name: str) -> dict:
     return {"name": name, "status": None, "detail": "", "line": None, "fix_status": None, "fix_detail": "",
             "touches": [], "fixed_ran": False, "findings": [], "lines": [], "eager_lines": [], "inputs": [],
-            "train": None, "first_call": None, "first_detail": ""}
+            "train": None, "first_call": None, "first_detail": "", "calls": None}
 
 
 def _second_instance(build, module, request: dict, mx):
