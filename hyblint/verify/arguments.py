@@ -38,6 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="json: the blocks, each with the diagnostics it ran and their verdicts; sarif: "
                              "the diagnostics, each with its verdict in its properties")
     parser.add_argument("--timeout", type=positive_seconds, default=None, help="seconds per module (default 120)")
+    parser.add_argument("--jobs", "-j", type=positive_count, default=None, metavar="N",
+                        help="modules verified at once, each in its own process (default: one per core, "
+                             "at most 8)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="verify every module again (by default an unchanged module's answer is reused)")
+    parser.add_argument("--cache-dir", default=None, metavar="DIR", help="where answers are kept (as for check)")
     parser.add_argument("--python", default=None,
                         help="run the blocks with this interpreter's real `mxnet` instead of the runtime")
 
@@ -50,4 +56,14 @@ def positive_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError("%r is not a number of seconds" % text) from None
     if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError("%r: the time limit must be a positive number of seconds" % text)
+    return value
+
+
+def positive_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a whole number" % text) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("%r: at least 1" % text)
     return value

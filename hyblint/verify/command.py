@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from hyblint.config import ConfigError
-from hyblint.verify import joined, repro, runner, setup, worker
+from hyblint.verify import batch, joined, repro, runner, setup, worker
 
 
 def parse_shapes(items: List[str]) -> Dict[str, List[List[int]]]:
@@ -87,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     module_sources: Dict[str, tuple] = {}  # path: (source, module name, package root), for reproducers
     verdicts: List[Tuple[str, Optional[str], bool]] = []  # (path, why its fix is not proved, written)
     try:
+        jobs: List[batch.Job] = []
         for path in files:
             try:
                 source = path.read_text(encoding="utf-8")
@@ -97,9 +99,16 @@ def run(args: argparse.Namespace) -> int:
                 continue
             fixed, changed, by_design = (_fixed_source(source, path, options, args.extend_select)
                                          if options.fix else (None, [], {}))
-            module_results = runner.verify_module(path, source, fixed, options, changed, by_design)
+            jobs.append((path, source, fixed, changed, by_design))
+        cache = batch.ResultCache(None if args.no_cache else _cache_folder(args) / "verify",
+                                  batch.fingerprint(options, args.extend_select))
+        for (path, source, fixed, changed, by_design), key, module_results, diagnostics in batch.verify_all(
+                jobs, options, cache, args.jobs or default_jobs()):
+            if diagnostics is None:
+                diagnostics = joined.static_diagnostics(source, path, args.extend_select)
+                cache.put(key, module_results, diagnostics)
             results.extend(module_results)
-            judged.extend(joined.judge_module(path, source, module_results, args.extend_select))
+            judged.extend(joined.judge_module(source, module_results, diagnostics))
             module_sources[str(path)] = (source,) + runner.module_name_and_root(path)
             if fixed is not None:
                 why = unproved_reason(module_results, changed)
@@ -130,6 +139,19 @@ def run(args: argparse.Namespace) -> int:
         if verdicts:
             print("\n".join(render_verdicts(verdicts, args.write)))
     return exit_code(results, options.fix, any(why for _, why, _ in verdicts))
+
+
+def default_jobs() -> int:
+    """Worker processes at once: one per core, at most 8 (each holds a runtime, ~300 MB)."""
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+def _cache_folder(args: argparse.Namespace) -> Path:
+    """The cache of `hyblint check` (--cache-dir, $HYBLINT_CACHE_DIR, or the project's root)."""
+    from hyblint.cache import cache_folder
+    from hyblint.config import find_config
+    config = find_config(args.paths or ["."])
+    return cache_folder(config.parent.resolve() if config else Path.cwd().resolve(), args.cache_dir)
 
 
 def _fixed_source(source: str, path: Path, options: runner.VerifyOptions, extend_select: str):

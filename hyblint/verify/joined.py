@@ -28,11 +28,10 @@ def static_diagnostics(source: str, path: Path, extend_select: str) -> list:
     return [d for d in check_source(source, str(path), settings) if verdicts_module.judged_codes(d.code)]
 
 
-def judge_module(path: Path, source: str, results: Sequence, extend_select: str) -> List[Judged]:
+def judge_module(source: str, results: Sequence, diagnostics: list) -> List[Judged]:
     """The module's diagnostics with their verdicts; each block result gets, in `diagnostics`, the
     JSON of those it ran hybridized (or, when none ran one, of those in its own class)."""
     from hyblint.report.json_format import to_json
-    diagnostics = static_diagnostics(source, path, extend_select)
     judged = [(d, v) for d, v in zip(diagnostics, verdicts_module.judge(diagnostics, source, results))
               if v is not None]
     owners = _class_spans(source)
