@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from urllib.parse import quote
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from hyblint import __version__
 from hyblint.diagnostics import INPUT_ERROR_CODES, Diagnostic
@@ -53,11 +53,12 @@ def _region(start, end) -> dict:
     return {"startLine": start.row, "startColumn": start.column, "endLine": end.row, "endColumn": end.column}
 
 
-def render(diagnostics: List[Diagnostic], sources: Dict) -> str:
+def render(diagnostics: List[Diagnostic], sources: Dict, verdicts: Optional[List[Optional[dict]]] = None) -> str:
+    """`verdicts`, from `hyblint verify`: per diagnostic, what running its line showed (or None)."""
     rules = _rules()
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = []
-    for d in diagnostics:
+    for number, d in enumerate(diagnostics):
         location = {"physicalLocation": {"artifactLocation": {"uri": _uri(d.filename)},
                                          "region": _region(d.location, d.end_location)}}
         result = {"ruleId": d.code, "ruleIndex": index[d.code],
@@ -78,6 +79,8 @@ def render(diagnostics: List[Diagnostic], sources: Dict) -> str:
                                       "insertedContent": {"text": e.content}} for e in d.fix.edits],
                 }],
             }]
+        if verdicts is not None and verdicts[number] is not None:
+            result["properties"] = {"verify": verdicts[number]}
         results.append(result)
     log = {
         "$schema": SCHEMA, "version": "2.1.0",

@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from hyblint.config import ConfigError
-from hyblint.verify import runner, setup, worker
+from hyblint.verify import batch, joined, repro, runner, setup, worker
 
 
 def parse_shapes(items: List[str]) -> Dict[str, List[List[int]]]:
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             setup.require_runtime()  # before any module is imported to run: say what to install
         options = runner.VerifyOptions(
             shapes=shapes, factories=args.factory or config.get("factories", []),
-            fix=args.fix, unsafe_fixes=args.unsafe_fixes, python=python,
+            fix=args.fix, unsafe_fixes=args.unsafe_fixes, python=python, discover=args.discover,
             timeout=args.timeout or float(config.get("timeout", 120)))
         paths = args.paths or ([] if options.factories else ["."])
         files = _python_files(paths)
@@ -83,8 +84,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     results: List[runner.BlockResult] = []
+    judged: List[joined.Judged] = []  # each static diagnostic with its verdict
+    module_sources: Dict[str, tuple] = {}  # path: (source, module name, package root), for reproducers
     verdicts: List[Tuple[str, Optional[str], bool]] = []  # (path, why its fix is not proved, written)
     try:
+        jobs: List[batch.Job] = []
         for path in files:
             try:
                 source = path.read_text(encoding="utf-8")
@@ -95,8 +99,17 @@ def run(args: argparse.Namespace) -> int:
                 continue
             fixed, changed, by_design = (_fixed_source(source, path, options, args.extend_select)
                                          if options.fix else (None, [], {}))
-            module_results = runner.verify_module(path, source, fixed, options, changed, by_design)
+            jobs.append((path, source, fixed, changed, by_design))
+        cache = batch.ResultCache(None if args.no_cache else _cache_folder(args) / "verify",
+                                  batch.fingerprint(options, args.extend_select))
+        for (path, source, fixed, changed, by_design), key, module_results, diagnostics in batch.verify_all(
+                jobs, options, cache, args.jobs or default_jobs()):
+            if diagnostics is None:
+                diagnostics = joined.static_diagnostics(source, path, args.extend_select)
+                cache.put(key, module_results, diagnostics)
             results.extend(module_results)
+            judged.extend(joined.judge_module(source, module_results, diagnostics))
+            module_sources[str(path)] = (source,) + runner.module_name_and_root(path)
             if fixed is not None:
                 why = unproved_reason(module_results, changed)
                 if why is None and args.write:
@@ -112,15 +125,33 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     results = runner.sort_results(results)
-    if args.format == "json":
-        print(json.dumps([r.to_json() for r in results], indent=2))
+    if args.repro_dir:
+        written = repro.write_all(results, module_sources, Path(args.repro_dir))
+        print("hyblint verify: %s written to %s" % (plural(len(written), "reproducer"), args.repro_dir),
+              file=sys.stderr)
+    if args.format in ("json", "sarif"):
+        print(json.dumps([r.to_json() for r in results], indent=2) if args.format == "json"
+              else joined.render_sarif(judged))
         if verdicts:
             print("\n".join(render_verdicts(verdicts, args.write)), file=sys.stderr)
     else:
-        print(render_text(results, options.fix))
+        print(render_text(results, options.fix, judged))
         if verdicts:
             print("\n".join(render_verdicts(verdicts, args.write)))
     return exit_code(results, options.fix, any(why for _, why, _ in verdicts))
+
+
+def default_jobs() -> int:
+    """Worker processes at once: one per core, at most 8 (each holds a runtime, ~300 MB)."""
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+def _cache_folder(args: argparse.Namespace) -> Path:
+    """The cache of `hyblint check` (--cache-dir, $HYBLINT_CACHE_DIR, or the project's root)."""
+    from hyblint.cache import cache_folder
+    from hyblint.config import find_config
+    config = find_config(args.paths or ["."])
+    return cache_folder(config.parent.resolve() if config else Path.cwd().resolve(), args.cache_dir)
 
 
 def _fixed_source(source: str, path: Path, options: runner.VerifyOptions, extend_select: str):
@@ -245,9 +276,9 @@ def plural(count: int, noun: str) -> str:
     return "%d %s%s" % (count, noun, "" if count == 1 else "s")
 
 
-def render_text(results: List[runner.BlockResult], fix: bool) -> str:
+def render_text(results: List[runner.BlockResult], fix: bool, judged: Optional[List[joined.Judged]] = None) -> str:
     if not results:
-        return "No HybridBlocks found."
+        return "\n".join(joined.render_text(judged or []) + ["No HybridBlocks found."])
     rows = []
     for r in results:
         where = "%s:%s" % (r.path, r.line) if r.line else r.path
@@ -265,6 +296,8 @@ def render_text(results: List[runner.BlockResult], fix: bool) -> str:
         counts[r.status] = counts.get(r.status, 0) + 1
     summary = ", ".join("%d %s" % (n, LABELS.get(s, s)) for s, n in counts.items())
     lines.append("")
+    if judged:
+        lines.extend(joined.render_text(judged) + ["", joined.summary(judged)])
     lines.append("%s: %s." % (plural(len(results), "block"), summary))
     if fix:
         fixed = [r for r in results if r.fix_status]

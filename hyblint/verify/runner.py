@@ -42,10 +42,28 @@ class BlockResult:
     fix_detail: str = ""
     touches: List[str] = field(default_factory=list)  # the changed definitions this block runs
     fixed_ran: bool = False                           # its fixed version ran and agreed
+    findings: List[dict] = field(default_factory=list)  # what the calls after the first showed
+    lines: List[int] = field(default_factory=list)      # lines of the module run while hybridized
+    eager_lines: List[int] = field(default_factory=list)
+    inputs: List[str] = field(default_factory=list)     # the input signatures tried
+    train: Optional[str] = None                         # how train mode was entered
+    first_call: Optional[str] = None                    # the first call's status, before later calls
+    first_detail: str = ""
+    calls: Optional[dict] = None                        # the calls made, for a reproducer
+    diagnostics: List[dict] = field(default_factory=list)  # static diagnostics it ran, with verdicts
 
     def to_json(self) -> dict:
         return {"path": self.path, "block": self.name, "status": self.status, "detail": self.detail,
-                "line": self.line, "fix": self.fix_status, "fix_detail": self.fix_detail}
+                "line": self.line, "fix": self.fix_status, "fix_detail": self.fix_detail,
+                "inputs": self.inputs, "train": self.train, "findings": self.findings,
+                "diagnostics": self.diagnostics}
+
+    @classmethod
+    def from_answer(cls, path: str, b: dict) -> "BlockResult":
+        return cls(path, b["name"], b["status"], b["detail"], b["line"], b["fix_status"], b["fix_detail"],
+                   b.get("touches", []), b.get("fixed_ran", False), b.get("findings", []), b.get("lines", []),
+                   b.get("eager_lines", []), b.get("inputs", []), b.get("train"), b.get("first_call"),
+                   b.get("first_detail", ""), b.get("calls"))
 
 
 @dataclass
@@ -56,6 +74,7 @@ class VerifyOptions:
     unsafe_fixes: bool = False
     python: Optional[str] = None     # another interpreter, e.g. one with real MXNet installed
     timeout: float = 120.0
+    discover: bool = False           # also call the modules' model functions (pretrained=False)
     seed: int = 0
     rtol: float = 1e-4
     atol: float = 1e-5
@@ -91,6 +110,7 @@ def verify_factory(spec: str, options: VerifyOptions) -> List[BlockResult]:
 
 def _run_worker(request: dict, shown: str, options: VerifyOptions) -> List[BlockResult]:
     request = dict(request, backend="mxnet" if options.python else "runtime", shapes=options.shapes,
+                   discover=options.discover,
                    seed=options.seed, rtol=options.rtol, atol=options.atol)
     env = dict(os.environ)
     if not options.python:
@@ -113,9 +133,7 @@ def _run_worker(request: dict, shown: str, options: VerifyOptions) -> List[Block
                                 "imported: %s" % (answer["unbuilt"], answer["error"]))]
         return [BlockResult(shown, "*", IMPORT_FAILED, answer["error"])]
     where = shown if "factory" not in request else request["factory"]
-    return [BlockResult(where, b["name"], b["status"], b["detail"], b["line"], b["fix_status"], b["fix_detail"],
-                        b.get("touches", []), b.get("fixed_ran", False))
-            for b in answer["blocks"]]
+    return [BlockResult.from_answer(where, b) for b in answer["blocks"]]
 
 
 def sort_results(results: List[BlockResult]) -> List[BlockResult]:

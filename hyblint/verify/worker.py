@@ -30,6 +30,21 @@ import sys
 import traceback
 import types
 
+
+def _load_sibling(name: str) -> types.ModuleType:
+    """A module beside this file, by its path: this file runs as a script, in an interpreter that may
+    have no hyblint to import, and a plain `import` could pick a user's module of the same name."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_hyblint_verify_" + name,
+                                                  os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+schedule = _load_sibling("schedule")
+
 AGREES = "agrees"
 FAILS = "fails"
 DISAGREES = "disagrees"
@@ -83,7 +98,8 @@ def _run_quietly(request: dict) -> dict:
         except BaseException as exc:
             fixed_error = _describe(exc)
     results = [_verify_one(name, build, original, fixed, fixed_error, request, mx)
-               for name, build in _module_candidates(original, mx)]
+               for name, build in _module_candidates(original, mx, request.get("discover", False))]
+    results = [r for r in results if r is not None]  # discovered functions that made no block
     if fixed is not None or fixed_error is not None:
         for result in results:
             _judge_fix(result)
@@ -150,8 +166,10 @@ def _load_module(request: dict, source: str) -> types.ModuleType:
     return module
 
 
-def _module_candidates(module: types.ModuleType, mx):
-    """(name, build) for the module's own HybridBlock classes and no-argument model factories."""
+def _module_candidates(module: types.ModuleType, mx, discover: bool = False):
+    """(name, build) for the module's own HybridBlock classes and no-argument model factories; with
+    `discover`, also every public function that can be called without arguments (model zoo
+    functions, `resnet18(pretrained=False, **kwargs)`), called with `pretrained=False` if it takes it."""
     hybrid = mx.gluon.HybridBlock
     for name, obj in sorted(vars(module).items()):
         if getattr(obj, "__module__", None) != module.__name__:
@@ -160,12 +178,33 @@ def _module_candidates(module: types.ModuleType, mx):
             yield name, _class_builder(name)
         elif inspect.isfunction(obj) and _is_factory(name, obj):
             yield name + "()", _function_builder(name)
+        elif discover and inspect.isfunction(obj) and not name.startswith("_") and _callable_bare(obj):
+            pretrained = "pretrained" in inspect.signature(obj).parameters
+            yield name + ("(pretrained=False)" if pretrained else "()"), _discovered_builder(name, pretrained, mx)
+
+
+class NotABlock(Exception):
+    """A discovered function returned something else than a block: it is no model function."""
+
+
+def _discovered_builder(name: str, pretrained: bool, mx):
+    def build(module):
+        made = getattr(module, name)(**({"pretrained": False} if pretrained else {}))
+        if not isinstance(made, mx.gluon.HybridBlock):
+            raise NotABlock(name)
+        return made
+    return build
 
 
 def _is_factory(name: str, func) -> bool:
     """A module-level function of no required arguments named like a model factory."""
     if not (name.startswith("get_") or name.startswith("build_") or name.endswith("_net")):
         return False
+    return _callable_bare(func)
+
+
+def _callable_bare(func) -> bool:
+    """Whether the function can be called without arguments."""
     try:
         params = inspect.signature(func).parameters.values()
     except (TypeError, ValueError):
@@ -198,10 +237,13 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
         result["touches"] = _touched_by_name(name, original, request)
     try:
         _seed(request["seed"], mx)
-        net = build(original)
+        net = build(original)  # the block to hybridize: built first, its nodes are named as MXNet's would be
+    except NotABlock:
+        return None
     except BaseException as exc:
         result.update(status=NOT_BUILT, detail="could not build: " + _describe(exc))
         return result
+    eager_net = _second_instance(build, original, request, mx) or net
     if fixing:
         result["touches"] = sorted(set(result["touches"]) | _touched_by_tree(net, request))
     shapes, inferred_from = _input_shapes(name, net, request, mx)
@@ -214,11 +256,30 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
                       % (", ".join(wanted[1]), len(shapes)))
         return result
     rng = np.random.RandomState(request["seed"])
-    inputs = [_random_input(rng, spec) for spec in shapes]
+    labelled = schedule.signatures(shapes)
+    inputs_by_signature = [[_random_input(rng, spec) for spec in group] for _, group in labelled]
+    inputs = inputs_by_signature[0]
+    plan = schedule.steps([label for label, _ in labelled])
+    recorder = schedule.LineRecorder(os.path.abspath(request["path"]) if request.get("path") and
+                                     not request.get("factory") else None)
+    record = schedule.gradients_work(mx)
+    result["train"] = "autograd.record()" if record else "autograd.train_mode()"
+    result["inputs"] = [_shape_text(group) for _, group in labelled]
+    # what a reproducer needs to make the same calls
+    result["calls"] = {"signatures": [[label, [dict(s) if isinstance(s, dict) else list(s) for s in group]]
+                                      for label, group in labelled],
+                       "plan": [[step.label, step.signature, step.mode, step.py_seed] for step in plan],
+                       "seed": request["seed"], "mx_seed": schedule.MX_SEED, "record": record}
+
+    def arrays_of(i):
+        return [mx.nd.array(a) for a in inputs_by_signature[i]]
+
     try:
         _seed(request["seed"], mx)
-        net.initialize()
-        eager = _outputs(net(*[mx.nd.array(a) for a in inputs]))
+        eager_net.initialize()
+        first = schedule.run_steps(eager_net, plan[:1], arrays_of, mx, recorder, record, _outputs)[0]
+        if first.error is not None:
+            raise first.error
     except BaseException as exc:
         if inferred_from:  # a guess from the first layer that did not fit is no finding about the block
             result.update(status=NO_INPUTS, detail="input shape %s inferred from %s did not run (%s): give "
@@ -227,18 +288,37 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
             result.update(status=NOT_BUILT, detail="fails before hybridize(): " + _describe(exc),
                           line=_user_line(exc, request["path"]))
         return result
-
-    params = {k: p.data().asnumpy() for k, p in net._collect_params_with_prefix().items()}
-    try:
-        net.hybridize()
-        hybrid = _outputs(net(*[mx.nd.array(a) for a in inputs]))
-        differs = _difference(eager, hybrid, request)
-        if differs:
-            result.update(status=DISAGREES, detail=differs)
-        else:
-            result.update(status=AGREES)
-    except BaseException as exc:
-        result.update(status=FAILS, detail=_describe(exc), line=_user_line(exc, request["path"]))
+    # as they were for the first call: train mode moves a BatchNorm's running statistics
+    params = {k: p.data().asnumpy() for k, p in eager_net._collect_params_with_prefix().items()}
+    eager_outcomes = schedule.run_steps(eager_net, plan, arrays_of, mx, recorder, record, _outputs, first=first)
+    eager = first.outputs
+    hybrid_net = net
+    if eager_net is net or not _adopt(net, params, mx):
+        # one instance only (a factory hands out one block): it goes on, hybridized, with the
+        # parameters of its first call back (its Python state stays as its calls left it)
+        hybrid_net = eager_net
+        for key, param in eager_net._collect_params_with_prefix().items():
+            param.set_data(mx.nd.array(params[key], dtype=params[key].dtype))
+    hybrid_net.hybridize()
+    hybrid_outcomes = schedule.run_steps(hybrid_net, plan, arrays_of, mx, recorder, record, _outputs)
+    base = hybrid_outcomes[0]
+    if base.error is not None:
+        result.update(status=FAILS, detail=_describe(base.error), line=_user_line(base.error, request["path"]))
+    else:
+        differs = _difference(eager, base.outputs, request)
+        result.update(status=DISAGREES, detail=differs) if differs else result.update(status=AGREES)
+    result.update(first_call=result["status"], first_detail=result["detail"])
+    labels = [label for label, _ in labelled]
+    found = schedule.findings(plan, labels, eager_outcomes, hybrid_outcomes,
+                              lambda e, h: _difference(e, h, request), _describe,
+                              lambda exc: _user_line(exc, request["path"]), request["rtol"], request["atol"])
+    result["findings"] = found
+    result["lines"] = sorted(set().union(*(o.lines for o in hybrid_outcomes)))
+    result["eager_lines"] = sorted(set().union(*(o.lines for o in eager_outcomes)))
+    if found and result["status"] == AGREES:
+        # the first call agreed: the finding is what the block does wrong
+        fails = found[0]["detail"].startswith("fails hybridized")
+        result.update(status=FAILS if fails else DISAGREES, detail=found[0]["detail"], line=found[0]["line"])
 
     if fixing and (result["touches"] or result["status"] == AGREES or fixed_error is not None):
         _prove_fix(result, name, build, fixed, fixed_error, params, inputs, eager, request, mx)
@@ -247,7 +327,36 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
 
 def _new_result(name: str) -> dict:
     return {"name": name, "status": None, "detail": "", "line": None, "fix_status": None, "fix_detail": "",
-            "touches": [], "fixed_ran": False}
+            "touches": [], "fixed_ran": False, "findings": [], "lines": [], "eager_lines": [], "inputs": [],
+            "train": None, "first_call": None, "first_detail": "", "calls": None}
+
+
+def _second_instance(build, module, request: dict, mx):
+    """Another instance of the block, to run eagerly, or None when building it again fails or
+    gives the same object."""
+    try:
+        _seed(request["seed"], mx)
+        return build(module)
+    except Exception:
+        return None
+
+
+def _adopt(net, params: dict, mx) -> bool:
+    """Give a block that never ran the parameters of its eagerly run twin: its first hybridized call
+    then traces the graph from the state the eager block's first call had. False if it cannot."""
+    try:
+        mine = net._collect_params_with_prefix()
+        if set(mine) != set(params):
+            return False
+        for key, value in params.items():
+            if tuple(mine[key].shape or ()) != value.shape:
+                mine[key].shape = value.shape  # known now: initialize() need not wait for a call
+        net.initialize()
+        for key, value in params.items():
+            mine[key].set_data(mx.nd.array(value, dtype=value.dtype))
+        return True
+    except Exception:
+        return False
 
 
 def _touched_by_name(name: str, module, request: dict) -> list:
@@ -308,7 +417,9 @@ def _prove_fix(result, name, build, fixed, fixed_error, params, inputs, eager, r
         for key, value in params.items():
             mine[key].set_data(mx.nd.array(value))
         net.hybridize()
-        hybrid = _outputs(net(*[mx.nd.array(a) for a in inputs]))
+        schedule.seed_first_call(mx)  # as the original's first call was seeded
+        with mx.autograd.predict_mode():
+            hybrid = _outputs(net(*[mx.nd.array(a) for a in inputs]))
     except BaseException as exc:
         result.update(fix_status=DISPROVED, fix_detail=("fixed block fails hybridized: " if touched else
                       "the fix elsewhere in the module breaks this block: ") + _describe(exc))
@@ -346,7 +457,11 @@ def _seed(seed: int, mx) -> None:
 
 
 def _short(name: str) -> str:
-    return name[:-2] if name.endswith("()") else name
+    """A candidate's name without its call: `resnet18(pretrained=False)` -> `resnet18`."""
+    for call in ("()", "(pretrained=False)"):
+        if name.endswith(call):
+            return name[:-len(call)]
+    return name
 
 
 def _input_names(net):
@@ -370,7 +485,7 @@ def _input_shapes(name, net, request: dict, mx):
     configured = request["shapes"]
     short = _short(name)
     module = request.get("module") or ""
-    for key in (module + "." + short, module + ":" + short, short, type(net).__name__):
+    for key in (module + "." + short, module + ":" + short, name, short, type(net).__name__):
         if key in configured:
             return [s if isinstance(s, dict) else tuple(s) for s in configured[key]], None
     first = _first_layer(net, mx)
@@ -382,12 +497,19 @@ def _input_shapes(name, net, request: dict, mx):
         if p.name.endswith("weight"):
             weight_shape = p.shape
             break
+    what = "the first layer %s" % type(first).__name__
+    conv_dims = {getattr(nn, n, None): d for n, d in (("Conv1D", 1), ("Conv2D", 2), ("Conv3D", 3))}
+    if isinstance(first, nn.Embedding) and weight_shape and weight_shape[0]:
+        # token ids: whole numbers below the vocabulary size
+        return [{"shape": [2, 5], "low": 0, "high": weight_shape[0]}], what + "(input_dim=%d)" % weight_shape[0]
+    if request.get("discover") and type(first) is getattr(nn, "Conv2D", None) and weight_shape \
+            and len(weight_shape) == 4 and not weight_shape[1]:
+        # a model zoo's image network defers its channels: try an RGB image
+        return [(2, 3, 32, 32)], what + " (deferred in_channels: an RGB image guessed)"
     if not weight_shape or len(weight_shape) < 2 or not weight_shape[1]:
         return None, None  # the layer defers its input size to the first call
-    what = "the first layer %s" % type(first).__name__
     if isinstance(first, nn.Dense):
         return [(2, weight_shape[1])], what + "(in_units=%d)" % weight_shape[1]
-    conv_dims = {getattr(nn, n, None): d for n, d in (("Conv1D", 1), ("Conv2D", 2), ("Conv3D", 3))}
     dims = conv_dims.get(type(first))
     if dims:
         in_channels = weight_shape[1] * getattr(first, "_kwargs", {}).get("num_group", 1)

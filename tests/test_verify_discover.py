@@ -1,0 +1,73 @@
+"""`hyblint verify --discover` builds blocks with a module's model functions, as model zoos define
+them (`resnet18(pretrained=False, **kwargs)`), and finds their inputs from their first layer."""
+import json
+import subprocess
+import sys
+import textwrap
+
+ZOO = textwrap.dedent("""\
+    from mxnet.gluon import nn
+
+    CALLS = []
+
+
+    class Tiny(nn.HybridBlock):
+        def __init__(self, classes=10, **kwargs):
+            super().__init__(**kwargs)
+            self.features = nn.HybridSequential()
+            self.features.add(nn.Conv2D(4, 3), nn.GlobalAvgPool2D(), nn.Flatten())
+            self.output = nn.Dense(classes)
+
+        def hybrid_forward(self, F, x):
+            return self.output(self.features(x))
+
+
+    def tiny(pretrained=False, **kwargs):
+        if pretrained:
+            raise RuntimeError("this test has no weights to download")
+        return Tiny(**kwargs)
+
+
+    def words(vocab=50, pretrained=True):
+        if pretrained:
+            raise RuntimeError("this test has no weights to download")
+        net = nn.HybridSequential()
+        net.add(nn.Embedding(vocab, 8), nn.Dense(2, flatten=False))
+        return net
+
+
+    def helper(n=3):
+        return n * 2
+
+
+    def needs(units):
+        return nn.Dense(units)
+    """)
+
+
+def verify(*argv, cwd):
+    return subprocess.run([sys.executable, "-m", "hyblint", "verify", *map(str, argv)], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_discover_calls_model_functions_with_pretrained_false(tmp_path):
+    (tmp_path / "zoo.py").write_text(ZOO)
+    done = verify("zoo.py", "--discover", "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    # functions that return no block, or need arguments, are no candidates
+    assert set(results) == {"Tiny", "tiny(pretrained=False)", "words(pretrained=False)"}
+    for result in results.values():
+        assert result["status"] == "agrees", result
+    # the image network's channels were deferred: an RGB image, and its odd size, were tried
+    assert results["tiny(pretrained=False)"]["inputs"] == ["(2, 3, 32, 32)", "(1, 3, 32, 32)", "(3, 3, 32, 32)",
+                                                           "(2, 3, 33, 33)"]
+    assert results["words(pretrained=False)"]["inputs"][0] == "(2, 5)"
+
+
+def test_without_discover_model_functions_are_left_alone(tmp_path):
+    (tmp_path / "zoo.py").write_text(ZOO)
+    done = verify("zoo.py", "--format", "json", cwd=tmp_path)
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    assert set(results) == {"Tiny"}
+    assert results["Tiny"]["status"] == "no-inputs"

@@ -1,0 +1,157 @@
+"""`hyblint verify` joins each static diagnostic with what running its block showed: blocks whose
+problems only show after several calls (a value frozen at trace time) confirm the rule on that
+line; a flagged line that ran and did no harm is refuted."""
+import argparse
+import json
+import textwrap
+
+import pytest
+
+from hyblint.verify import arguments, command
+
+FROZEN = textwrap.dedent("""\
+    import numpy as np
+    from mxnet import autograd
+    from mxnet.gluon import nn
+
+
+    class Branch(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            if autograd.is_training():
+                x = x * 0.5
+            return x
+
+
+    class Draw(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x * np.random.uniform()
+
+
+    class Counter(nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.step = 0
+
+        def hybrid_forward(self, F, x):
+            self.step += 1
+            return x * self.step
+
+
+    class Rows(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.reshape(x, shape=(len(x), -1))
+
+
+    class Bias(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x + F.ones((1, 3))
+
+
+    class Guarded(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            if len(x) == 0:
+                return x
+            return F.relu(x)
+
+
+    class Idle(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            if autograd.is_recording():
+                return x.shape
+            return F.relu(x)
+    """)
+SHAPES = ["--shapes=%s=1x3" % name for name in ("Branch", "Draw", "Counter", "Rows", "Bias", "Guarded", "Idle")]
+
+
+def run(capsys, *argv):
+    parser = argparse.ArgumentParser()
+    arguments.add_arguments(parser)
+    code = command.run(parser.parse_args([str(a) for a in argv]))
+    return code, capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def frozen(tmp_path_factory):
+    path = tmp_path_factory.mktemp("frozen") / "frozen.py"
+    path.write_text(FROZEN)
+    return path
+
+
+@pytest.fixture(scope="module")
+def blocks(frozen):
+    import contextlib  # capsys is for one test; this fixture serves the module
+    import io
+    parser = argparse.ArgumentParser()
+    arguments.add_arguments(parser)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = command.run(parser.parse_args([str(frozen), "--extend-select", "HYB012", "--format", "json"] + SHAPES))
+    assert code == 1
+    return {b["block"]: b for b in json.loads(out.getvalue())}
+
+
+def line_of(text, source=FROZEN):
+    [number] = [i for i, line in enumerate(source.splitlines(), 1) if text in line]
+    return number
+
+
+def verdict(block, code):
+    [found] = [d for d in block["diagnostics"] if d["code"] == code]
+    return found["verify"]
+
+
+@pytest.mark.parametrize("name, kind, code, text", [
+    ("Branch", "frozen-branch", "HYB013", "if autograd.is_training():"),
+    ("Draw", "frozen-random", "HYB016", "np.random.uniform()"),
+    ("Counter", "frozen-state", "HYB017", "self.step += 1"),
+    ("Rows", "signature", "HYB002", "(len(x), -1)"),
+    ("Bias", "signature", "HYB012", "x + F.ones"),
+])
+def test_a_value_frozen_at_trace_time_confirms_the_rule_on_its_line(blocks, name, kind, code, text):
+    block = blocks[name]
+    assert block["status"] in ("disagrees", "fails"), block
+    assert [f["kind"] for f in block["findings"]][0] == kind, block["findings"]
+    found = verdict(block, code)
+    assert found["verdict"] == "confirmed", found
+    assert name in found["blocks"]
+    [diagnostic] = [d for d in block["diagnostics"] if d["code"] == code]
+    assert diagnostic["location"]["row"] == line_of(text)
+
+
+def test_each_kind_says_where_it_showed(blocks):
+    assert blocks["Rows"]["findings"][0]["inputs"] == "batch 3"  # right at batch 1, wrong at 3
+    assert "shape (3, 3) eagerly, (1, 9) hybridized" in blocks["Rows"]["detail"]
+    assert blocks["Bias"]["findings"][0]["inputs"] == "batch 3"
+    assert "Incompatible attr" in blocks["Bias"]["detail"]
+    assert blocks["Branch"]["findings"][0]["mode"] == "train"
+    assert blocks["Counter"]["findings"][0]["call"] == "second call"
+    assert blocks["Branch"]["inputs"] == ["(1, 3)", "(3, 3)"]
+
+
+def test_a_harmless_flagged_line_that_ran_is_refuted(blocks):
+    block = blocks["Guarded"]
+    assert block["status"] == "agrees" and block["findings"] == []
+    found = verdict(block, "HYB002")
+    assert found["verdict"] == "refuted", found
+
+
+def test_a_line_no_hybridized_call_ran_is_not_reached(blocks):
+    found = verdict(blocks["Idle"], "HYB002")
+    assert found["verdict"] == "not reached", found
+    # the HYB013 line itself ran, and the block agreed in both modes
+    assert verdict(blocks["Idle"], "HYB013")["verdict"] == "refuted"
+
+
+def test_text_and_sarif_carry_the_verdicts(frozen, capsys):
+    code, text = run(capsys, frozen, "--extend-select", "HYB012", *SHAPES)
+    assert code == 1
+    lines = text.splitlines()
+    assert any(":%d:" % line_of("self.step += 1") in line and "HYB017 confirmed" in line for line in lines)
+    assert lines[-2].startswith("8 diagnostics: 5 confirmed, 2 refuted, 1 not reached."), lines[-2]
+    assert "lead for a false positive" in lines[-2]
+    assert lines[-1].startswith("7 blocks:")
+    code, sarif = run(capsys, frozen, "--extend-select", "HYB012", "--format", "sarif", *SHAPES)
+    results = json.loads(sarif)["runs"][0]["results"]
+    by_line = {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]): r for r in results}
+    assert by_line[("HYB016", line_of("np.random.uniform()"))]["properties"]["verify"]["verdict"] == "confirmed"
+    assert by_line[("HYB002", line_of("len(x) == 0"))]["properties"]["verify"]["verdict"] == "refuted"
