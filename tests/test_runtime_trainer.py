@@ -140,3 +140,11 @@ def test_null_grad_req_parameters_are_skipped():
     net.weight.data()._fresh_grad = True
     trainer.step(1)
     np.testing.assert_allclose(net.bias.data().asnumpy(), np.array(RECORDED["sgd"]["start"][1], np.float32))
+
+
+def test_update_on_kvstore_fails_at_the_first_step_as_in_mxnet():
+    net = _net(RECORDED["sgd"]["start"])
+    trainer = Trainer(net.collect_params(), "sgd", update_on_kvstore=True)
+    with pytest.raises(AttributeError, match="is_capable"):
+        trainer.step(1, ignore_stale_grad=True)
+    assert Trainer(net.collect_params(), "sgd", kvstore=None)._kvstore is None

@@ -31,14 +31,23 @@ class Trainer:
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
         self._scale = self._optimizer.rescale_grad
-        if update_on_kvstore:
-            raise ValueError("Please set update_on_kvstore=False when training with %s" % type(None))
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._kvstore = None
         self._update_on_kvstore = None
         self._distributed = False
-        self._kv_initialized = True
+        self._kv_initialized = False
         self._params_to_init = []
+
+    def _init_kvstore(self):
+        """One device: no key-value store. Asking to update on one fails as MXNet 1.9.1 fails then
+        (it looks for the store's optimizer capability on None)."""
+        if self._kvstore_params["update_on_kvstore"]:
+            raise AttributeError("'NoneType' object has no attribute 'is_capable'")
+        self._kv_initialized = True
+
+    def _ensure_kvstore(self):
+        if not self._kv_initialized:
+            self._init_kvstore()
 
     def _check_contexts(self):
         contexts = None
@@ -82,16 +91,19 @@ class Trainer:
     def step(self, batch_size, ignore_stale_grad=False):
         """All-reduce the gradients (nothing to do on one device), then update with them scaled by 1/batch_size."""
         self._optimizer.rescale_grad = self._scale / batch_size
+        self._ensure_kvstore()
         self._allreduce_grads()
         self._update(ignore_stale_grad)
 
     def allreduce_grads(self):
+        self._ensure_kvstore()
         self._allreduce_grads()
 
     def _allreduce_grads(self):
         pass  # a single copy of each gradient: the sum over devices is the gradient itself
 
     def update(self, batch_size, ignore_stale_grad=False):
+        self._ensure_kvstore()
         self._optimizer.rescale_grad = self._scale / batch_size
         self._update(ignore_stale_grad)
 
@@ -122,10 +134,12 @@ class Trainer:
     def save_states(self, fname):
         """The updater's states and the optimizer, pickled as MXNet writes them."""
         assert self._optimizer is not None
+        self._ensure_kvstore()
         with open(fname, "wb") as handle:
             handle.write(self._updaters[0].get_states(dump_optimizer=True))
 
     def load_states(self, fname):
+        self._ensure_kvstore()
         with open(fname, "rb") as handle:
             states = handle.read()
         for updater in self._updaters:
