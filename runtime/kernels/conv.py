@@ -100,6 +100,17 @@ def depthwise(x, weight, sh, sw, ph, pw, dh, dw, scale, shift, residual, act, ou
     scaled = scale.shape[0] > 0
     added = residual.shape[0] > 0
     acc = np.empty(ow, dtype=out.dtype)
+    # per column tap j: the outputs whose input lies inside the row, [firsts[j], stops[j]), and
+    # where in the row the first of them reads (computed once: divisions cost more than the taps)
+    firsts = np.empty(kw, np.int64)
+    stops = np.empty(kw, np.int64)
+    starts = np.empty(kw, np.int64)
+    for j in range(kw):
+        shift_j = j * dw - pw
+        firsts[j] = min(max(0, (sw - 1 - shift_j) // sw), ow)
+        stops[j] = min(max(firsts[j], (w - 1 - shift_j) // sw + 1), ow)
+        starts[j] = firsts[j] * sw + shift_j
+    step = np.uint64(sw)
     for b in range(n):
         for ch in range(c):
             factor = scale[ch] if scaled else out.dtype.type(1)
@@ -113,16 +124,15 @@ def depthwise(x, weight, sh, sw, ph, pw, dh, dw, scale, shift, residual, act, ou
                     src = x[b, ch, iy]
                     for j in range(kw):
                         tap = weight[ch, i, j]
-                        shift_j = j * dw - pw
-                        first = min(max(0, (sw - 1 - shift_j) // sw), ow)  # outputs whose input lies inside
-                        stop = min(max(first, (w - 1 - shift_j) // sw + 1), ow)
+                        first = np.uint64(firsts[j])
+                        start = np.uint64(starts[j])
+                        count = np.uint64(stops[j] - firsts[j])
                         if sw == 1:
-                            start = np.uint64(first + shift_j)
-                            for k in range(np.uint64(stop - first)):
-                                acc[np.uint64(first) + k] += src[start + k] * tap
+                            for k in range(count):
+                                acc[first + k] += src[start + k] * tap
                         else:
-                            for xx in range(first, stop):
-                                acc[xx] += src[xx * sw + shift_j] * tap
+                            for k in range(count):
+                                acc[first + k] += src[start + k * step] * tap
                 dst = out[b, ch, y]
                 if added:
                     res = residual[b, ch, y]
