@@ -229,23 +229,26 @@ def reference_convolution(x, weight, stride, pad, groups):
                                       groups, True)
 
 
-@pytest.mark.parametrize("kernel,stride,pad,groups", [
-    (3, 1, 1, 6), (3, 2, 1, 6), (5, 2, 2, 6), (3, 1, 0, 6),  # depthwise
-    (1, 1, 0, 1), (1, 2, 0, 1),  # a plain product per image
-    (3, 1, 1, 2), (3, 2, 1, 3), (7, 2, 3, 1),  # grouped and plain columns
+@pytest.mark.parametrize("kernel,stride,pad,groups,filters", [
+    (3, 1, 1, 6, 6), (3, 2, 1, 6, 6), (5, 2, 2, 6, 6), (3, 1, 0, 6, 6),  # depthwise
+    (1, 1, 0, 1, 6), (1, 2, 0, 1, 6),  # a plain product per image
+    (3, 1, 1, 2, 6), (3, 2, 1, 3, 6), (7, 2, 3, 1, 6), (3, 1, 1, 1, 6),  # grouped and plain columns
+    (3, 1, 1, 1, 3), (3, 1, 0, 1, 3), (5, 1, 2, 1, 2),  # few filters for the channels: shifted products
 ])
-def test_shape_chosen_convolutions_with_their_epilogue_equal_the_reference(kernel, stride, pad, groups):
+def test_shape_chosen_convolutions_with_their_epilogue_equal_the_reference(kernel, stride, pad, groups, filters):
     x = RNG.standard_normal((2, 6, 9, 11)).astype(np.float32)
-    weight = RNG.standard_normal((6, 6 // groups, kernel, kernel)).astype(np.float32)
+    weight = RNG.standard_normal((filters, 6 // groups, kernel, kernel)).astype(np.float32)
     expected = reference_convolution(x, weight, (stride, stride), (pad, pad), groups)
-    scale, shift = RNG.uniform(0.5, 2, 6).astype(np.float32), RNG.standard_normal(6).astype(np.float32)
+    scale = RNG.uniform(0.5, 2, filters).astype(np.float32)
+    shift = RNG.standard_normal(filters).astype(np.float32)
     residual = RNG.standard_normal(expected.shape).astype(np.float32)
     oh, ow = expected.shape[2:]
     geometry = (kernel, kernel, stride, stride, pad, pad, 1, 1, oh, ow)
-    got = conv_kernels.conv2d(x, weight.reshape(6, -1), geometry, groups, scale, shift, residual, conv_kernels.RELU6)
+    got = conv_kernels.conv2d(x, weight.reshape(filters, -1), geometry, groups, scale, shift, residual,
+                              conv_kernels.RELU6)
     want = np.clip(expected * scale[:, None, None] + shift[:, None, None] + residual, 0, 6)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
-    got = conv_kernels.conv2d(x, weight.reshape(6, -1), geometry, groups, np.empty(0, np.float32), shift,
+    got = conv_kernels.conv2d(x, weight.reshape(filters, -1), geometry, groups, np.empty(0, np.float32), shift,
                               conv_kernels.no_residual(np.float32), conv_kernels.NONE)
     np.testing.assert_allclose(got, expected + shift[:, None, None], rtol=1e-4, atol=1e-4)
 

@@ -100,6 +100,17 @@ def depthwise(x, weight, sh, sw, ph, pw, dh, dw, scale, shift, residual, act, ou
     scaled = scale.shape[0] > 0
     added = residual.shape[0] > 0
     acc = np.empty(ow, dtype=out.dtype)
+    # per column tap j: the outputs whose input lies inside the row, [firsts[j], stops[j]), and
+    # where in the row the first of them reads (computed once: divisions cost more than the taps)
+    firsts = np.empty(kw, np.int64)
+    stops = np.empty(kw, np.int64)
+    starts = np.empty(kw, np.int64)
+    for j in range(kw):
+        shift_j = j * dw - pw
+        firsts[j] = min(max(0, (sw - 1 - shift_j) // sw), ow)
+        stops[j] = min(max(firsts[j], (w - 1 - shift_j) // sw + 1), ow)
+        starts[j] = firsts[j] * sw + shift_j
+    step = np.uint64(sw)
     for b in range(n):
         for ch in range(c):
             factor = scale[ch] if scaled else out.dtype.type(1)
@@ -113,16 +124,15 @@ def depthwise(x, weight, sh, sw, ph, pw, dh, dw, scale, shift, residual, act, ou
                     src = x[b, ch, iy]
                     for j in range(kw):
                         tap = weight[ch, i, j]
-                        shift_j = j * dw - pw
-                        first = min(max(0, (sw - 1 - shift_j) // sw), ow)  # outputs whose input lies inside
-                        stop = min(max(first, (w - 1 - shift_j) // sw + 1), ow)
+                        first = np.uint64(firsts[j])
+                        start = np.uint64(starts[j])
+                        count = np.uint64(stops[j] - firsts[j])
                         if sw == 1:
-                            start = np.uint64(first + shift_j)
-                            for k in range(np.uint64(stop - first)):
-                                acc[np.uint64(first) + k] += src[start + k] * tap
+                            for k in range(count):
+                                acc[first + k] += src[start + k] * tap
                         else:
-                            for xx in range(first, stop):
-                                acc[xx] += src[xx * sw + shift_j] * tap
+                            for k in range(count):
+                                acc[first + k] += src[start + k * step] * tap
                 dst = out[b, ch, y]
                 if added:
                     res = residual[b, ch, y]
@@ -173,6 +183,71 @@ def columns(x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols):
                             dst[base + xx] = zero
 
 
+@numba.njit(cache=True, nogil=True)
+def _pad_images(x, ph, pw, padded):
+    """x (n, c, h, w) into padded (c, n * hp * wp + tail) with zeros around each image, the images
+    of a channel side by side, so that a tap's inputs for all output positions are one slice."""
+    n, c, h, w = x.shape
+    hp, wp = h + 2 * ph, w + 2 * pw
+    padded[:] = 0
+    for ch in range(c):
+        row = padded[ch]
+        for b in range(n):
+            for y in range(h):
+                src = x[b, ch, y]
+                at = np.uint64(b * hp * wp + (y + ph) * wp + pw)
+                for k in range(np.uint64(w)):
+                    row[at + k] = src[k]
+
+
+@numba.njit(cache=True, nogil=True)
+def _sum_taps(products, filters, kh, kw, hp, wp, scale, shift, residual, act, out):
+    """out[b, f, y, x] = the epilogue of the sum over taps t = (i, j) of products[t * filters + f]
+    at the padded position of (y + i, x + j) in image b."""
+    n, _, oh, ow = out.shape
+    zero = out.dtype.type(0)
+    six = out.dtype.type(6)
+    scaled = scale.shape[0] > 0
+    added = residual.shape[0] > 0
+    acc = np.empty(ow, dtype=out.dtype)
+    for b in range(n):
+        for f in range(filters):
+            factor = scale[f] if scaled else out.dtype.type(1)
+            offset = shift[f]
+            for y in range(oh):
+                acc[:] = zero
+                for i in range(kh):
+                    for j in range(kw):
+                        row = products[(i * kw + j) * filters + f]
+                        base = np.uint64(b * hp * wp + (y + i) * wp + j)
+                        for k in range(np.uint64(ow)):
+                            acc[k] += row[base + k]
+                dst = out[b, f, y]
+                if added:
+                    res = residual[b, f, y]
+                    for k in range(ow):
+                        dst[k] = _activate(acc[k] * factor + offset + res[k], act, zero, six)
+                else:
+                    for k in range(ow):
+                        dst[k] = _activate(acc[k] * factor + offset, act, zero, six)
+
+
+def shifted_products(x, weight, ph, pw, scale, shift, residual, act, out):
+    """A stride-1 convolution as one product of every tap's weights (taps * filters, channels) with
+    the padded images (channels, positions), then a pass summing each tap's products shifted by
+    its offset: no column copy of the input kh * kw times, which costs more than it saves when the
+    filters are few next to the channels (DenseNet's 3x3 layers: 32 filters over 128 channels)."""
+    n, c, h, w = x.shape
+    filters, _, kh, kw = weight.shape
+    hp, wp = h + 2 * ph, w + 2 * pw
+    padded = np.empty((c, n * hp * wp + kw - 1 + (kh - 1) * wp), dtype=x.dtype)
+    _pad_images(x, ph, pw, padded)
+    taps = np.ascontiguousarray(weight.transpose(2, 3, 0, 1)).reshape(kh * kw * filters, c)
+    products = wide_product(taps, padded)
+    _sum_taps(products, filters, kh, kw, hp, wp, scale, shift, residual, act, out)
+    return out
+
+
 def conv2d(x, w2d, geometry, groups, scale, shift, residual, act):
     """x (n, c, h, w) contiguous, w2d (filters, c // groups * kh * kw) contiguous, geometry
     (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow); scale, shift, residual and act as above (residual an
@@ -191,6 +266,9 @@ def conv2d(x, w2d, geometry, groups, scale, shift, residual, act):
             wide_product(w2d, images[b], product[b])
         epilogue(out, scale, shift, residual, act, out)
         return out
+    if groups == 1 and sh == sw == dh == dw == 1 and kh * kw > 1 and c >= 2 * filters:
+        # (1, 128, 56, 56) into 32 filters: 19 ms against 52 by columns; (28, 28): 1.0 against 1.3
+        return shifted_products(x, w2d.reshape(filters, c, kh, kw), ph, pw, scale, shift, residual, act, out)
     if groups == c and filters == c and w2d.shape[1] == kh * kw:
         depthwise(x, w2d.reshape(filters, kh, kw), sh, sw, ph, pw, dh, dw, scale, shift, residual, act, out)
         return out
