@@ -547,3 +547,10 @@ HELPERS: Dict[str, Any] = {
     "lesser": _binary_function("broadcast_lesser", "_lesser_scalar", "_greater_scalar"),
     "lesser_equal": _binary_function("broadcast_lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
 }
+
+# names of MXNet's `ndarray.ndarray` module that code and tests import: storage types (only dense
+# storage exists here) and Python's slice under MXNet's alias
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+_GRAD_REQ_MAP = {"null": 0, "write": 1, "add": 3}
+py_slice = slice
