@@ -41,6 +41,8 @@ MODULES: Dict[str, str] = {
     "mxnet.io": "runtime.io",
     "mxnet.operator": "runtime.operator",
     "mxnet.test_utils": "runtime.test_utils",
+    "mxnet.numpy": "runtime.numpy_interface",
+    "mxnet.numpy_extension": "runtime.numpy_interface",
     "mxnet.ndarray": "runtime:nd",
     "mxnet.ndarray.ndarray": "runtime.ndarray",
     "mxnet.ndarray.contrib": "runtime:nd.contrib",
@@ -69,7 +71,7 @@ MODULES: Dict[str, str] = {
 # names of `mxnet` itself that are not its submodules: "mxnet.x" (a module, aliased) or "runtime.x:name"
 ROOT_NAMES: Dict[str, str] = {
     "nd": "mxnet.ndarray", "sym": "mxnet.symbol", "init": "mxnet.initializer", "kv": "mxnet.kvstore",
-    "rnd": "mxnet.random",
+    "rnd": "mxnet.random", "np": "mxnet.numpy", "npx": "mxnet.numpy_extension",
     "Context": "runtime.context:Context", "cpu": "runtime.context:cpu", "gpu": "runtime.context:gpu",
     "cpu_pinned": "runtime.context:cpu_pinned", "current_context": "runtime.context:current_context",
     "num_gpus": "runtime.context:num_gpus", "MXNetError": "runtime.base:MXNetError",

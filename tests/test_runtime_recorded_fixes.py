@@ -38,3 +38,35 @@ def test_infer_type_follows_cast():
     mixed = sym.Cast(sym.Variable("d"), dtype="float16") + sym.Variable("e")
     assert mixed.infer_type(d="float32") == ([np.float32, np.float16], [np.float16], [])
     assert cast.infer_type() == (None, None, None)
+
+
+# recorded from MXNet 1.9.1: gluon.contrib.nn.PixelShuffle*D over arange inputs, flattened
+PIXEL_SHUFFLES = [
+    ("PixelShuffle1D", 2, (1, 4, 3), (1, 2, 6), [0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11]),
+    ("PixelShuffle2D", (2, 3), (1, 12, 2, 2), (1, 2, 4, 6),
+     [0, 4, 8, 1, 5, 9, 12, 16, 20, 13, 17, 21, 2, 6, 10, 3, 7, 11, 14, 18, 22, 15, 19, 23, 24, 28, 32, 25, 29, 33,
+      36, 40, 44, 37, 41, 45, 26, 30, 34, 27, 31, 35, 38, 42, 46, 39, 43, 47]),
+    ("PixelShuffle3D", (2, 1, 2), (1, 8, 2, 1, 2), (1, 2, 4, 1, 4),
+     [0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15, 16, 20, 17, 21, 24, 28, 25, 29, 18, 22, 19, 23, 26, 30,
+      27, 31]),
+]
+
+
+@pytest.mark.parametrize("name, factor, shape, out_shape, expected", PIXEL_SHUFFLES)
+def test_pixel_shuffle_blocks_match_mxnet(name, factor, shape, out_shape, expected):
+    with runtime.as_mxnet() as mx:
+        from mxnet.gluon.contrib import nn as contrib_nn
+        block = getattr(contrib_nn, name)(factor)
+        x = mx.nd.arange(int(np.prod(shape))).reshape(shape)
+        for _ in range(2):
+            y = block(x)
+            assert y.shape == out_shape and y.asnumpy().astype(int).reshape(-1).tolist() == expected
+            block.hybridize()
+
+
+def test_sparse_embedding_is_an_embedding_over_dense_arrays():
+    with runtime.as_mxnet() as mx:
+        from mxnet.gluon.contrib.nn import SparseEmbedding
+        layer = SparseEmbedding(10, 3)
+        layer.initialize(mx.init.One())
+        assert layer(mx.nd.array([1, 4])).asnumpy().tolist() == [[1.0] * 3] * 2
