@@ -45,14 +45,17 @@ def default_dtype():
 _INTEGERS = (np.bool_, np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64)
 
 
+def _with_exact_integers(tolerances):
+    tolerances.update({np.dtype(t): 0 for t in _INTEGERS})
+    return tolerances
+
+
 def default_rtols():
-    return dict({np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-5},
-                **{np.dtype(t): 0 for t in _INTEGERS})
+    return _with_exact_integers({np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-5})
 
 
 def default_atols():
-    return dict({np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-20},
-                **{np.dtype(t): 0 for t in _INTEGERS})
+    return _with_exact_integers({np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-20})
 
 
 def default_numeric_eps():
