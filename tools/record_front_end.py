@@ -89,7 +89,38 @@ CASES = [
     ("linalg/gelqf/shapes", "_linalg_gelqf", "[a.shape for a in mx.nd.linalg.gelqf(mx.nd.array([[1, 2, 3], [4, 5, 6]]))]"),
     ("linalg/gelqf/product", "_linalg_gelqf", "(lambda q, l: mx.nd.dot(l, q))(*mx.nd.linalg.gelqf(mx.nd.array([[1, 2, 3], "
      "[4, 5, 6]])))"),
+    ("RNN/lstm/bidirectional", "RNN", "mx.nd.RNN(*_rnn_inputs('lstm', 2, True), state_size=3, num_layers=2, "
+     "bidirectional=True, mode='lstm', state_outputs=True)"),
+    ("RNN/gru", "RNN", "mx.nd.RNN(*_rnn_inputs('gru', 1, False), state_size=3, num_layers=1, mode='gru', "
+     "state_outputs=True)"),
+    ("RNN/gru/bidirectional", "RNN", "mx.nd.RNN(*_rnn_inputs('gru', 2, True), state_size=3, num_layers=2, "
+     "bidirectional=True, mode='gru')"),
+    ("RNN/rnn_tanh", "RNN", "mx.nd.RNN(*_rnn_inputs('rnn_tanh', 2, False), state_size=3, num_layers=2, "
+     "mode='rnn_tanh', state_outputs=True)"),
+    ("RNN/rnn_relu", "RNN", "mx.nd.RNN(*_rnn_inputs('rnn_relu', 1, True), state_size=3, num_layers=1, "
+     "bidirectional=True, mode='rnn_relu', state_outputs=True)"),
+    ("RNN/lstm/clip", "RNN", "mx.nd.RNN(*_rnn_inputs('lstm', 1, False, 4.0), state_size=3, num_layers=1, "
+     "mode='lstm', state_outputs=True, lstm_state_clip_min=-0.2, lstm_state_clip_max=0.3)"),
+    ("RNN/sym/infer_shape", "RNN", "mx.sym.RNN(mx.sym.var('x'), mx.sym.var('p'), mx.sym.var('s'), mx.sym.var('c'), "
+     "state_size=3, num_layers=2, bidirectional=True, mode='lstm', state_outputs=True).infer_shape(x=(5, 2, 4))"),
 ]
+
+
+def _rnn_inputs(mode, layers, bidirectional, scale=1.0):
+    """Deterministic inputs of the fused RNN operator: (data (5, 2, 4), flat parameters, states)."""
+    import mxnet as mx
+    gates = {"lstm": 4, "gru": 3}.get(mode, 1)
+    directions = 2 if bidirectional else 1
+    count = 0
+    for layer in range(layers):
+        width = 4 if layer == 0 else 3 * directions
+        count += directions * (gates * 3 * (width + 3) + 2 * gates * 3)
+    rng = np.random.RandomState(7)
+    arrays = [rng.uniform(-1, 1, (5, 2, 4)) * scale, rng.uniform(-0.5, 0.5, (count,)),
+              rng.uniform(-1, 1, (layers * directions, 2, 3))]
+    if mode == "lstm":
+        arrays.append(rng.uniform(-1, 1, (layers * directions, 2, 3)))
+    return [mx.nd.array(a) for a in arrays]
 
 
 def encode(value):
@@ -106,7 +137,7 @@ def encode(value):
 def record(mx):
     for case_id, op, code in CASES:
         try:
-            result = encode(eval(code, {"mx": mx, "np": np}))
+            result = encode(eval(code, {"mx": mx, "np": np, "_rnn_inputs": _rnn_inputs}))
         except Exception as exc:  # noqa: BLE001  (the type is what is recorded)
             result = {"error": type(exc).__name__}
         yield {"id": case_id, "op": op, "code": code, "result": result}

@@ -4,4 +4,4 @@ How to declare an operator: see `runtime.registry` (`declare`, `Attr` and the at
 The kernel lives in `runtime/kernels/` and takes NumPy arrays and parsed attributes only.
 """
 from runtime.ops import math, nn, tensor  # noqa: F401  (declarations register themselves)
-from runtime.ops import contrib, legacy, linalg  # noqa: F401
+from runtime.ops import contrib, legacy, linalg, rnn  # noqa: F401
