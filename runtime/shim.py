@@ -66,6 +66,9 @@ MODULES: Dict[str, str] = {
     "mxnet.gluon.utils": "runtime.gluon.utils",
     "mxnet.gluon.contrib": "runtime.gluon.contrib",
     "mxnet.gluon.contrib.nn": "runtime.gluon.contrib:nn",
+    "mxnet.gluon.rnn": "runtime.gluon.rnn",
+    "mxnet.gluon.rnn.rnn_cell": "runtime.gluon.rnn.rnn_cell",
+    "mxnet.gluon.rnn.rnn_layer": "runtime.gluon.rnn.rnn_layer",
 }
 
 # names of `mxnet` itself that are not its submodules: "mxnet.x" (a module, aliased) or "runtime.x:name"

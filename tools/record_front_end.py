@@ -103,7 +103,53 @@ CASES = [
      "mode='lstm', state_outputs=True, lstm_state_clip_min=-0.2, lstm_state_clip_max=0.3)"),
     ("RNN/sym/infer_shape", "RNN", "mx.sym.RNN(mx.sym.var('x'), mx.sym.var('p'), mx.sym.var('s'), mx.sym.var('c'), "
      "state_size=3, num_layers=2, bidirectional=True, mode='lstm', state_outputs=True).infer_shape(x=(5, 2, 4))"),
+    ("gluon/LSTMCell/unroll", "RNN", "_gluon_rnn('rnn.LSTMCell(3)', 'unroll')"),
+    ("gluon/GRUCell/unroll", "RNN", "_gluon_rnn('rnn.GRUCell(3)', 'unroll')"),
+    ("gluon/RNNCell/relu", "RNN", "_gluon_rnn('rnn.RNNCell(3, activation=\\'relu\\')', 'unroll')"),
+    ("gluon/SequentialRNNCell", "RNN", "_gluon_rnn('_sequential()', 'unroll')"),
+    ("gluon/BidirectionalCell", "RNN", "_gluon_rnn('rnn.BidirectionalCell(rnn.LSTMCell(3), rnn.GRUCell(3))', "
+     "'unroll')"),
+    ("gluon/LSTM/bidirectional", "RNN", "_gluon_rnn('rnn.LSTM(3, num_layers=2, bidirectional=True, layout=\\'NTC\\')', "
+     "'layer')"),
+    ("gluon/LSTM/hybridized", "RNN", "_gluon_rnn('rnn.LSTM(3, num_layers=2, layout=\\'NTC\\')', 'hybrid')"),
+    ("gluon/GRU/states", "RNN", "_gluon_rnn('rnn.GRU(3, layout=\\'NTC\\')', 'states')"),
+    ("gluon/RNN/tanh", "RNN", "_gluon_rnn('rnn.RNN(3, activation=\\'tanh\\', layout=\\'NTC\\')', 'layer')"),
 ]
+
+
+def _gluon_rnn(build, how):
+    """A gluon.rnn cell or layer with deterministic parameters, run on a (2, 4, 5) NTC batch."""
+    import mxnet as mx
+    from mxnet.gluon import rnn
+
+    def _sequential():
+        seq = rnn.SequentialRNNCell()
+        seq.add(rnn.LSTMCell(3))
+        seq.add(rnn.ResidualCell(rnn.GRUCell(3)))
+        return seq
+
+    block = eval(build, {"rnn": rnn, "_sequential": _sequential})
+    block.initialize()
+    rng = np.random.RandomState(3)
+    data = mx.nd.array(rng.uniform(-1, 1, (2, 4, 5)))
+    if how == "unroll":
+        block.unroll(4, data, merge_outputs=True)  # shapes the deferred parameters
+    else:
+        block(data)
+    for name in sorted(block.collect_params()):
+        param = block.collect_params()[name]
+        param.set_data(mx.nd.array(rng.uniform(-0.6, 0.6, param.shape)))
+    if how == "unroll":
+        outputs, states = block.unroll(4, data, merge_outputs=True)
+        return [outputs] + list(states)
+    if how == "hybrid":
+        block.hybridize()
+        block(data)
+        return block(data)
+    if how == "states":
+        outputs, states = block(data, block.begin_state(2))
+        return [outputs] + list(states)
+    return block(data)
 
 
 def _rnn_inputs(mode, layers, bidirectional, scale=1.0):
@@ -137,7 +183,8 @@ def encode(value):
 def record(mx):
     for case_id, op, code in CASES:
         try:
-            result = encode(eval(code, {"mx": mx, "np": np, "_rnn_inputs": _rnn_inputs}))
+            result = encode(eval(code, {"mx": mx, "np": np, "_rnn_inputs": _rnn_inputs,
+                                   "_gluon_rnn": _gluon_rnn}))
         except Exception as exc:  # noqa: BLE001  (the type is what is recorded)
             result = {"error": type(exc).__name__}
         yield {"id": case_id, "op": op, "code": code, "result": result}
