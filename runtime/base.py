@@ -1,6 +1,8 @@
 """MXNet's exception types, with MXNet's messages."""
 from __future__ import annotations
 
+import numpy as np
+
 
 class MXNetError(RuntimeError):
     """An operator, shape or attribute error, as raised by MXNet's backend."""
@@ -24,3 +26,25 @@ class NotImplementedForSymbol(MXNetError):
 
 def op_error(op: str, reason: str) -> MXNetError:
     return MXNetError("Error in operator {}: {}".format(op, reason))
+
+
+# ---- the helpers of `mxnet.base` that user code imports
+string_types = (str,)
+integer_types = (int, np.integer)
+numeric_types = (float, int, np.generic)
+py_str = lambda value: value.decode("utf-8") if isinstance(value, bytes) else value  # noqa: E731
+
+
+def _as_list(obj):
+    """A list as it is; anything else in a one-element list (MXNet's rule for "one or many")."""
+    return obj if isinstance(obj, list) else [obj]
+
+
+class classproperty:
+    """A read-only property of the class itself."""
+
+    def __init__(self, getter):
+        self._getter = getter
+
+    def __get__(self, instance, owner):
+        return self._getter(owner)

@@ -26,6 +26,15 @@ def operator_functions(function_for: Callable[[str], Callable]) -> Tuple[Dict, D
     return top, subs
 
 
+def add_composites(top: Dict, subs: Dict[str, Dict], function_for: Callable[[str], Callable], eager: bool) -> None:
+    """The front end's compositions of operators (`contrib.isnan`, `hypot`...), see runtime.composites."""
+    from runtime import composites
+    for sub, functions in composites.shared(function_for, eager).items():
+        (subs[sub] if sub else top).update(functions)
+    if eager:
+        top.update(composites.eager_only(function_for))
+
+
 def _split_v2(function_for):
     def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
         if isinstance(indices_or_sections, int):

@@ -453,12 +453,20 @@ def _shape(shape):
     return shape
 
 
-def zeros(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
-    return NDArray(np.zeros(_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
+def _filled(fill, shape, ctx, dtype, out) -> NDArray:
+    result = NDArray(fill(_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
+    if out is not None:  # MXNet writes into `out` and returns it
+        out[:] = result
+        return out
+    return result
 
 
-def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
-    return NDArray(np.ones(_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
+def zeros(shape, ctx=None, dtype=None, out=None, **kwargs) -> NDArray:
+    return _filled(np.zeros, shape, ctx, dtype, out)
+
+
+def ones(shape, ctx=None, dtype=None, out=None, **kwargs) -> NDArray:
+    return _filled(np.ones, shape, ctx, dtype, out)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None) -> NDArray:
@@ -475,8 +483,8 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dty
         check_range(start, stop, step, repeat)
     except ValueError as exc:
         raise MXNetError(str(exc)) from None
-    values = np.arange(start, stop, step, dtype=np.float64) if stop is not None else np.arange(start, dtype=np.float64)
-    return NDArray(np.repeat(values, repeat).astype(dtype or DEFAULT_DTYPE), ctx)
+    from runtime.kernels.tensor import arange as arange_kernel
+    return NDArray(arange_kernel(start, stop, step, repeat, dtype=dtype or DEFAULT_DTYPE), ctx)
 
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None) -> NDArray:
@@ -548,3 +556,10 @@ HELPERS: Dict[str, Any] = {
     "lesser": _binary_function("broadcast_lesser", "_lesser_scalar", "_greater_scalar"),
     "lesser_equal": _binary_function("broadcast_lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
 }
+
+# names of MXNet's `ndarray.ndarray` module that code and tests import: storage types (only dense
+# storage exists here) and Python's slice under MXNet's alias
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+_GRAD_REQ_MAP = {"null": 0, "write": 1, "add": 3}
+py_slice = slice

@@ -81,6 +81,7 @@ def _random_function(name, sampler, parameters=2):
 
 def build_module(name: str) -> types.ModuleType:
     top, subs = operator_functions(function_for)
+    namespace.add_composites(top, subs, function_for, eager=True)
     top.update(HELPERS)
     subs["random"].update({
         "uniform": _random_function(

@@ -314,8 +314,11 @@ class Symbol:
         arg_shapes, _, aux_shapes = self.infer_shape(**kwargs)
         if arg_shapes is None:
             raise MXNetError("simple_bind: cannot infer the shapes of every argument from %s" % sorted(kwargs))
-        args = {n: zeros(s, ctx) for n, s in zip(self.list_arguments(), arg_shapes)}
-        aux = {n: zeros(s, ctx) for n, s in zip(self.list_auxiliary_states(), aux_shapes)}
+        from runtime.executor import infer_types
+        # dtypes: type_dict, then each Variable's own dtype, then what inference makes of them
+        arg_types, _, aux_types = infer_types(self, {k: np.dtype(v).name for k, v in (type_dict or {}).items()})
+        args = {n: zeros(s, ctx, dtype=t) for n, s, t in zip(self.list_arguments(), arg_shapes, arg_types)}
+        aux = {n: zeros(s, ctx, dtype=t) for n, s, t in zip(self.list_auxiliary_states(), aux_shapes, aux_types)}
         return Executor(self, ctx, args, aux)
 
     def eval(self, ctx=None, **kwargs):

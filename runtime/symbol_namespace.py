@@ -68,6 +68,7 @@ def _binary_function(op: str, scalar_op: str, reverse_scalar_op: str = None):
 
 def build_module(name: str) -> types.ModuleType:
     top, subs = operator_functions(function_for)
+    namespace.add_composites(top, subs, function_for, eager=False)
     top.update({
         "var": var, "Variable": Variable, "Group": Group, "Symbol": Symbol, "load": load, "load_json": load_json,
         "zeros": _creation("_zeros", "_zeros"), "ones": _creation("_ones", "_ones"), "full": full,
@@ -75,5 +76,6 @@ def build_module(name: str) -> types.ModuleType:
         "maximum": _binary_function("_Maximum", "_MaximumScalar"),
         "minimum": _binary_function("_Minimum", "_MinimumScalar"),
         "power": _binary_function("_Power", "_PowerScalar", "_RPowerScalar"),
+        "pow": _binary_function("_Power", "_PowerScalar", "_RPowerScalar"),
     })
     return namespace.build_module(name, "MXNet-compatible deferred operators (Symbol).", top, subs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import types
 
 from runtime.gluon.block import HybridBlock
-from runtime.gluon.nn import BatchNorm, Concurrent, HybridConcurrent
+from runtime.gluon.nn import BatchNorm, Concurrent, Embedding, HybridConcurrent
 
 
 class Identity(HybridBlock):
@@ -22,6 +22,79 @@ class SyncBatchNorm(BatchNorm):
                          running_mean_initializer, running_variance_initializer, in_channels, **kwargs)
 
 
+class SparseEmbedding(Embedding):
+    """An embedding whose gradient MXNet keeps row-sparse; arrays are dense here, so it is an Embedding."""
+
+    def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None, **kwargs):
+        super().__init__(input_dim, output_dim, dtype=dtype, weight_initializer=weight_initializer, **kwargs)
+
+
+def _factors(factor, count: int):
+    factors = (factor,) * count if isinstance(factor, int) else tuple(int(f) for f in factor)
+    if len(factors) != count:
+        raise ValueError("wrong length {}".format(len(factors)))
+    return factors
+
+
+class PixelShuffle1D(HybridBlock):
+    """(N, f*C, W) -> (N, C, W*f): each group of f channels becomes f neighbouring positions."""
+
+    def __init__(self, factor):
+        super().__init__()
+        self._factor = int(factor)
+
+    def hybrid_forward(self, F, x):
+        f = self._factor
+        x = F.reshape(x, (0, -4, -1, f, 0))      # (N, C, f, W)
+        x = F.transpose(x, (0, 1, 3, 2))          # (N, C, W, f)
+        return F.reshape(x, (0, 0, -3))
+
+    def __repr__(self):
+        return "{}({})".format(self.__class__.__name__, self._factor)
+
+
+class PixelShuffle2D(HybridBlock):
+    """(N, f1*f2*C, H, W) -> (N, C, H*f1, W*f2)."""
+
+    def __init__(self, factor):
+        super().__init__()
+        self._factors = _factors(factor, 2)
+
+    def hybrid_forward(self, F, x):
+        f1, f2 = self._factors
+        x = F.reshape(x, (0, -4, -1, f1 * f2, 0, 0))     # (N, C, f1*f2, H, W)
+        x = F.reshape(x, (0, 0, -4, f1, f2, 0, 0))       # (N, C, f1, f2, H, W)
+        x = F.transpose(x, (0, 1, 4, 2, 5, 3))           # (N, C, H, f1, W, f2)
+        return F.reshape(x, (0, 0, -3, -3))
+
+    def __repr__(self):
+        return "{}({})".format(self.__class__.__name__, self._factors)
+
+
+class PixelShuffle3D(HybridBlock):
+    """(N, f1*f2*f3*C, D, H, W) -> (N, C, D*f1, H*f2, W*f3)."""
+
+    def __init__(self, factor):
+        super().__init__()
+        self._factors = _factors(factor, 3)
+
+    def hybrid_forward(self, F, x):
+        f1, f2, f3 = self._factors
+        x = F.reshape(x, (0, -4, -1, f1 * f2 * f3, 0, 0, 0))    # (N, C, f1*f2*f3, D, H, W)
+        x = F.swapaxes(x, 2, 3)                                   # (N, C, D, f1*f2*f3, H, W)
+        x = F.reshape(x, (0, 0, 0, -4, f1, f2 * f3, 0, 0))      # (N, C, D, f1, f2*f3, H, W)
+        x = F.reshape(x, (0, 0, -3, 0, 0, 0))                     # (N, C, D*f1, f2*f3, H, W)
+        x = F.swapaxes(x, 3, 4)                                   # (N, C, D*f1, H, f2*f3, W)
+        x = F.reshape(x, (0, 0, 0, 0, -4, f2, f3, 0))            # (N, C, D*f1, H, f2, f3, W)
+        x = F.reshape(x, (0, 0, 0, -3, 0, 0))                     # (N, C, D*f1, H*f2, f3, W)
+        x = F.swapaxes(x, 4, 5)                                   # (N, C, D*f1, H*f2, W, f3)
+        return F.reshape(x, (0, 0, 0, 0, -3))
+
+    def __repr__(self):
+        return "{}({})".format(self.__class__.__name__, self._factors)
+
+
 nn = types.ModuleType("mxnet.gluon.contrib.nn")
 nn.__dict__.update(Identity=Identity, SyncBatchNorm=SyncBatchNorm, HybridConcurrent=HybridConcurrent,
-                   Concurrent=Concurrent)
+                   Concurrent=Concurrent, SparseEmbedding=SparseEmbedding, PixelShuffle1D=PixelShuffle1D,
+                   PixelShuffle2D=PixelShuffle2D, PixelShuffle3D=PixelShuffle3D)

@@ -396,7 +396,15 @@ def full(shape, value, dtype="float32", ctx=None):
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, dtype="float32", ctx=None):
-    out = np.arange(start, stop, step, dtype=np.float64) if stop is not None else np.arange(start, dtype=np.float64)
+    if stop is None:
+        start, stop = 0.0, start
+    if np.dtype(dtype).kind in "iub":
+        # MXNet counts the values in double precision but casts start and step to the integer type
+        # before stepping: arange(1.3, 456.6, 1.3, dtype=int32) is 1, 2, ..., 351
+        count = max(int(np.ceil((stop - start) / step)), 0)
+        out = np.trunc(start) + np.arange(count, dtype=np.float64) * np.trunc(step)
+    else:
+        out = np.arange(start, stop, step, dtype=np.float64)
     return np.repeat(out, repeat).astype(dtype)
 
 

@@ -5,3 +5,4 @@ The kernel lives in `runtime/kernels/` and takes NumPy arrays and parsed attribu
 """
 from runtime.ops import math, nn, tensor  # noqa: F401  (declarations register themselves)
 from runtime.ops import ctc  # noqa: F401,E402  (the CTC loss operator)
+from runtime.ops import contrib, legacy, linalg, rnn  # noqa: F401

@@ -1,0 +1,81 @@
+"""`mxnet.operator`: operators written in Python (CustomOp / CustomOpProp), registered by name with
+`register` and called as `nd.Custom(..., op_type=name)` or `sym.Custom(..., op_type=name)`."""
+from __future__ import annotations
+
+from typing import Dict, Type
+
+from runtime.base import MXNetError
+
+_PROPS: Dict[str, Type["CustomOpProp"]] = {}
+
+
+class CustomOp:
+    """The computation: forward fills out_data, backward fills in_grad, each through `assign`."""
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        raise NotImplementedError("forward")
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        raise NotImplementedError("backward")
+
+    def assign(self, dst, req, src):
+        """Write src into dst as the request says: 'write'/'inplace' replace, 'add' accumulates, 'null' skips."""
+        if req == "null":
+            return
+        if req in ("write", "inplace"):
+            dst[:] = src
+        elif req == "add":
+            dst[:] = dst + src
+        else:
+            raise MXNetError("unknown request %r" % (req,))
+
+
+class CustomOpProp:
+    """The description: argument and output names, shape and type inference, and the operator."""
+
+    def __init__(self, need_top_grad=True):
+        self.need_top_grad_ = need_top_grad
+
+    def infer_shape(self, in_shape):
+        return in_shape, (in_shape[0],) * len(self.list_outputs()), ()
+
+    def infer_type(self, in_type):
+        return in_type, [in_type[0]] * len(self.list_outputs()), [in_type[0]] * len(self.list_auxiliary_states())
+
+    def infer_storage_type(self, in_stype):
+        return in_stype, ["default"] * len(self.list_outputs()), ["default"] * len(self.list_auxiliary_states())
+
+    def list_outputs(self):
+        return ["output"]
+
+    def list_arguments(self):
+        return ["data"]
+
+    def list_auxiliary_states(self):
+        return []
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        deps = list(out_grad) if self.need_top_grad_ else []
+        return deps + list(in_data) + list(out_data)
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        return CustomOp()
+
+
+def register(reg_name: str):
+    """Class decorator: make a CustomOpProp subclass callable as op_type=reg_name."""
+    def do_register(prop_cls):
+        _PROPS[reg_name] = prop_cls
+        return prop_cls
+    return do_register
+
+
+def get_all_registered_operators():
+    return list(_PROPS)
+
+
+def prop_class(op_type: str) -> Type[CustomOpProp]:
+    try:
+        return _PROPS[op_type]
+    except KeyError:
+        raise MXNetError("Cannot find custom operator %s" % op_type) from None

@@ -1,0 +1,90 @@
+"""Smaller contrib and math operators: finiteness, moments, histogram, index arithmetic, masks."""
+from __future__ import annotations
+
+from runtime.kernels import contrib as k
+from runtime.registry import Attr, bool_, declare, float_, int_, optional, same_shape, shape_
+
+
+def _finite_shapes(in_shapes, attrs):
+    return in_shapes, [(1,)]
+
+
+def _moments_shapes(in_shapes, attrs):
+    shape = in_shapes[0]
+    axes = attrs["axes"]
+    axes = range(len(shape)) if axes is None else [a % len(shape) for a in axes]
+    if attrs["keepdims"]:
+        out = tuple(1 if i in axes else d for i, d in enumerate(shape))
+    else:
+        out = tuple(d for i, d in enumerate(shape) if i not in axes)
+    return in_shapes, [out, out]
+
+
+def _histogram_shapes(in_shapes, attrs):
+    if len(in_shapes) > 1 and in_shapes[1] is not None:
+        count = in_shapes[1][0] - 1
+    elif attrs["bin_cnt"] is not None:
+        count = attrs["bin_cnt"]
+    else:
+        raise ValueError("histogram needs bins or bin_cnt")
+    return in_shapes, [(count,), (count + 1,)]
+
+
+def _histogram_types(in_dtypes, attrs, names):
+    return in_dtypes, ["int64", in_dtypes[-1] if len(in_dtypes) > 1 else in_dtypes[0]]
+
+
+def _ravel_shapes(in_shapes, attrs):
+    if in_shapes[0][0] != len(attrs["shape"]):
+        raise ValueError("ravel_multi_index: the data's first dimension %d is not the shape's %d"
+                         % (in_shapes[0][0], len(attrs["shape"])))
+    return in_shapes, [tuple(in_shapes[0][1:])]
+
+
+def _unravel_shapes(in_shapes, attrs):
+    return in_shapes, [(len(attrs["shape"]),) + tuple(in_shapes[0])]
+
+
+def _index_copy_shapes(in_shapes, attrs):
+    return in_shapes, [in_shapes[0]]
+
+
+def _scalar_bool_types(in_dtypes, attrs, names):
+    return in_dtypes, "float32"
+
+
+def _allclose_shapes(in_shapes, attrs):
+    return in_shapes, [()]
+
+
+def _allclose_types(in_dtypes, attrs, names):
+    return in_dtypes, "uint8"
+
+
+declare("all_finite", attrs=[Attr("init_output", bool_, True)], kernel=k.all_finite, infer=_finite_shapes,
+        types=_scalar_bool_types)
+declare("multi_all_finite", inputs=("*data",), attrs=[Attr("num_arrays", int_, 1), Attr("init_output", bool_, True)],
+        kernel=k.multi_all_finite, infer=_finite_shapes, types=_scalar_bool_types)
+declare("moments", attrs=[Attr("axes", optional(shape_), None), Attr("keepdims", bool_, False)], kernel=k.moments,
+        infer=_moments_shapes, num_outputs=2)
+_HISTOGRAM = declare("_histogram", inputs=("data", "bins"), attrs=[Attr("bin_cnt", optional(int_), None),
+                                                      Attr("range", optional(lambda v: tuple(map(float, v))), None)],
+        kernel=k.histogram, infer=_histogram_shapes, num_outputs=2, types=_histogram_types)
+_HISTOGRAM.input_names = lambda attrs: ["data"] if attrs.get("bin_cnt") is not None else ["data", "bins"]
+declare("_ravel_multi_index", attrs=[Attr("shape", shape_, ())], kernel=k.ravel_multi_index, infer=_ravel_shapes,
+        aliases=("ravel_multi_index",))
+declare("_unravel_index", attrs=[Attr("shape", shape_, ())], kernel=k.unravel_index, infer=_unravel_shapes,
+        aliases=("unravel_index",))
+declare("_contrib_boolean_mask", inputs=("data", "index"), attrs=[Attr("axis", int_, 0)], kernel=k.boolean_mask)
+declare("_contrib_index_copy", inputs=("old_tensor", "index_vector", "new_tensor"), kernel=k.index_copy,
+        infer=_index_copy_shapes)
+declare("_contrib_allclose", inputs=("a", "b"), attrs=[Attr("rtol", float_, 1e-5), Attr("atol", float_, 1e-8),
+                                                       Attr("equal_nan", bool_, True)],
+        kernel=k.allclose, infer=_allclose_shapes, types=_allclose_types)
+declare("_contrib_div_sqrt_dim", kernel=k.div_sqrt_dim, infer=same_shape)
+declare("rcbrt", kernel=k.rcbrt, infer=same_shape)
+declare("hard_sigmoid", attrs=[Attr("alpha", float_, 0.2), Attr("beta", float_, 0.5)], kernel=k.hard_sigmoid,
+        infer=same_shape)
+declare("choose_element_0index", inputs=("lhs", "rhs"), kernel=k.choose_element_0index)
+declare("fill_element_0index", inputs=("lhs", "mhs", "rhs"), kernel=k.fill_element_0index)
+declare("_onehot_encode", inputs=("lhs", "rhs"), kernel=k.onehot_encode)

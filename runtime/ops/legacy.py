@@ -1,0 +1,47 @@
+"""MXNet's older operator names that tests and old code still call: the `_random_*` / `_sample_*`
+samplers (also `uniform`, `random_uniform`, `sample_normal`...), and `_shuffle`."""
+from __future__ import annotations
+
+from runtime.kernels import sampling as k
+from runtime.registry import Attr, declare, dtype_, float_, int_, optional, shape_, str_
+
+
+def _sampler_shapes(in_shapes, attrs):
+    return in_shapes, [tuple(attrs["shape"]) or (1,)]
+
+
+def _per_element_shapes(in_shapes, attrs):
+    return in_shapes, [tuple(in_shapes[0]) + tuple(attrs["shape"])]
+
+
+def _sampler_types(in_dtypes, attrs, names):
+    return in_dtypes, attrs.get("dtype") or "float32"
+
+
+_CREATE = [Attr("shape", shape_, ()), Attr("ctx", str_, ""), Attr("dtype", optional(dtype_), None)]
+_SAMPLERS = {
+    "uniform": ([Attr("low", float_, 0.0), Attr("high", float_, 1.0)], k.random_uniform),
+    "normal": ([Attr("loc", float_, 0.0), Attr("scale", float_, 1.0)], k.random_normal),
+    "exponential": ([Attr("lam", float_, 1.0)], k.random_exponential),
+    "gamma": ([Attr("alpha", float_, 1.0), Attr("beta", float_, 1.0)], k.random_gamma),
+    "poisson": ([Attr("lam", float_, 1.0)], k.random_poisson),
+    "negative_binomial": ([Attr("k", int_, 1), Attr("p", float_, 1.0)], k.random_negative_binomial),
+    "randint": ([Attr("low", int_, required=True), Attr("high", int_, required=True)], k.random_randint),
+}
+for _name, (_attrs, _kernel) in _SAMPLERS.items():
+    declare("_random_" + _name, inputs=(), attrs=_attrs + _CREATE, kernel=_kernel, no_inputs=True,
+            infer=_sampler_shapes, types=_sampler_types,
+            aliases=("random_" + _name,) + ((_name,) if _name in ("uniform", "normal") else ()))
+
+_PER_ELEMENT = {
+    "uniform": (("low", "high"), k.sample_uniform),
+    "normal": (("mu", "sigma"), k.sample_normal),
+    "exponential": (("lam",), k.sample_exponential),
+    "gamma": (("alpha", "beta"), k.sample_gamma),
+    "poisson": (("lam",), k.sample_poisson),
+}
+for _name, (_inputs, _kernel) in _PER_ELEMENT.items():
+    declare("_sample_" + _name, inputs=_inputs, attrs=[Attr("shape", shape_, ()), Attr("dtype", optional(dtype_), None)],
+            kernel=_kernel, infer=_per_element_shapes, aliases=("sample_" + _name,))
+
+declare("_shuffle", kernel=k.shuffle, aliases=("shuffle",))

@@ -1,0 +1,72 @@
+"""Behaviour recorded from MXNet 1.9.1 where the runtime gave silently different results."""
+import numpy as np
+import pytest
+
+import runtime
+from runtime import nd, sym
+
+
+def test_integer_arange_casts_start_and_step_before_stepping():
+    # MXNet 1.9.1: arange(1.3, 456.6, 1.3, dtype='int32') has 351 values, 1 .. 351
+    for values in (nd.arange(1.3, 456.6, 1.3, dtype="int32"),
+                   sym.arange(1.3, 456.6, 1.3, dtype="int32").eval()[0]):
+        assert values.shape == (351,) and values.dtype == np.int32
+        assert values.asnumpy()[:3].tolist() == [1, 2, 3] and values.asnumpy()[-4:].tolist() == [348, 349, 350, 351]
+    assert nd.arange(-2.5, 3.7, 0.9, dtype="int64").asnumpy().tolist() == [-2] * 7
+    assert nd.arange(0, 10, 3, repeat=2, dtype="int32").asnumpy().tolist() == [0, 0, 3, 3, 6, 6, 9, 9]
+    assert np.allclose(nd.arange(0.5, 2.0, 0.5).asnumpy(), [0.5, 1.0, 1.5])
+
+
+@pytest.mark.parametrize("fill, value", [(nd.ones, 1.0), (nd.zeros, 0.0)])
+def test_creation_with_out_writes_into_it_and_returns_it(fill, value):
+    out = nd.full((2, 3), 7.0)
+    assert fill((2, 3), out=out) is out
+    assert out.asnumpy().tolist() == [[value] * 3] * 2
+
+
+def test_simple_bind_allocates_each_variable_in_its_dtype():
+    x = sym.Variable("x", dtype="float16")
+    executor = (x * 2).simple_bind(runtime.cpu(), x=(2,))
+    assert executor.arg_dict["x"].dtype == np.float16
+    executor = (x * 2).simple_bind(runtime.cpu(), x=(2,), type_dict={"x": "float64"})
+    assert executor.arg_dict["x"].dtype == np.float64
+
+
+def test_infer_type_follows_cast():
+    cast = sym.Cast(sym.Variable("d"), dtype="int32")
+    assert cast.infer_type(d="float32") == ([np.float32], [np.int32], [])
+    mixed = sym.Cast(sym.Variable("d"), dtype="float16") + sym.Variable("e")
+    assert mixed.infer_type(d="float32") == ([np.float32, np.float16], [np.float16], [])
+    assert cast.infer_type() == (None, None, None)
+
+
+# recorded from MXNet 1.9.1: gluon.contrib.nn.PixelShuffle*D over arange inputs, flattened
+PIXEL_SHUFFLES = [
+    ("PixelShuffle1D", 2, (1, 4, 3), (1, 2, 6), [0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11]),
+    ("PixelShuffle2D", (2, 3), (1, 12, 2, 2), (1, 2, 4, 6),
+     [0, 4, 8, 1, 5, 9, 12, 16, 20, 13, 17, 21, 2, 6, 10, 3, 7, 11, 14, 18, 22, 15, 19, 23, 24, 28, 32, 25, 29, 33,
+      36, 40, 44, 37, 41, 45, 26, 30, 34, 27, 31, 35, 38, 42, 46, 39, 43, 47]),
+    ("PixelShuffle3D", (2, 1, 2), (1, 8, 2, 1, 2), (1, 2, 4, 1, 4),
+     [0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15, 16, 20, 17, 21, 24, 28, 25, 29, 18, 22, 19, 23, 26, 30,
+      27, 31]),
+]
+
+
+@pytest.mark.parametrize("name, factor, shape, out_shape, expected", PIXEL_SHUFFLES)
+def test_pixel_shuffle_blocks_match_mxnet(name, factor, shape, out_shape, expected):
+    with runtime.as_mxnet() as mx:
+        from mxnet.gluon.contrib import nn as contrib_nn
+        block = getattr(contrib_nn, name)(factor)
+        x = mx.nd.arange(int(np.prod(shape))).reshape(shape)
+        for _ in range(2):
+            y = block(x)
+            assert y.shape == out_shape and y.asnumpy().astype(int).reshape(-1).tolist() == expected
+            block.hybridize()
+
+
+def test_sparse_embedding_is_an_embedding_over_dense_arrays():
+    with runtime.as_mxnet() as mx:
+        from mxnet.gluon.contrib.nn import SparseEmbedding
+        layer = SparseEmbedding(10, 3)
+        layer.initialize(mx.init.One())
+        assert layer(mx.nd.array([1, 4])).asnumpy().tolist() == [[1.0] * 3] * 2
