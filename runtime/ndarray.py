@@ -18,12 +18,16 @@ DEFAULT_DTYPE = np.float32
 
 class NDArray:
     __array_priority__ = 1000.0  # numpy defers to our reflected operators
-    __slots__ = ("_data", "_ctx", "_grad")
+    # _entry: the array's place on the autograd tape (runtime.autograd); _fresh_grad: backward
+    # wrote its gradient since the flag was last cleared (the Trainer reads it)
+    __slots__ = ("_data", "_ctx", "_grad", "_entry", "_fresh_grad")
 
     def __init__(self, data: np.ndarray, ctx: Context = None):
         self._data = data
         self._ctx = ctx or current_context()
         self._grad = None
+        self._entry = None
+        self._fresh_grad = False
 
     # ---- properties
     @property
@@ -96,10 +100,15 @@ class NDArray:
         pass
 
     def attach_grad(self, grad_req="write", stype=None) -> None:
-        self._grad = _wrap(np.zeros_like(self._data), self._ctx)
+        """Allocate a zero gradient buffer and mark this array as a variable for autograd."""
+        autograd.mark_variables([self], [_wrap(np.zeros_like(self._data), self._ctx)], grad_req)
 
     def detach(self) -> "NDArray":
+        """The same values, cut from the autograd tape: no gradient flows through the result."""
         return _wrap(self._data, self._ctx)
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True) -> None:
+        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
     def reshape(self, *shape, **kwargs) -> "NDArray":
         """`x.reshape(2, 3)` and `x.reshape((2, 3))` both work on NDArray (not on Symbol)."""
@@ -139,7 +148,8 @@ class NDArray:
 
     # ---- arithmetic: NDArray operators broadcast
     def _binary(self, other, broadcast_op, scalar_op, reverse=False):
-        if type(other) in (int, float):  # the commonest case first, without the general dispatch
+        if type(other) in (int, float) and not (autograd._state.recording and self._entry is not None):
+            # the commonest case first, without the general dispatch (nothing to record)
             kernel = _SCALAR_KERNELS.get(scalar_op)
             if kernel is None:
                 from runtime.registry import REGISTRY
@@ -348,6 +358,7 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         parsed, visible_count, kernel = fast
         if op.validates:
             op.validate([a._data for a in args], parsed)
+        recording = autograd._state.recording and autograd.needs_grad(args)
         if op.wants_training:
             results = op.run([a._data for a in args], parsed, is_train=autograd.is_training())
         else:
@@ -355,19 +366,21 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
                 result = kernel(*[a._data for a in args])
             except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
                 raise MXNetError(_eager_words("Error in operator %s: %s" % (op.name, exc))) from None
-            if type(result) is np.ndarray:
+            if type(result) is np.ndarray and not recording:
                 return NDArray(result, args[0]._ctx if args else None)
-            results = list(result)
+            results = [result] if type(result) is np.ndarray else list(result)
         ctx = args[0]._ctx if args else None
-        if visible_count == 1:
-            return NDArray(results[0], ctx)
-        return [NDArray(r, ctx) for r in results[:visible_count]]
+        outputs = [NDArray(r, ctx) for r in results[:visible_count]]
+        if recording:
+            autograd.record_op(op, parsed, args, results, outputs, autograd.is_training())
+        return outputs[0] if visible_count == 1 else outputs
     out = kwargs.pop("out", None)
     kwargs.pop("name", None)
     _reject_symbols(op, args, kwargs)
     inputs, attrs = split_arguments(op, args, kwargs, lambda v: isinstance(v, NDArray))
     parsed = op.parse_attrs(attrs)
     arrays = []
+    given = []
     ctx = None
     for input_name, value in present_inputs(op, inputs, parsed):
         if value is None:
@@ -375,6 +388,7 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         if not isinstance(value, NDArray):
             raise TypeError("%s: input %s must be an NDArray, got %s" % (public_name, input_name, type(value).__name__))
         arrays.append(value._data)
+        given.append(value)
         ctx = ctx or value._ctx
     if op.validates:
         op.validate(arrays, parsed)
@@ -386,6 +400,8 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         _update_aux(op, parsed, inputs, results)
     visible = [NDArray(r if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)
                for r in results[:op.visible(parsed)]]
+    if autograd._state.recording and autograd.needs_grad(given):
+        autograd.record_op(op, parsed, given, results, visible, autograd.is_training())
     if out is not None:
         targets = out if isinstance(out, (list, tuple)) else [out]
         for target, value in zip(targets, visible):

@@ -196,6 +196,9 @@ class OpDef:
     bracket_shapes: bool = False            # MXNet prints this operator's inferred shapes as [a,b]
     kernel_checks_shapes: bool = False      # the kernel rejects bad shapes in MXNet's words: eager calls skip `infer`
     output_names: Tuple[str, ...] = ()      # MXNet's names for the outputs (BatchNorm: output, mean, var)
+    # the vector-Jacobian product: gradient(inputs, outputs, out_grads, **attrs) -> one array (or
+    # None: no gradient) per input, all NumPy; None here means MXNet registers no FGradient
+    gradient: Optional[Callable] = None
 
     @property
     def variadic(self) -> bool:
@@ -386,6 +389,15 @@ def declare(name: str, inputs: Sequence[str] = ("data",), attrs: Sequence[Attr] 
             raise ValueError("operator %s declared twice" % key)
         REGISTRY[key] = op
     return op
+
+
+def gradient_of(*names: str) -> Callable:
+    """Decorator: the function is the gradient of the named (already declared) operators."""
+    def attach(function: Callable) -> Callable:
+        for name in names:
+            REGISTRY[name].gradient = function
+        return function
+    return attach
 
 
 def get(name: str) -> OpDef:
