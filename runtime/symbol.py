@@ -305,7 +305,7 @@ class Symbol:
     def bind(self, ctx=None, args=None, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
              shared_exec=None):
         from runtime.executor import Executor
-        return Executor(self, ctx, args, aux_states)
+        return Executor(self, ctx, args, aux_states, args_grad=args_grad, grad_req=grad_req)
 
     def simple_bind(self, ctx=None, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
@@ -316,7 +316,11 @@ class Symbol:
             raise MXNetError("simple_bind: cannot infer the shapes of every argument from %s" % sorted(kwargs))
         args = {n: zeros(s, ctx) for n, s in zip(self.list_arguments(), arg_shapes)}
         aux = {n: zeros(s, ctx) for n, s in zip(self.list_auxiliary_states(), aux_shapes)}
-        return Executor(self, ctx, args, aux)
+        names = self.list_arguments()
+        requests = grad_req if isinstance(grad_req, (dict, str)) else dict(zip(names, grad_req))
+        wanted = [n for n in names if (requests if isinstance(requests, str) else requests.get(n, "null")) != "null"]
+        grads = {n: zeros(args[n].shape, ctx) for n in wanted}
+        return Executor(self, ctx, args, aux, args_grad=grads, grad_req=grad_req)
 
     def eval(self, ctx=None, **kwargs):
         return self.bind(ctx, kwargs).forward()
