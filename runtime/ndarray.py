@@ -58,6 +58,8 @@ class NDArray:
 
     @property
     def T(self) -> "NDArray":
+        if self._on_tape():
+            return _call("transpose", self)
         return _wrap(np.ascontiguousarray(self._data.T), self._ctx)
 
     @property
@@ -77,9 +79,13 @@ class NDArray:
         dtype = np.dtype(dtype)
         if not copy and dtype == self._data.dtype:
             return self
+        if self._on_tape():
+            return _call("cast", self, dtype=dtype.name)
         return _wrap(self._data.astype(dtype), self._ctx)
 
     def copy(self) -> "NDArray":
+        if self._on_tape():
+            return _call("identity", self)
         return _wrap(self._data.copy(), self._ctx)
 
     def copyto(self, other):
@@ -225,9 +231,18 @@ class NDArray:
 
     __hash__ = object.__hash__
 
+    def _on_tape(self) -> bool:
+        """Recording, and this array is a variable or a recorded result: operations on it are recorded."""
+        return self._entry is not None and autograd._state.recording
+
+    def _check_assignable(self) -> None:
+        if self._on_tape():
+            raise MXNetError(_ASSIGN_IN_GRAPH)
+
     def _inplace(self, result):
         if result is NotImplemented:
             return result
+        self._check_assignable()
         np.copyto(self._data, np.broadcast_to(result._data, self._data.shape), casting="unsafe")
         return self
 
@@ -248,6 +263,8 @@ class NDArray:
 
     # ---- legacy indexing (MXNet 1.x)
     def __getitem__(self, key):
+        if self._on_tape() and not isinstance(key, NDArray):
+            return self._recorded_index(key)
         if isinstance(key, NDArray):
             # MXNet 1.9.1 counts negative indices from the end here (x[nd.array([-1])] is the last row)
             return _call("take", self, key, axis=0, mode="wrap")
@@ -266,7 +283,28 @@ class NDArray:
             return _wrap(result.copy(), self._ctx)
         return _wrap(result, self._ctx)
 
+    def _recorded_index(self, key):
+        """Indexing under record(): the result's gradient is added back at the indexed places."""
+        with autograd.pause():
+            result = self[key]
+        if isinstance(key, tuple):
+            where = tuple(k._data.astype(np.int64) if isinstance(k, NDArray) else k for k in key)
+        elif isinstance(key, (list, np.ndarray)):
+            where = np.asarray(key, dtype=np.int64)
+        else:
+            where = key
+        shape, dtype = self._data.shape, self._data.dtype
+        selected = self._data[where].shape
+
+        def vjp(out_grads):
+            grad = np.zeros(shape, dtype)
+            np.add.at(grad, where, out_grads[0].reshape(selected))
+            return [grad]
+        autograd.record_node("_slice", vjp, [self], [result])
+        return result
+
     def __setitem__(self, key, value):
+        self._check_assignable()
         if isinstance(key, NDArray):
             key = key._data.astype(np.int64)
         elif isinstance(key, tuple):
@@ -304,6 +342,10 @@ _FLUENT = {name: name for name in (
     "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin", "squeeze", "broadcast_to",
     "broadcast_like", "sum_axis", "max_axis", "min_axis", "shape_array", "size_array")}
 _FLUENT["astype_op"] = "cast"
+_ASSIGN_IN_GRAPH = ("Check failed: AGInfo: :IsNone(*output): Assigning to NDArrays that are already in a computational "
+                    "graph will cause undefined behavior when evaluating gradients. Please call backward first to "
+                    "clear the graph or do this out side of a record section. Also note that you cannot use inplace "
+                    "operations like +=, *=, relu(x, out=x), y[idx]=x, etc inside a record section.")
 
 
 def _wrap(data: np.ndarray, ctx=None) -> NDArray:

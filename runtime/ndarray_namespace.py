@@ -92,4 +92,7 @@ def build_module(name: str) -> types.ModuleType:
             "randint", lambda low, high, size=None: _random.generator().integers(low, high, size)),
         "seed": _random.seed,
     })
+    # MXNet 1.x also offers the samplers at the top of `nd` (`nd.uniform(shape=(2, 3))`)
+    for alias in ("uniform", "normal"):
+        top.setdefault(alias, subs["random"][alias])
     return namespace.build_module(name, "MXNet-compatible eager operators (NDArray).", top, subs)

@@ -197,3 +197,46 @@ def test_dropout_gradient_is_its_mask():
     y.backward()
     assert set(np.unique(y.asnumpy())) == {0.0, 2.0}
     np.testing.assert_array_equal(x.grad.asnumpy(), y.asnumpy())
+
+
+# recorded with MXNet 1.9.1: x = arange(12).reshape(3, 4), y = x[key] * 2, y.backward()
+INDEXED = [
+    (slice(1, 3), [[0, 0, 0, 0], [2, 2, 2, 2], [2, 2, 2, 2]]),
+    (1, [[0, 0, 0, 0], [2, 2, 2, 2], [0, 0, 0, 0]]),
+    ((slice(None), 1), [[0, 2, 0, 0], [0, 2, 0, 0], [0, 2, 0, 0]]),
+    ((1, 2), [[0, 0, 0, 0], [0, 0, 2, 0], [0, 0, 0, 0]]),
+    ((slice(None), slice(1, 3)), [[0, 2, 2, 0], [0, 2, 2, 0], [0, 2, 2, 0]]),
+    (nd.array([0, 2]), [[2, 2, 2, 2], [0, 0, 0, 0], [2, 2, 2, 2]]),
+]
+
+
+@pytest.mark.parametrize("key,expected", INDEXED)
+def test_indexing_is_recorded(key, expected):
+    x = nd.arange(12).reshape((3, 4))
+    x.attach_grad()
+    with autograd.record():
+        y = x[key] * 2
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), expected)
+
+
+def test_copy_astype_and_transpose_are_recorded():
+    x = nd.arange(6).reshape((2, 3))
+    x.attach_grad()
+    with autograd.record():
+        y = (x.copy() * 3).sum() + (x.astype("float64") * 1).astype("float32").sum() + (x.T * 2).sum()
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.full((2, 3), 6.0))
+
+
+def test_in_place_assignment_in_a_recorded_graph_fails():
+    x = nd.ones((2,))
+    x.attach_grad()
+    with autograd.record():
+        y = x * 1
+        with pytest.raises(MXNetError, match="Assigning to NDArrays that are already in a computational graph"):
+            y += 2
+        with pytest.raises(MXNetError, match="Assigning to NDArrays that are already in a computational graph"):
+            y[0] = 5
+    x += 1  # outside record(), a variable is updated in place as an optimizer does
+    assert (x.asnumpy() == 2).all()
