@@ -134,6 +134,8 @@ def record_op(op, attrs: Dict, inputs: Sequence, results: Sequence[np.ndarray], 
         vjp = None
     else:
         call_attrs = dict(attrs, is_train=is_train) if op.wants_training else attrs
+        if op.gradient_selective:
+            call_attrs = dict(call_attrs, needed=[a._entry is not None for a in inputs])
 
         def vjp(out_grads):
             return gradient(arrays, results, out_grads, **call_attrs)

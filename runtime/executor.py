@@ -258,7 +258,7 @@ class Executor:
                 head_grads.append(given[index])
             else:
                 head_grads.append(np.ones(value.shape, value.dtype))
-        grads = graph_gradients(self._order, heads, self._saved_values, head_grads, is_train)
+        grads = graph_gradients(self._order, heads, self._saved_values, head_grads, is_train, set(self.grad_dict))
         for node in self._order:
             target = self.grad_dict.get(node.name) if node.is_variable else None
             if target is None:
@@ -273,10 +273,17 @@ class Executor:
 
 
 def graph_gradients(order: List[Node], heads, values: Dict[int, List[np.ndarray]], head_grads: List[np.ndarray],
-                    is_train: bool) -> Dict[int, np.ndarray]:
+                    is_train: bool, wanted=None) -> Dict[int, np.ndarray]:
     """The gradient reaching each variable node (by node id), from the nodes' gradients run in
-    reverse topological order over the values of a forward pass."""
+    reverse topological order over the values of a forward pass. With `wanted` (variable names),
+    only the nodes between those variables and the heads are differentiated."""
     pending: Dict[Tuple[int, int], np.ndarray] = {}
+    relevant = None
+    if wanted is not None:
+        relevant = set()
+        for node in order:  # a node matters when a wanted variable feeds it
+            if (node.name in wanted) if node.is_variable else any(id(c) in relevant for c, _ in node.inputs):
+                relevant.add(id(node))
 
     def add(key, grad):
         pending[key] = grad if key not in pending else pending[key] + grad
@@ -290,7 +297,7 @@ def graph_gradients(order: List[Node], heads, values: Dict[int, List[np.ndarray]
             continue
         outputs = values[id(node)]
         out_grads = [pending.pop((id(node), i), None) for i in range(len(outputs))]
-        if all(g is None for g in out_grads):
+        if all(g is None for g in out_grads) or (relevant is not None and id(node) not in relevant):
             continue
         if node.op.gradient is None:
             raise MXNetError("Operator %s is non-differentiable because it didn't register FGradient attribute."
@@ -298,6 +305,8 @@ def graph_gradients(order: List[Node], heads, values: Dict[int, List[np.ndarray]
         out_grads = [np.zeros(o.shape, o.dtype) if g is None else g for g, o in zip(out_grads, outputs)]
         inputs = [values[id(child)][i] for child, i in node.inputs]
         attrs = dict(node.attrs, is_train=is_train) if node.op.wants_training else node.attrs
+        if node.op.gradient_selective:
+            attrs = dict(attrs, needed=[relevant is None or id(child) in relevant for child, _ in node.inputs])
         try:
             in_grads = node.op.gradient(inputs, outputs, out_grads, **attrs)
         except MXNetError as exc:

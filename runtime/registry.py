@@ -199,6 +199,7 @@ class OpDef:
     # the vector-Jacobian product: gradient(inputs, outputs, out_grads, **attrs) -> one array (or
     # None: no gradient) per input, all NumPy; None here means MXNet registers no FGradient
     gradient: Optional[Callable] = None
+    gradient_selective: bool = False        # the gradient takes `needed` (a flag per input) and skips the others
 
     @property
     def variadic(self) -> bool:
@@ -391,11 +392,13 @@ def declare(name: str, inputs: Sequence[str] = ("data",), attrs: Sequence[Attr] 
     return op
 
 
-def gradient_of(*names: str) -> Callable:
-    """Decorator: the function is the gradient of the named (already declared) operators."""
+def gradient_of(*names: str, selective: bool = False) -> Callable:
+    """Decorator: the function is the gradient of the named (already declared) operators. A
+    `selective` one takes `needed=` (one flag per input) and may return None for the others."""
     def attach(function: Callable) -> Callable:
         for name in names:
             REGISTRY[name].gradient = function
+            REGISTRY[name].gradient_selective = selective
         return function
     return attach
 

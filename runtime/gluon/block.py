@@ -416,12 +416,14 @@ class _CachedGraph:
         variables = {node.name: node for node in executor._order if node.is_variable}
         wanted = [variables.get(name) for name in self.input_names + tuple(self.param_names)]
         order = executor._order
+        tracked = list(args) + self.param_arrays
+        names = {node.name for node, array in zip(wanted, tracked) if node is not None and array._entry is not None}
 
         def vjp(out_grads):
-            grads = graph_gradients(order, heads, values, out_grads, is_train)
+            grads = graph_gradients(order, heads, values, out_grads, is_train, names)
             return [None if node is None else grads.get(id(node)) for node in wanted]
         flat, _ = _flatten(result)
-        autograd.record_node("_CachedOp", vjp, list(args) + self.param_arrays, flat)
+        autograd.record_node("_CachedOp", vjp, tracked, flat)
         return result
 
 

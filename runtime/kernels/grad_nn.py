@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
+import numba
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -36,9 +37,70 @@ def _pad(x: np.ndarray, pad, value=0.0, extra=None) -> np.ndarray:
     return np.pad(x, widths, constant_values=value)
 
 
+@numba.njit(cache=True, nogil=True)
+def _columns_2d(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols):
+    """cols[(ch, i, j), (b, y, xx)] = x[b, ch, y*sh - ph + i*dh, xx*sw - pw + j*dw] (0 in the padding)."""
+    n, c, h, w = x.shape
+    positions = oh * ow
+    for ch in range(c):
+        for i in range(kh):
+            for j in range(kw):
+                row = cols[(ch * kh + i) * kw + j]
+                for b in range(n):
+                    for y in range(oh):
+                        iy = y * sh - ph + i * dh
+                        base = b * positions + y * ow
+                        for xx in range(ow):
+                            ix = xx * sw - pw + j * dw
+                            row[base + xx] = x[b, ch, iy, ix] if 0 <= iy < h and 0 <= ix < w else 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_columns_2d(cols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, out):
+    """The adjoint of _columns_2d: each column entry added onto the input element it was read from."""
+    n, c, h, w = out.shape
+    positions = oh * ow
+    for ch in range(c):
+        for i in range(kh):
+            for j in range(kw):
+                row = cols[(ch * kh + i) * kw + j]
+                for b in range(n):
+                    for y in range(oh):
+                        iy = y * sh - ph + i * dh
+                        if iy < 0 or iy >= h:
+                            continue
+                        base = b * positions + y * ow
+                        for xx in range(ow):
+                            ix = xx * sw - pw + j * dw
+                            if 0 <= ix < w:
+                                out[b, ch, iy, ix] += row[base + xx]
+
+
+def _planar(data, out_grad, kernel, stride, dilate, pad):
+    """1-d convolutions as 2-d ones of height 1: (data, out_grad, geometry), or None beyond 2-d."""
+    if len(kernel) == 2:
+        return data, out_grad, tuple(kernel) + tuple(stride) + tuple(pad) + tuple(dilate)
+    if len(kernel) == 1:
+        return (data[:, :, None, :], out_grad[:, :, None, :],
+                (1, kernel[0], 1, stride[0], 0, pad[0], 1, dilate[0]))
+    return None
+
+
 def convolution_weight_grad(data, out_grad, kernel, stride, dilate, pad, num_group) -> np.ndarray:
     """d(loss)/d(weight) of a convolution, weight shaped (F, C/groups, *kernel)."""
     kernel, stride, dilate, pad = _geometry(data.ndim, kernel, stride, dilate, pad)
+    planar = _planar(data, out_grad, kernel, stride, dilate, pad)
+    if planar is not None:
+        x, g, (kh, kw, sh, sw, ph, pw, dh, dw) = planar
+        n, c = x.shape[:2]
+        f, oh, ow = g.shape[1:]
+        cols = np.empty((c * kh * kw, n * oh * ow), dtype=x.dtype)
+        _columns_2d(np.ascontiguousarray(x), kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols)
+        heads = np.ascontiguousarray(np.moveaxis(g, 1, 0)).reshape(f, -1)
+        cg, fg = c // num_group, f // num_group
+        taps = kh * kw
+        grads = [heads[k * fg:(k + 1) * fg] @ cols[k * cg * taps:(k + 1) * cg * taps].T for k in range(num_group)]
+        return np.concatenate(grads, axis=0).reshape((f, cg) + tuple(kernel))
     n, c = data.shape[:2]
     f = out_grad.shape[1]
     out_shape = out_grad.shape[2:]
@@ -59,6 +121,22 @@ def convolution_data_grad(out_grad, weight, data_shape, kernel, stride, dilate, 
     """d(loss)/d(data) of a convolution: each kernel offset adds its share of the columns' gradient
     onto the strided positions of the padded input it read."""
     kernel, stride, dilate, pad = _geometry(len(data_shape), kernel, stride, dilate, pad)
+    planar = _planar(np.empty((0,) * len(data_shape)), out_grad, kernel, stride, dilate, pad)
+    if planar is not None:
+        _, g, (kh, kw, sh, sw, ph, pw, dh, dw) = planar
+        n, c = data_shape[:2]
+        f, oh, ow = g.shape[1:]
+        cg, fg = c // num_group, f // num_group
+        taps = kh * kw
+        heads = np.ascontiguousarray(np.moveaxis(g, 1, 0)).reshape(f, -1)
+        cols = np.empty((c * taps, heads.shape[1]), dtype=np.result_type(out_grad.dtype, weight.dtype))
+        for k in range(num_group):
+            w = weight[k * fg:(k + 1) * fg].reshape(fg, cg * taps)
+            np.matmul(w.T, heads[k * fg:(k + 1) * fg], out=cols[k * cg * taps:(k + 1) * cg * taps])
+        height = data_shape[2] if len(data_shape) == 4 else 1
+        out = np.zeros((n, c, height, data_shape[-1]), dtype=cols.dtype)
+        _add_columns_2d(cols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, out)
+        return out.reshape(data_shape)
     n, c = data_shape[:2]
     f = out_grad.shape[1]
     out_shape = out_grad.shape[2:]

@@ -21,12 +21,17 @@ def _dropout(inputs, outputs, out_grads, **attrs):
     return [(out_grads[0] * outputs[1]).astype(inputs[0].dtype, copy=False)]
 
 
-@gradient_of("FullyConnected")
-def _fully_connected(inputs, outputs, out_grads, num_hidden, no_bias=False, flatten=True):
+def _needs(needed, count):
+    return needed if needed is not None else [True] * count
+
+
+@gradient_of("FullyConnected", selective=True)
+def _fully_connected(inputs, outputs, out_grads, num_hidden, no_bias=False, flatten=True, needed=None):
     data, weight = inputs[0], inputs[1]
+    needed = _needs(needed, len(inputs))
     g = out_grads[0].reshape(-1, num_hidden)
     x = data.reshape(data.shape[0], -1) if flatten else data.reshape(-1, data.shape[-1])
-    grads = [(g @ weight).reshape(data.shape), g.T @ x]
+    grads = [(g @ weight).reshape(data.shape) if needed[0] else None, g.T @ x if needed[1] else None]
     if not no_bias:
         grads.append(g.sum(axis=0))
     return _cast(grads, inputs)
@@ -36,15 +41,16 @@ def _spatial(attrs, name, default):
     return tuple(attrs[name]) or (default,) * len(attrs["kernel"])
 
 
-@gradient_of("Convolution")
-def _convolution(inputs, outputs, out_grads, **attrs):
+@gradient_of("Convolution", selective=True)
+def _convolution(inputs, outputs, out_grads, needed=None, **attrs):
     data, weight = inputs[0], inputs[1]
+    needed = _needs(needed, len(inputs))
     if attrs.get("layout") not in (None, "NCW", "NCHW", "NCDHW"):
         raise NotImplementedError("the gradient of a channels-last convolution")
     g = out_grads[0]
     geometry = (attrs["kernel"], _spatial(attrs, "stride", 1), _spatial(attrs, "dilate", 1), _spatial(attrs, "pad", 0))
-    grads = [kg.convolution_data_grad(g, weight, data.shape, *geometry, attrs["num_group"]),
-             kg.convolution_weight_grad(data, g, *geometry, attrs["num_group"])]
+    grads = [kg.convolution_data_grad(g, weight, data.shape, *geometry, attrs["num_group"]) if needed[0] else None,
+             kg.convolution_weight_grad(data, g, *geometry, attrs["num_group"]) if needed[1] else None]
     if not attrs["no_bias"]:
         grads.append(g.sum(axis=(0,) + tuple(range(2, g.ndim))))
     return _cast(grads, inputs)
