@@ -297,6 +297,8 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: boo
     for variable in variables:
         if entry_of(variable) is None:
             raise MXNetError(NOT_IN_GRAPH)
+    if create_graph:
+        return _recorded_gradients(heads, head_grads, variables, train_mode, single)
     keep = {(id(e[0]), e[1]) for e in (entry_of(v) for v in variables) if type(e) is tuple}
     node_grads, leaf_grads = _propagate(heads, head_grads, retain_graph, train_mode, keep)
     results = []
@@ -310,6 +312,55 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: boo
         if value is None:
             value = np.zeros(variable.shape, variable._data.dtype)
         results.append(NDArray(np.array(value, dtype=variable._data.dtype), variable.context))
+    return results[0] if single else results
+
+
+def _recorded_gradients(heads, head_grads, variables, train: bool, single: bool):
+    """autograd.grad with create_graph=True: the backward pass runs recorded NDArray operators
+    (runtime.higher_order), so the gradients it returns are on the tape themselves."""
+    import runtime
+    from runtime.higher_order import GRADIENTS
+    nd = runtime.nd
+    pending: Dict = {}
+    leaves: Dict = {}
+
+    def add(table, key, value):
+        table[key] = value if key not in table else table[key] + value
+    roots = []
+    with _scope(True, train):
+        for head, grad in zip(heads, head_grads):
+            entry = entry_of(head)
+            if entry is None or (type(entry) is tuple and entry[0].freed):
+                raise MXNetError(NOT_IN_GRAPH)
+            value = nd.ones_like(head) if grad is None else grad
+            if type(entry) is tuple:
+                add(pending, (id(entry[0]), entry[1]), value)
+                roots.append(entry[0])
+            else:
+                add(leaves, id(entry), value)
+        for node in _reachable(roots):
+            out_grads = [pending.pop((id(node), i), None) for i in range(len(node.out_meta))]
+            if all(g is None for g in out_grads):
+                continue
+            info = node.symbol_info
+            gradient = GRADIENTS.get(info[0].name) if info is not None else None
+            in_grads = gradient(nd, info[2], [g if g is not None else nd.zeros(shape, dtype=dtype) for g, (shape, dtype)
+                                              in zip(out_grads, node.out_meta)], info[1]) if gradient else None
+            if in_grads is None:
+                raise MXNetError("Operator %s has no gradient that can be differentiated again "
+                                 "(autograd.grad with create_graph=True)" % node.name)
+            for entry, value in zip(node.inputs, in_grads):
+                if entry is None or value is None:
+                    continue
+                if type(entry) is tuple:
+                    add(pending, (id(entry[0]), entry[1]), value)
+                else:
+                    add(leaves, id(entry), value)
+    results = []
+    for variable in variables:
+        entry = entry_of(variable)
+        value = leaves.get(id(entry)) if type(entry) is not tuple else None
+        results.append(value if value is not None else nd.zeros_like(variable))
     return results[0] if single else results
 
 

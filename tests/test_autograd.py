@@ -240,3 +240,24 @@ def test_in_place_assignment_in_a_recorded_graph_fails():
             y[0] = 5
     x += 1  # outside record(), a variable is updated in place as an optimizer does
     assert (x.asnumpy() == 2).all()
+
+
+def test_grad_with_create_graph_differentiates_again():
+    x = nd.array([0.5, 1.0])
+    x.attach_grad()
+    with autograd.record():
+        z = nd.elemwise_add(nd.exp(x), x) + nd.sin(x) * x
+    dx = autograd.grad(z, [x], create_graph=True)[0]
+    xs = np.array([0.5, 1.0])
+    np.testing.assert_allclose(dx.asnumpy(), np.exp(xs) + 1 + np.cos(xs) * xs + np.sin(xs), rtol=1e-6)
+    dx.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), np.exp(xs) - np.sin(xs) * xs + 2 * np.cos(xs), rtol=1e-6)
+
+
+def test_create_graph_through_an_operator_without_a_second_order_gradient_fails():
+    x = nd.array([[0.5, 1.0]])
+    x.attach_grad()
+    with autograd.record():
+        z = nd.softmax(x)
+    with pytest.raises(MXNetError, match="create_graph=True"):
+        autograd.grad(z, [x], create_graph=True)
