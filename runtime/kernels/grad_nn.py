@@ -157,6 +157,30 @@ def convolution_data_grad(out_grad, weight, data_shape, kernel, stride, dilate, 
     return result[inside]
 
 
+@numba.njit(cache=True, nogil=True)
+def _max_pool_2d_grad(x, g, kh, kw, sh, sw, ph, pw, out):
+    """Each window's gradient to its first largest element (the one MXNet's forward picked)."""
+    n, c, h, w = x.shape
+    oh, ow = g.shape[2], g.shape[3]
+    for b in range(n):
+        for ch in range(c):
+            for y in range(oh):
+                for xx in range(ow):
+                    best_y, best_x = -1, -1
+                    best = -np.inf
+                    for i in range(kh):
+                        iy = y * sh - ph + i
+                        if iy < 0 or iy >= h:
+                            continue
+                        for j in range(kw):
+                            ix = xx * sw - pw + j
+                            if 0 <= ix < w and x[b, ch, iy, ix] > best:
+                                best = x[b, ch, iy, ix]
+                                best_y, best_x = iy, ix
+                    if best_y >= 0:
+                        out[b, ch, best_y, best_x] += g[b, ch, y, xx]
+
+
 def pooling_grad(data, output, out_grad, kernel, pool_type, global_pool, pooling_convention, stride, pad,
                  count_include_pad) -> np.ndarray:
     """d(loss)/d(data) of max, average or sum pooling."""
@@ -165,6 +189,10 @@ def pooling_grad(data, output, out_grad, kernel, pool_type, global_pool, pooling
     if global_pool:
         kernel, stride, pad = sizes, (1,) * spatial, (0,) * spatial
     kernel, stride, _, pad = _geometry(data.ndim, kernel, stride, None, pad)
+    if pool_type == "max" and spatial == 2 and data.dtype == out_grad.dtype:
+        out = np.zeros(data.shape, dtype=data.dtype)
+        _max_pool_2d_grad(np.ascontiguousarray(data), np.ascontiguousarray(out_grad), *kernel, *stride, *pad, out)
+        return out
     out_shape = output.shape[2:]
     # the "full" convention's last windows may reach past the padding
     extra = tuple(max(0, (o - 1) * s + k - (d + 2 * p)) for o, s, k, d, p in zip(out_shape, stride, kernel, sizes, pad))
