@@ -101,7 +101,8 @@ def infer_types(symbol: Symbol, known: Dict[str, str]):
 class Executor:
     """A symbol bound to its arguments. `forward()` runs the plan and fills `outputs`."""
 
-    def __init__(self, symbol: Symbol, ctx, args, aux_states=None, static_alloc: bool = False):
+    def __init__(self, symbol: Symbol, ctx, args, aux_states=None, static_alloc: bool = False, args_grad=None,
+                 grad_req="write"):
         self._symbol = symbol
         self._static_alloc = static_alloc  # buffers reused from one forward to the next
         self._ctx = ctx
@@ -115,8 +116,14 @@ class Executor:
         self._has_aux_ops = any(node.op is not None and node.op.aux for node in self._order)
         # shapes are checked once, now, so that a graph that cannot run fails at bind time as in MXNet
         bound = {**self.arg_dict, **self.aux_dict}
-        infer_shapes(symbol, {n: a.shape for n, a in bound.items()}, partial=True)
-        infer_types(symbol, {n: a.dtype for n, a in bound.items()})
+        _, out_shapes, _ = infer_shapes(symbol, {n: a.shape for n, a in bound.items()}, partial=True)
+        _, out_types, _ = infer_types(symbol, {n: a.dtype for n, a in bound.items()})
+        # the outputs exist from bind on, as in MXNet; forward passes refill these same arrays
+        if all(s is not None for s in out_shapes):
+            self.outputs = [NDArray(np.zeros(s, t or np.float32), ctx) for s, t in zip(out_shapes, out_types)]
+        self._grad_reqs = _grad_requests(arg_names, grad_req)
+        self.grad_dict = _named_gradients(arg_names, args_grad, self._grad_reqs)
+        self._saved_values = None  # every node's outputs of the last forward, kept for backward
 
     @staticmethod
     def _named(names: List[str], given, what: str) -> Dict[str, NDArray]:
@@ -145,13 +152,31 @@ class Executor:
     def output_dict(self) -> Dict[str, NDArray]:
         return dict(zip(self._symbol.list_outputs(), self.outputs))
 
+    @property
+    def grad_arrays(self) -> List[Optional[NDArray]]:
+        return [self.grad_dict.get(name) for name in self._symbol.list_arguments()]
+
     def forward(self, is_train: bool = False, **kwargs) -> List[NDArray]:
         for name, value in kwargs.items():
             if name not in self.arg_dict:
                 raise MXNetError("Unknown argument %s" % name)
             self.arg_dict[name]._data[...] = value._data if isinstance(value, NDArray) else value
-        self.outputs = [NDArray(value, self._ctx) for value in self.run_with((), [], is_train)]
+        if self.grad_dict:
+            # gradients are wanted: run node by node, keeping what backward reads
+            self._saved_values = self._forward_values(is_train)
+            self._saved_train = is_train
+            values = [self._saved_values[id(n)][i] for n, i in self._symbol._outputs]
+        else:
+            values = self.run_with((), [], is_train)
+        self._refill_outputs(values)
         return self.outputs
+
+    def _refill_outputs(self, values: List[np.ndarray]) -> None:
+        if len(self.outputs) == len(values):
+            for output, value in zip(self.outputs, values):
+                output._data = value  # the same NDArray objects, as MXNet's exe.outputs stay the same handles
+        else:
+            self.outputs = [NDArray(value, self._ctx) for value in values]
 
     def _plan(self, is_train: bool, names: Tuple[str, ...]) -> tuple:
         """(the compiled forward function of the named inputs, its steps); it reads the other
@@ -183,10 +208,17 @@ class Executor:
             # training updates auxiliary states (BatchNorm's running statistics): node by node
             for name, array in zip(names, arrays):
                 self.arg_dict[name]._data[...] = array
-            return [output._data for output in self._forward_interpreted(is_train)]
+            values = self._forward_values(is_train)
+            return [values[id(n)][i] for n, i in self._symbol._outputs]
         return self._plan(is_train, names)[0](*arrays)
 
     def _forward_interpreted(self, is_train: bool) -> List[NDArray]:
+        values = self._forward_values(is_train)
+        self.outputs = [NDArray(values[id(n)][i], self._ctx) for n, i in self._symbol._outputs]
+        return self.outputs
+
+    def _forward_values(self, is_train: bool) -> Dict[int, List[np.ndarray]]:
+        """Every node's outputs (by node id), running the graph node by node."""
         values: Dict[int, List[np.ndarray]] = {}
         bound = {**self.arg_dict, **self.aux_dict}
         for node in self._order:
@@ -203,8 +235,112 @@ class Executor:
                 arrays[3][...] = momentum * arrays[3] + (1 - momentum) * results[1]
                 arrays[4][...] = momentum * arrays[4] + (1 - momentum) * results[2]
             values[id(node)] = results
-        self.outputs = [NDArray(values[id(n)][i], self._ctx) for n, i in self._symbol._outputs]
-        return self.outputs
+        return values
 
-    def backward(self, out_grads=None, is_train=True):
-        raise MXNetError("this runtime computes forward passes only")
+    def backward(self, out_grads=None, is_train=True) -> None:
+        """Gradients of the outputs (times out_grads, ones where not given) into grad_arrays, as
+        each argument's grad_req says."""
+        if self._saved_values is None:
+            raise MXNetError("backward needs a forward pass with gradient arrays bound (args_grad or simple_bind)")
+        heads = self._symbol._outputs
+        if out_grads is None:
+            out_grads = []
+        elif isinstance(out_grads, NDArray):
+            out_grads = [out_grads]
+        given = [g._data if isinstance(g, NDArray) else np.asarray(g) for g in out_grads]
+        head_grads = []
+        for index, (node, output) in enumerate(heads):
+            value = self._saved_values[id(node)][output]
+            if index < len(given) and given[index] is not None:
+                if tuple(given[index].shape) != tuple(value.shape):
+                    raise MXNetError("Shape inconsistent: out_grads[%d] has shape %s, the output %s"
+                                     % (index, tuple(given[index].shape), tuple(value.shape)))
+                head_grads.append(given[index])
+            else:
+                head_grads.append(np.ones(value.shape, value.dtype))
+        grads = graph_gradients(self._order, heads, self._saved_values, head_grads, is_train, set(self.grad_dict))
+        for node in self._order:
+            target = self.grad_dict.get(node.name) if node.is_variable else None
+            if target is None:
+                continue
+            value = grads.get(id(node))
+            if value is None:
+                value = np.zeros(target.shape, target._data.dtype)
+            if self._grad_reqs.get(node.name) == "add":
+                target._data += value.astype(target._data.dtype, copy=False)
+            else:
+                np.copyto(target._data, value, casting="unsafe")
+
+
+def graph_gradients(order: List[Node], heads, values: Dict[int, List[np.ndarray]], head_grads: List[np.ndarray],
+                    is_train: bool, wanted=None) -> Dict[int, np.ndarray]:
+    """The gradient reaching each variable node (by node id), from the nodes' gradients run in
+    reverse topological order over the values of a forward pass. With `wanted` (variable names),
+    only the nodes between those variables and the heads are differentiated."""
+    pending: Dict[Tuple[int, int], np.ndarray] = {}
+    relevant = None
+    if wanted is not None:
+        relevant = set()
+        for node in order:  # a node matters when a wanted variable feeds it
+            if (node.name in wanted) if node.is_variable else any(id(c) in relevant for c, _ in node.inputs):
+                relevant.add(id(node))
+
+    def add(key, grad):
+        pending[key] = grad if key not in pending else pending[key] + grad
+    for (node, index), grad in zip(heads, head_grads):
+        add((id(node), index), grad)
+    found: Dict[int, np.ndarray] = {}
+    for node in reversed(order):
+        if node.is_variable:
+            if (id(node), 0) in pending:
+                found[id(node)] = pending.pop((id(node), 0))
+            continue
+        outputs = values[id(node)]
+        out_grads = [pending.pop((id(node), i), None) for i in range(len(outputs))]
+        if all(g is None for g in out_grads) or (relevant is not None and id(node) not in relevant):
+            continue
+        if node.op.gradient is None:
+            raise MXNetError("Operator %s is non-differentiable because it didn't register FGradient attribute."
+                             % node.op.name)
+        out_grads = [np.zeros(o.shape, o.dtype) if g is None else g for g, o in zip(out_grads, outputs)]
+        inputs = [values[id(child)][i] for child, i in node.inputs]
+        attrs = dict(node.attrs, is_train=is_train) if node.op.wants_training else node.attrs
+        if node.op.gradient_selective:
+            attrs = dict(attrs, needed=[relevant is None or id(child) in relevant for child, _ in node.inputs])
+        try:
+            in_grads = node.op.gradient(inputs, outputs, out_grads, **attrs)
+        except MXNetError as exc:
+            raise _node_error(node, exc) from None
+        for (child, index), grad, value in zip(node.inputs, in_grads, inputs):
+            if grad is not None:
+                add((id(child), index), np.asarray(grad).reshape(value.shape))
+    return found
+
+
+_GRAD_REQ_NAMES = ("null", "write", "add", "inplace")
+
+
+def _grad_requests(names: List[str], grad_req) -> Dict[str, str]:
+    """grad_req as a string for all, a list in argument order, or a dict by name (absent: null)."""
+    if isinstance(grad_req, str):
+        requests = {n: grad_req for n in names}
+    elif isinstance(grad_req, (list, tuple)):
+        requests = dict(zip(names, grad_req))
+    else:
+        requests = {n: grad_req.get(n, "null") for n in names}
+    for name, request in requests.items():
+        if request not in _GRAD_REQ_NAMES:
+            raise MXNetError("Invalid grad_req %r for %s: one of %s" % (request, name, ", ".join(_GRAD_REQ_NAMES)))
+    return {n: ("write" if r == "inplace" else r) for n, r in requests.items()}
+
+
+def _named_gradients(names: List[str], args_grad, requests: Dict[str, str]) -> Dict[str, NDArray]:
+    """The gradient arrays by argument name (those whose grad_req is not null)."""
+    if args_grad is None:
+        return {}
+    if isinstance(args_grad, (list, tuple)):
+        if len(args_grad) != len(names):
+            raise MXNetError("Length of args_grad (%d) does not match the symbol's arguments (%d)"
+                             % (len(args_grad), len(names)))
+        args_grad = dict(zip(names, args_grad))
+    return {n: g for n, g in args_grad.items() if n in requests and requests[n] != "null" and g is not None}

@@ -18,13 +18,16 @@ DEFAULT_DTYPE = np.float32
 
 class NDArray:
     __array_priority__ = 1000.0  # numpy defers to our reflected operators
-    __slots__ = ("_data", "_ctx", "_grad", "_fresh_grad")
+    # _entry: the array's place on the autograd tape (runtime.autograd); _fresh_grad: backward
+    # wrote its gradient since the flag was last cleared (the Trainer reads it)
+    __slots__ = ("_data", "_ctx", "_grad", "_entry", "_fresh_grad")
 
     def __init__(self, data: np.ndarray, ctx: Context = None):
         self._data = data
         self._ctx = ctx or current_context()
         self._grad = None
-        self._fresh_grad = False  # set when backward writes this variable's gradient; Trainer clears it
+        self._entry = None
+        self._fresh_grad = False
 
     # ---- properties
     @property
@@ -55,6 +58,8 @@ class NDArray:
 
     @property
     def T(self) -> "NDArray":
+        if self._on_tape():
+            return _call("transpose", self)
         return _wrap(np.ascontiguousarray(self._data.T), self._ctx)
 
     @property
@@ -74,9 +79,13 @@ class NDArray:
         dtype = np.dtype(dtype)
         if not copy and dtype == self._data.dtype:
             return self
+        if self._on_tape():
+            return _call("cast", self, dtype=dtype.name)
         return _wrap(self._data.astype(dtype), self._ctx)
 
     def copy(self) -> "NDArray":
+        if self._on_tape():
+            return _call("identity", self)
         return _wrap(self._data.copy(), self._ctx)
 
     def copyto(self, other):
@@ -97,10 +106,15 @@ class NDArray:
         pass
 
     def attach_grad(self, grad_req="write", stype=None) -> None:
-        self._grad = _wrap(np.zeros_like(self._data), self._ctx)
+        """Allocate a zero gradient buffer and mark this array as a variable for autograd."""
+        autograd.mark_variables([self], [_wrap(np.zeros_like(self._data), self._ctx)], grad_req)
 
     def detach(self) -> "NDArray":
+        """The same values, cut from the autograd tape: no gradient flows through the result."""
         return _wrap(self._data, self._ctx)
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True) -> None:
+        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
     def reshape(self, *shape, **kwargs) -> "NDArray":
         """`x.reshape(2, 3)` and `x.reshape((2, 3))` both work on NDArray (not on Symbol)."""
@@ -140,7 +154,8 @@ class NDArray:
 
     # ---- arithmetic: NDArray operators broadcast
     def _binary(self, other, broadcast_op, scalar_op, reverse=False):
-        if type(other) in (int, float):  # the commonest case first, without the general dispatch
+        if type(other) in (int, float) and not (autograd._state.recording and self._entry is not None):
+            # the commonest case first, without the general dispatch (nothing to record)
             kernel = _SCALAR_KERNELS.get(scalar_op)
             if kernel is None:
                 from runtime.registry import REGISTRY
@@ -216,9 +231,18 @@ class NDArray:
 
     __hash__ = object.__hash__
 
+    def _on_tape(self) -> bool:
+        """Recording, and this array is a variable or a recorded result: operations on it are recorded."""
+        return self._entry is not None and autograd._state.recording
+
+    def _check_assignable(self) -> None:
+        if self._on_tape():
+            raise MXNetError(_ASSIGN_IN_GRAPH)
+
     def _inplace(self, result):
         if result is NotImplemented:
             return result
+        self._check_assignable()
         np.copyto(self._data, np.broadcast_to(result._data, self._data.shape), casting="unsafe")
         return self
 
@@ -239,6 +263,8 @@ class NDArray:
 
     # ---- legacy indexing (MXNet 1.x)
     def __getitem__(self, key):
+        if self._on_tape() and not isinstance(key, NDArray):
+            return self._recorded_index(key)
         if isinstance(key, NDArray):
             # MXNet 1.9.1 counts negative indices from the end here (x[nd.array([-1])] is the last row)
             return _call("take", self, key, axis=0, mode="wrap")
@@ -257,7 +283,28 @@ class NDArray:
             return _wrap(result.copy(), self._ctx)
         return _wrap(result, self._ctx)
 
+    def _recorded_index(self, key):
+        """Indexing under record(): the result's gradient is added back at the indexed places."""
+        with autograd.pause():
+            result = self[key]
+        if isinstance(key, tuple):
+            where = tuple(k._data.astype(np.int64) if isinstance(k, NDArray) else k for k in key)
+        elif isinstance(key, (list, np.ndarray)):
+            where = np.asarray(key, dtype=np.int64)
+        else:
+            where = key
+        shape, dtype = self._data.shape, self._data.dtype
+        selected = self._data[where].shape
+
+        def vjp(out_grads):
+            grad = np.zeros(shape, dtype)
+            np.add.at(grad, where, out_grads[0].reshape(selected))
+            return [grad]
+        autograd.record_node("_slice", vjp, [self], [result])
+        return result
+
     def __setitem__(self, key, value):
+        self._check_assignable()
         if isinstance(key, NDArray):
             key = key._data.astype(np.int64)
         elif isinstance(key, tuple):
@@ -295,6 +342,10 @@ _FLUENT = {name: name for name in (
     "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin", "squeeze", "broadcast_to",
     "broadcast_like", "sum_axis", "max_axis", "min_axis", "shape_array", "size_array")}
 _FLUENT["astype_op"] = "cast"
+_ASSIGN_IN_GRAPH = ("Check failed: AGInfo: :IsNone(*output): Assigning to NDArrays that are already in a computational "
+                    "graph will cause undefined behavior when evaluating gradients. Please call backward first to "
+                    "clear the graph or do this out side of a record section. Also note that you cannot use inplace "
+                    "operations like +=, *=, relu(x, out=x), y[idx]=x, etc inside a record section.")
 
 
 def _wrap(data: np.ndarray, ctx=None) -> NDArray:
@@ -349,6 +400,7 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         parsed, visible_count, kernel = fast
         if op.validates:
             op.validate([a._data for a in args], parsed)
+        recording = autograd._state.recording and autograd.needs_grad(args)
         if op.wants_training:
             results = op.run([a._data for a in args], parsed, is_train=autograd.is_training())
         else:
@@ -356,19 +408,21 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
                 result = kernel(*[a._data for a in args])
             except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
                 raise MXNetError(_eager_words("Error in operator %s: %s" % (op.name, exc))) from None
-            if type(result) is np.ndarray:
+            if type(result) is np.ndarray and not recording:
                 return NDArray(result, args[0]._ctx if args else None)
-            results = list(result)
+            results = [result] if type(result) is np.ndarray else list(result)
         ctx = args[0]._ctx if args else None
-        if visible_count == 1:
-            return NDArray(results[0], ctx)
-        return [NDArray(r, ctx) for r in results[:visible_count]]
+        outputs = [NDArray(r, ctx) for r in results[:visible_count]]
+        if recording:
+            autograd.record_op(op, parsed, args, results, outputs, autograd.is_training())
+        return outputs[0] if visible_count == 1 else outputs
     out = kwargs.pop("out", None)
     kwargs.pop("name", None)
     _reject_symbols(op, args, kwargs)
     inputs, attrs = split_arguments(op, args, kwargs, lambda v: isinstance(v, NDArray))
     parsed = op.parse_attrs(attrs)
     arrays = []
+    given = []
     ctx = None
     for input_name, value in present_inputs(op, inputs, parsed):
         if value is None:
@@ -376,6 +430,7 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         if not isinstance(value, NDArray):
             raise TypeError("%s: input %s must be an NDArray, got %s" % (public_name, input_name, type(value).__name__))
         arrays.append(value._data)
+        given.append(value)
         ctx = ctx or value._ctx
     if op.validates:
         op.validate(arrays, parsed)
@@ -387,6 +442,8 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         _update_aux(op, parsed, inputs, results)
     visible = [NDArray(r if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)
                for r in results[:op.visible(parsed)]]
+    if autograd._state.recording and autograd.needs_grad(given):
+        autograd.record_op(op, parsed, given, results, visible, autograd.is_training())
     if out is not None:
         targets = out if isinstance(out, (list, tuple)) else [out]
         for target, value in zip(targets, visible):

@@ -7,7 +7,7 @@ from typing import Callable, Dict
 
 import numpy as np
 
-from runtime import namespace
+from runtime import autograd, namespace
 from runtime import random as _random
 from runtime.base import MXNetError
 from runtime.ndarray import HELPERS, NDArray, invoke
@@ -35,7 +35,8 @@ def _make(op, public_name: str) -> Callable:
 
     def function(*args, **kwargs):
         # `nd.relu(x)`: the commonest call, without the general argument handling
-        if kernel is not None and not kwargs and len(args) == 1 and type(args[0]) is NDArray:
+        if kernel is not None and not kwargs and len(args) == 1 and type(args[0]) is NDArray \
+                and not (autograd._state.recording and args[0]._entry is not None):
             try:
                 return NDArray(kernel(args[0]._data), args[0]._ctx)
             except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
@@ -92,4 +93,7 @@ def build_module(name: str) -> types.ModuleType:
             "randint", lambda low, high, size=None: _random.generator().integers(low, high, size)),
         "seed": _random.seed,
     })
+    # MXNet 1.x also offers the samplers at the top of `nd` (`nd.uniform(shape=(2, 3))`)
+    for alias in ("uniform", "normal"):
+        top.setdefault(alias, subs["random"][alias])
     return namespace.build_module(name, "MXNet-compatible eager operators (NDArray).", top, subs)

@@ -196,6 +196,10 @@ class OpDef:
     bracket_shapes: bool = False            # MXNet prints this operator's inferred shapes as [a,b]
     kernel_checks_shapes: bool = False      # the kernel rejects bad shapes in MXNet's words: eager calls skip `infer`
     output_names: Tuple[str, ...] = ()      # MXNet's names for the outputs (BatchNorm: output, mean, var)
+    # the vector-Jacobian product: gradient(inputs, outputs, out_grads, **attrs) -> one array (or
+    # None: no gradient) per input, all NumPy; None here means MXNet registers no FGradient
+    gradient: Optional[Callable] = None
+    gradient_selective: bool = False        # the gradient takes `needed` (a flag per input) and skips the others
 
     @property
     def variadic(self) -> bool:
@@ -386,6 +390,17 @@ def declare(name: str, inputs: Sequence[str] = ("data",), attrs: Sequence[Attr] 
             raise ValueError("operator %s declared twice" % key)
         REGISTRY[key] = op
     return op
+
+
+def gradient_of(*names: str, selective: bool = False) -> Callable:
+    """Decorator: the function is the gradient of the named (already declared) operators. A
+    `selective` one takes `needed=` (one flag per input) and may return None for the others."""
+    def attach(function: Callable) -> Callable:
+        for name in names:
+            REGISTRY[name].gradient = function
+            REGISTRY[name].gradient_selective = selective
+        return function
+    return attach
 
 
 def get(name: str) -> OpDef:

@@ -305,7 +305,7 @@ class Symbol:
     def bind(self, ctx=None, args=None, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
              shared_exec=None):
         from runtime.executor import Executor
-        return Executor(self, ctx, args, aux_states)
+        return Executor(self, ctx, args, aux_states, args_grad=args_grad, grad_req=grad_req)
 
     def simple_bind(self, ctx=None, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
@@ -319,7 +319,11 @@ class Symbol:
         arg_types, _, aux_types = infer_types(self, {k: np.dtype(v).name for k, v in (type_dict or {}).items()})
         args = {n: zeros(s, ctx, dtype=t) for n, s, t in zip(self.list_arguments(), arg_shapes, arg_types)}
         aux = {n: zeros(s, ctx, dtype=t) for n, s, t in zip(self.list_auxiliary_states(), aux_shapes, aux_types)}
-        return Executor(self, ctx, args, aux)
+        names = self.list_arguments()
+        requests = grad_req if isinstance(grad_req, (dict, str)) else dict(zip(names, grad_req))
+        wanted = [n for n in names if (requests if isinstance(requests, str) else requests.get(n, "null")) != "null"]
+        grads = {n: zeros(args[n].shape, ctx, dtype=args[n].dtype) for n in wanted}
+        return Executor(self, ctx, args, aux, args_grad=grads, grad_req=grad_req)
 
     def eval(self, ctx=None, **kwargs):
         return self.bind(ctx, kwargs).forward()

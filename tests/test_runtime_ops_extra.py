@@ -80,6 +80,11 @@ CASES = {
     "_arange": ([], {"start": 1.0, "stop": 7.0, "step": 2.0}, lambda: np.arange(1, 7, 2, dtype=f)),
     "_linspace": ([], {"start": 0.0, "stop": 1.0, "num": 5}, lambda: np.linspace(0, 1, 5, dtype=f)),
     "_eye": ([], {"N": 3, "k": 1}, lambda: np.eye(3, k=1, dtype=f)),
+    # loss outputs: the forward is the prediction (their gradients: tests/test_autograd_golden.py)
+    "LinearRegressionOutput": ([A, B], {}, lambda a, b: a), "MAERegressionOutput": ([A, B], {}, lambda a, b: a),
+    "LogisticRegressionOutput": ([A, B], {}, lambda a, b: 1 / (1 + np.exp(-a))),
+    "SVMOutput": ([A, np.array([0, 2], f)], {"margin": 0.5}, lambda a, b: a),
+    "MakeLoss": ([A], {"grad_scale": 2.0}, lambda a: a), "make_loss": ([A], {}, lambda a: a),
 }
 
 

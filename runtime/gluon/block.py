@@ -368,10 +368,18 @@ class _CachedGraph:
         self.context = current_context()
         self.executor = Executor(self.symbol, self.context, bound, aux, static_alloc=self.static_alloc)
         self.bound_arrays = {id(_memory_of(a._data)) for a in list(bound.values()) + list(aux.values())}
+        # under autograd.record(), the whole graph is one node of the tape over inputs and parameters
+        self.param_names = [n for n in arg_names if n in params and n not in self.input_names]
+        self.param_arrays = [bound[n] for n in self.param_names]
 
     def __call__(self, args):
+        if autograd._state.recording and (autograd.needs_grad(args) or autograd.needs_grad(self.param_arrays)):
+            return self._call_recorded(args)
         arrays = [a._data for a in args]
         outputs = self.executor.run_with(self.input_names, arrays, autograd.is_training())
+        return self._wrap_outputs(arrays, outputs)
+
+    def _wrap_outputs(self, arrays, outputs):
         # an output that is an input or a parameter must be copied (reused buffers come as copies)
         context = self.context
         own = self.bound_arrays
@@ -388,6 +396,38 @@ class _CachedGraph:
         if self.fmt == 0:  # one output
             return wrapped[0]
         result, _ = _regroup(wrapped, self.fmt)
+        return result
+
+    def _call_recorded(self, args):
+        """The graph run node by node, every node's outputs kept: its backward is the graph's
+        backward over them (BatchNorm's statistics and Dropout's masks as the forward made them)."""
+        from runtime.executor import graph_gradients
+        executor = self.executor
+        is_train = autograd.is_training()
+        arrays = [a._data for a in args]
+        bound = [executor.arg_dict[name] for name in self.input_names]
+        held = [b._data for b in bound]
+        try:
+            for holder, array in zip(bound, arrays):
+                holder._data = array  # read in place for this call
+            values = executor._forward_values(is_train)
+        finally:
+            for holder, array in zip(bound, held):
+                holder._data = array
+        heads = executor._symbol._outputs
+        outputs = [values[id(node)][index] for node, index in heads]
+        result = self._wrap_outputs(arrays, outputs)
+        variables = {node.name: node for node in executor._order if node.is_variable}
+        wanted = [variables.get(name) for name in self.input_names + tuple(self.param_names)]
+        order = executor._order
+        tracked = list(args) + self.param_arrays
+        names = {node.name for node, array in zip(wanted, tracked) if node is not None and array._entry is not None}
+
+        def vjp(out_grads):
+            grads = graph_gradients(order, heads, values, out_grads, is_train, names)
+            return [None if node is None else grads.get(id(node)) for node in wanted]
+        flat, _ = _flatten(result)
+        autograd.record_node("_CachedOp", vjp, tracked, flat)
         return result
 
 

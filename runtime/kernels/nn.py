@@ -613,13 +613,14 @@ def embedding(data, weight, input_dim=0, output_dim=0, dtype="float32", sparse_g
 
 
 def dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False, is_train=False):
+    """(output, mask): the mask, the scale each element was multiplied by, is the gradient's factor."""
     if not (is_train or mode == "always") or p == 0:
-        return data.copy()
+        return data.copy(), np.ones((1,) * data.ndim, data.dtype)
     shape = list(data.shape)
     for a in axes:
         shape[a] = 1
-    keep = (np.random.uniform(size=shape) >= p).astype(data.dtype)
-    return data * keep / (1 - p)
+    mask = ((np.random.uniform(size=shape) >= p) / (1 - p)).astype(data.dtype)
+    return data * mask, mask
 
 
 def softmax_output(data, label=None, grad_scale=1.0, ignore_label=-1.0, multi_output=False, use_ignore=False,

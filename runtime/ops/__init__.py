@@ -3,6 +3,7 @@
 How to declare an operator: see `runtime.registry` (`declare`, `Attr` and the attribute parsers).
 The kernel lives in `runtime/kernels/` and takes NumPy arrays and parsed attributes only.
 """
-from runtime.ops import math, nn, tensor  # noqa: F401  (declarations register themselves)
+from runtime.ops import math, nn, outputs, tensor  # noqa: F401  (declarations register themselves)
 from runtime.ops import ctc  # noqa: F401,E402  (the CTC loss operator)
 from runtime.ops import contrib, legacy, linalg, rnn  # noqa: F401
+from runtime.ops import grad_math, grad_nn, grad_tensor  # noqa: F401  (gradients attach to the declarations above)

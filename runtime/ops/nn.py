@@ -227,7 +227,8 @@ declare("Embedding", inputs=("data", "weight"),
         kernel=k.embedding, infer=_embedding_shapes, types=_embedding_types)
 declare("Dropout", attrs=[Attr("p", float_, 0.5, low=0, high=1), Attr("mode", choice("training", "always"), "training"),
                           Attr("axes", shape_, ()), Attr("cudnn_off", optional(bool_), False)],
-        kernel=k.dropout, wants_training=True, infer=lambda s, a: (s, [s[0]]))
+        kernel=k.dropout, wants_training=True, infer=lambda s, a: (s, [s[0], s[0]]), num_outputs=2,
+        visible_outputs=lambda a: 1, output_names=("output", "mask"))
 
 
 def _softmax_output_shapes(in_shapes, attrs):

@@ -1,0 +1,205 @@
+"""Each differentiable operator's gradient against central finite differences, in float64, on
+shapes other than the golden cases' (tests/test_autograd_golden.py checks those against MXNet)."""
+import numpy as np
+import pytest
+
+from runtime import autograd, nd
+from runtime.ops.grad_math import zero_gradient
+from runtime.registry import REGISTRY
+
+# an input: (shape, kind); kinds: x (-1..1), pos (0.5..2), unit (-0.9..0.9), idx:N (whole numbers
+# below N, no gradient), zeros / ones (no gradient: BatchNorm's moving statistics), a list (given values,
+# no gradient), ("attached", list) (given values with a gradient)
+X, POS, UNIT = "x", "pos", "unit"
+S = (2, 3, 2)
+CASES = {}
+
+
+def case(op, inputs, **attrs):
+    CASES.setdefault(op, []).append((inputs, attrs))
+
+
+for name in ("relu", "sigmoid", "tanh", "exp", "abs", "square", "negative", "softsign", "sin", "cos", "tan",
+             "arctan", "sinh", "cosh", "erf", "expm1", "log1p", "identity"):
+    case(name, [(S, X)])
+for name in ("log", "log2", "log10", "sqrt", "rsqrt", "cbrt", "reciprocal", "gamma", "gammaln"):
+    case(name, [(S, POS)])
+for name in ("arcsin", "arccos", "erfinv"):
+    case(name, [(S, UNIT)])
+for act in ("relu", "sigmoid", "tanh", "softrelu", "softsign"):
+    case("Activation", [(S, X)], act_type=act)
+# not selu: left of zero, MXNet's gradient is scale * (y + alpha), which is not the derivative
+# (tests/test_autograd_golden.py checks MXNet's)
+for act in ("leaky", "elu", "gelu"):
+    case("LeakyReLU", [(S, X)], act_type=act, slope=0.3)
+case("LeakyReLU", [((2, 3, 2), X), ((3,), POS)], act_type="prelu")
+case("clip", [(S, X)], a_min=-0.5, a_max=0.6)
+case("cast", [(S, X)], dtype="float64")
+case("smooth_l1", [(S, X)], scalar=1.5)
+for name in ("add", "sub", "mul", "maximum", "minimum", "hypot"):
+    case("broadcast_" + name, [((2, 3, 4), X), ((1, 3, 1), X)])
+case("broadcast_div", [((2, 3, 4), X), ((1, 3, 1), POS)])
+case("broadcast_mod", [((2, 3, 4), POS), ((1, 3, 1), POS)])
+case("broadcast_power", [((2, 3, 4), POS), ((1, 3, 1), X)])
+for name in ("elemwise_add", "elemwise_sub", "elemwise_mul", "_maximum", "_minimum", "_hypot"):
+    case(name, [(S, X), (S, X)])
+case("elemwise_div", [(S, X), (S, POS)])
+case("_mod", [(S, POS), (S, POS)])
+case("_power", [(S, POS), (S, X)])
+for name in ("plus", "minus", "rminus", "mul", "div", "maximum", "minimum", "hypot", "mod"):
+    case("_%s_scalar" % name, [(S, X)], scalar=0.4)
+for name in ("rdiv", "power", "rpower", "rmod"):
+    case("_%s_scalar" % name, [(S, POS)], scalar=1.7)
+case("add_n", [((2, 2), X)] * 3)
+for name in ("sum", "mean", "prod", "nansum", "nanprod"):
+    case(name, [((2, 3, 4), X)], axis=(0, 2), keepdims=True)
+    case(name, [((3, 2), X)], axis=0, exclude=True)
+for name in ("max", "min"):
+    case(name, [((2, 3, 4), X)], axis=1)
+case("norm", [((2, 3, 4), X)], axis=1)
+case("norm", [((3, 2), X)], ord=1, axis=0)
+case("sort", [((3, 4), X)], axis=0, is_ascend=False)
+case("topk", [((3, 4), X)], axis=1, k=2, ret_typ="value")
+case("topk", [((3, 4), X)], axis=0, k=2, ret_typ="both")
+for name in ("softmax", "log_softmax", "softmin"):
+    case(name, [((2, 3, 4), X)], axis=1, temperature=2.0)
+case("reshape", [((2, 3, 4), X)], shape=(4, -1))
+case("Flatten", [((2, 3, 2), X)])
+case("expand_dims", [((2, 3), X)], axis=1)
+case("squeeze", [((2, 1, 3), X)])
+case("reshape_like", [((2, 6), X), ((3, 4), X)])
+case("transpose", [((2, 3, 4), X)], axes=(1, 2, 0))
+case("SwapAxis", [((2, 3, 4), X)], dim1=0, dim2=2)
+case("reverse", [((2, 3, 4), X)], axis=1)
+case("tile", [((2, 3), X)], reps=(2, 1, 2))
+case("repeat", [((2, 3), X)], repeats=2, axis=1)
+case("diag", [((3, 3), X)], k=1)
+case("depth_to_space", [((1, 4, 2, 2), X)], block_size=2)
+case("space_to_depth", [((1, 1, 4, 4), X)], block_size=2)
+case("broadcast_to", [((1, 3, 1), X)], shape=(2, 3, 2))
+case("broadcast_axis", [((2, 1, 3), X)], axis=1, size=2)
+case("broadcast_like", [((1, 3), X), ((2, 3), X)])
+case("slice", [((3, 4, 2), X)], begin=(1, 0, None), end=(3, 3, None))
+case("slice_axis", [((3, 4), X)], axis=1, begin=1, end=3)
+case("slice_like", [((3, 4), X), ((2, 2), X)])
+case("take", [((4, 3), X), ((2, 2), "idx:4")], axis=0)
+case("pick", [((3, 4), X), ((3,), "idx:4")], axis=1)
+case("gather_nd", [((3, 4), X), ((2, 3), "idx:3")])
+case("Concat", [((2, 1), X), ((2, 3), X)], dim=1)
+case("stack", [((2, 3), X), ((2, 3), X)], axis=1)
+case("SliceChannel", [((2, 6), X)], num_outputs=3, axis=1)
+case("_split_v2", [((4, 3), X)], indices=(1, 3), axis=0)
+case("pad", [((1, 1, 3, 3), X)], mode="reflect", pad_width=(0, 0, 0, 0, 1, 1, 1, 1))
+case("pad", [((1, 1, 3, 3), X)], mode="constant", pad_width=(0, 0, 0, 0, 1, 2, 2, 1), constant_value=1.0)
+case("where", [((2, 3), [[1, 0, 1], [0, 0, 1]]), ((2, 3), X), ((2, 3), X)])
+case("dot", [((3, 4), X), ((4, 2), X)])
+case("dot", [((4, 3), X), ((2, 4), X)], transpose_a=True, transpose_b=True)
+case("batch_dot", [((2, 3, 4), X), ((2, 2, 4), X)], transpose_b=True)
+case("_linalg_gemm2", [((2, 4, 3), X), ((2, 4, 5), X)], transpose_a=True, alpha=2.0)
+case("FullyConnected", [((3, 2, 2), X), ((4, 4), X), ((4,), X)], num_hidden=4)
+case("FullyConnected", [((2, 3, 5), X), ((4, 5), X)], num_hidden=4, no_bias=True, flatten=False)
+case("Convolution", [((2, 2, 5, 5), X), ((4, 1, 3, 3), X), ((4,), X)], kernel=(3, 3), num_filter=4, num_group=2,
+     stride=(2, 2), pad=(1, 1))
+case("Convolution", [((1, 2, 7), X), ((3, 2, 3), X)], kernel=(3,), num_filter=3, dilate=(2,), no_bias=True)
+case("Deconvolution", [((1, 2, 3, 3), X), ((2, 3, 3, 3), X)], kernel=(3, 3), num_filter=3, stride=(2, 2),
+     pad=(1, 1), adj=(1, 1))
+case("Pooling", [((1, 2, 5, 5), X)], kernel=(3, 3), stride=(2, 2), pool_type="max", pooling_convention="full")
+case("Pooling", [((1, 1, 5, 5), X)], kernel=(2, 2), pad=(1, 1), pool_type="avg", count_include_pad=False)
+case("Pooling", [((1, 1, 4, 4), X)], kernel=(3, 3), pad=(1, 1), pool_type="avg")
+case("Pooling", [((1, 2, 6), X)], kernel=(2,), stride=(2,), pool_type="sum")
+case("Pooling", [((2, 2, 3, 3), X)], kernel=(1, 1), global_pool=True, pool_type="max")
+case("_contrib_AdaptiveAvgPooling2D", [((1, 2, 5, 5), X)], output_size=(2, 3))
+case("_contrib_BilinearResize2D", [((1, 1, 3, 4), X)], height=5, width=6)
+case("_contrib_BilinearResize2D", [((1, 1, 3, 4), X)], height=5, width=7, align_corners=False)
+case("UpSampling", [((1, 2, 2, 2), X)], scale=3, sample_type="nearest")
+case("BatchNorm", [((4, 3, 2), X), ((3,), POS), ((3,), X), ((3,), "zeros"), ((3,), "ones")], fix_gamma=False)
+case("BatchNorm", [((4, 3), X), ((3,), POS), ((3,), X), ((3,), [0.1, -0.2, 0.3]), ((3,), [0.5, 1, 1.5])],
+     use_global_stats=True,
+     fix_gamma=False)
+case("LayerNorm", [((2, 3, 4), X), ((3,), POS), ((3,), X)], axis=1)
+case("InstanceNorm", [((2, 3, 4), X), ((3,), POS), ((3,), X)])
+case("GroupNorm", [((2, 4, 3), X), ((2,), POS), ((2,), X)], num_groups=2)
+case("L2Normalization", [((2, 3, 2), X)], mode="channel")
+case("L2Normalization", [((2, 3, 2), X)], mode="spatial")
+case("Embedding", [((2, 3), "idx:5"), ((5, 3), X)], input_dim=5, output_dim=3)
+case("SoftmaxActivation", [((2, 3, 2), X)], mode="channel")
+for name in ("SequenceMask", "SequenceLast", "SequenceReverse"):
+    case(name, [((4, 2, 3), X), ((2,), [2, 3])], use_sequence_length=True)
+case("_contrib_box_nms", [((3, 6), ("attached", [[0, 0.9, 0, 0, 2, 2], [0, 0.7, 0.1, 0.1, 2.1, 2.1], [1, 0.5, 3, 3, 4, 4]]))],
+     overlap_thresh=0.5, id_index=0)
+
+# gradients that are not the derivative of the forward, by definition: random masks, and the loss
+# outputs whose gradient is the loss's (checked against MXNet's in tests/test_autograd_golden.py)
+NOT_DERIVATIVES = {"Dropout", "SoftmaxOutput", "LinearRegressionOutput", "LogisticRegressionOutput",
+                   "MAERegressionOutput", "SVMOutput", "MakeLoss", "make_loss"}
+
+
+def differentiable_ops():
+    ops = {}
+    for op in REGISTRY.values():
+        if op.gradient is not None and op.gradient is not zero_gradient and op.name not in NOT_DERIVATIVES:
+            ops[op.name] = op
+    return sorted(ops)
+
+
+def test_every_differentiable_operator_has_a_case():
+    assert [name for name in differentiable_ops() if name not in CASES] == []
+
+
+def make_input(shape, kind, rng):
+    if isinstance(kind, tuple):  # ("attached", values): given values that get a gradient
+        return np.array(kind[1], dtype=np.float64).reshape(shape), True
+    if isinstance(kind, list):
+        return np.array(kind, dtype=np.float64).reshape(shape), False
+    if kind.startswith("idx:"):
+        return rng.randint(0, int(kind[4:]), size=shape).astype(np.float64), False
+    if kind in ("zeros", "ones"):
+        return (np.zeros if kind == "zeros" else np.ones)(shape), False
+    low, high = {X: (-1, 1), POS: (0.5, 2), UNIT: (-0.9, 0.9)}[kind]
+    values = rng.uniform(low, high, size=shape)
+    # away from the kinks of relu, abs, clip, mod and rounding (steps of 0.05 apart from 0)
+    values = np.where(np.abs(values) < 0.05, values + 0.1, values)
+    return values, True
+
+
+def evaluate(op_name, arrays, attrs):
+    with autograd.train_mode():  # as under record(): BatchNorm normalizes with the batch's statistics
+        out = getattr(nd, op_name)(*[nd.array(a, dtype=np.float64) for a in arrays], **attrs)
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    return [o.asnumpy().astype(np.float64) for o in outs]
+
+
+ALL_CASES = [(name, i) for name in sorted(CASES) for i in range(len(CASES[name]))]
+
+
+@pytest.mark.parametrize("name,index", ALL_CASES, ids=["%s/%d" % c for c in ALL_CASES])
+def test_gradient_against_finite_differences(name, index):
+    inputs, attrs = CASES[name][index]
+    rng = np.random.RandomState(len(name) * 31 + index)
+    made = [make_input(shape, kind, rng) for shape, kind in inputs]
+    arrays = [m[0] for m in made]
+    variables = [nd.array(a, dtype=np.float64) for a in arrays]
+    for variable, wanted in zip(variables, made):
+        if wanted[1]:
+            variable.attach_grad()
+    with autograd.record():
+        out = getattr(nd, name)(*variables, **attrs)
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    heads = [rng.uniform(-1, 1, o.shape) for o in outs]
+    autograd.backward(outs, [nd.array(h, dtype=np.float64) for h in heads])
+
+    def objective(values):
+        return sum(float(np.sum(h * o)) for h, o in zip(heads, evaluate(name, values, attrs)))
+    step = 1e-6
+    for position, (array, (_, wanted)) in enumerate(zip(arrays, made)):
+        if not wanted:
+            continue
+        numeric = np.zeros(array.shape)
+        for element in np.ndindex(*array.shape):
+            plus = [a.copy() for a in arrays]
+            minus = [a.copy() for a in arrays]
+            plus[position][element] += step
+            minus[position][element] -= step
+            numeric[element] = (objective(plus) - objective(minus)) / (2 * step)
+        np.testing.assert_allclose(variables[position].grad.asnumpy(), numeric, rtol=1e-4, atol=1e-6,
+                                   err_msg="input %d" % position)
