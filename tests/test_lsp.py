@@ -381,3 +381,13 @@ def test_the_collector_runs_after_the_diagnostics_are_published():
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+@pytest.mark.asyncio
+async def test_a_deep_expression_gets_its_diagnostics(client: LanguageClient):
+    """Defect 8: an expression of hundreds of terms (valid Python) exceeded the recursion limit and
+    the editor showed nothing."""
+    deep = BROKEN.replace("a += b  # \u00e9\u00e9", "c = a[0] + " + " + ".join(["b"] * 600))
+    uri = await open_document(client, "deep.py", deep)
+    codes = [d.code for d in client.diagnostics[uri]]
+    assert "HYB001" in codes and not any(code.startswith("HYB9") for code in codes), codes
