@@ -7,8 +7,10 @@ nested in one another or several in one statement are picked up by the next roun
 the new text again; the number of rounds is bounded.
 
 Everything here is linear in the number of fixes: picking and applying sort the edits once, the
-re-parse reads the whole text with Python's parser but gives libcst only the top-level statements
-that changed, and a round that does not parse is split in halves to find the fixes that break it.
+re-parse reads the whole text with Python's parser but gives libcst only the methods (or top-level
+statements) that changed, and a round that does not parse is split in halves to find the fixes
+that break it. A round whose fixes leave imports unused drops them (fixes/imports.py) before the
+round's check.
 """
 from __future__ import annotations
 
