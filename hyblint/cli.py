@@ -253,7 +253,7 @@ def _check(args) -> int:
 
 def _check_to(args, fixed_out) -> int:
     from hyblint.config import ConfigError
-    from hyblint.discovery import discover
+    from hyblint.discovery import discover_in_projects
     from hyblint.fix_policy import without_refused_fixes
     from hyblint.lint import lint_files
     from hyblint.report.text import statistics
@@ -268,13 +268,9 @@ def _check_to(args, fixed_out) -> int:
             return 0
         if stdin_name is not None:
             return _check_stdin(args, stdin_name, settings, root, fixed_out)
-        paths = []
-        for raw in args.paths:  # each path with its own project's exclusions
-            if raw not in missing:
-                own, own_root = projects.of_path(raw)
-                paths.extend(discover([raw], own.exclude + own.extend_exclude, own_root, args.force_exclude,
-                                      own.respect_gitignore))
-        paths = list(dict.fromkeys(paths))
+        # each directory with its own project's exclusions (a nested pyproject.toml's below it)
+        paths = discover_in_projects([raw for raw in args.paths if raw not in missing], projects.of_path,
+                                     args.force_exclude)
         configured = {path: projects.of_path(path) for path in paths}
     except ConfigError as exc:
         print("hyblint: error: %s" % exc, file=sys.stderr)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 from hyblint.files import InputError, read_regular
+from hyblint.rebase import rebased_table
 from hyblint.settings import DEFAULT_HYBRID_BASES, Settings
 
 if sys.version_info >= (3, 11):
@@ -103,9 +104,10 @@ def load_table(path: Path, _chain: Tuple[Path, ...] = ()) -> Dict[str, Any]:
                           % (path, base, " -> ".join(str(p) for p in chain)))
     if not target.is_file():
         raise ConfigError("%s: [tool.hyblint] extend: %s: no such file" % (path, base))
-    merged = dict(load_table(target, chain))
-    if not isinstance(merged, dict):
+    base_table = load_table(target, chain)
+    if not isinstance(base_table, dict):
         raise ConfigError("%s: [tool.hyblint] must be a table" % target)
+    merged = dict(rebased_table(base_table, target.parent, path.parent))  # its patterns mean what they did there
     merged.update((key, value) for key, value in table.items() if key != "extend")
     return merged
 

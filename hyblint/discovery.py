@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import pathspec
 
@@ -112,9 +112,33 @@ class Excluder:
 
 def discover(paths: Iterable[str], exclude: Sequence[str], root: Path, force_exclude: bool = False,
              respect_gitignore: bool = True) -> List[str]:
-    """Python files under `paths`. Files named explicitly are included even when excluded, unless
-    `force_exclude` (like ruff's --force-exclude, for pre-commit, which names every file)."""
+    """Python files under `paths`, with one set of exclusions. Files named explicitly are included
+    even when excluded, unless `force_exclude` (like ruff's --force-exclude, for pre-commit, which
+    names every file)."""
     excluded = Excluder(exclude, root)
+    return _discover(paths, lambda path: (excluded, respect_gitignore), force_exclude)
+
+
+def discover_in_projects(paths: Iterable[str], project_of: Callable[[str], Tuple[Any, Path]],
+                         force_exclude: bool = False) -> List[str]:
+    """Python files under `paths`, what each directory holds judged by its own project's
+    exclusions: `project_of(path)` gives the (settings, root) of the closest configuration, so
+    that a nested pyproject.toml's `exclude` and `respect-gitignore` hold below it, as ruff does."""
+    excluders: Dict[tuple, Excluder] = {}
+
+    def rules(path: str) -> Tuple[Excluder, bool]:
+        settings, root = project_of(path)
+        key = (settings.exclude + settings.extend_exclude, str(root))
+        if key not in excluders:
+            excluders[key] = Excluder(key[0], root)
+        return excluders[key], settings.respect_gitignore
+
+    return _discover(paths, rules, force_exclude)
+
+
+def _discover(paths: Iterable[str], rules: Callable[[str], Tuple[Excluder, bool]], force_exclude: bool) -> List[str]:
+    """`rules(path)`: the exclusions that judge what a directory holds (or a file named), and
+    whether the ignore files count there."""
     found: List[str] = []
     seen = set()
 
@@ -125,17 +149,19 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: Path, force_exc
 
     for raw in paths:
         if os.path.isdir(raw):
-            outer = _outer_layers(os.path.abspath(raw)) if respect_gitignore else []
+            outer = _outer_layers(os.path.abspath(raw))
             layers_of = {}
             for folder, dirs, files in os.walk(raw):
                 absolute = os.path.abspath(folder)
                 parent = layers_of.get(os.path.dirname(absolute), outer)
-                layers = parent + _ignore_layers(absolute) if respect_gitignore else []
+                layers = parent + _ignore_layers(absolute)
                 layers_of[absolute] = layers
+                excluded, respect_gitignore = rules(folder)
 
                 def keep(name: str, is_dir: bool) -> bool:
                     full = os.path.join(folder, name)
-                    return not excluded(full, is_dir) and not _ignored(os.path.join(absolute, name), is_dir, layers)
+                    return not excluded(full, is_dir) and not (
+                        respect_gitignore and _ignored(os.path.join(absolute, name), is_dir, layers))
                 dirs[:] = sorted(d for d in dirs if keep(d, True))
                 for name in sorted(files):
                     if name.endswith(SUFFIXES) and keep(name, False):
@@ -144,6 +170,7 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: Path, force_exc
             add(os.path.normpath(raw))
         else:
             absolute = os.path.abspath(raw)
+            excluded, respect_gitignore = rules(raw)
             layers = _outer_layers(absolute) if respect_gitignore else []
             if not excluded(raw, False) and not _ignored(absolute, False, layers):
                 add(os.path.normpath(raw))

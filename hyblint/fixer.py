@@ -7,8 +7,10 @@ nested in one another or several in one statement are picked up by the next roun
 the new text again; the number of rounds is bounded.
 
 Everything here is linear in the number of fixes: picking and applying sort the edits once, the
-re-parse reads the whole text with Python's parser but gives libcst only the top-level statements
-that changed, and a round that does not parse is split in halves to find the fixes that break it.
+re-parse reads the whole text with Python's parser but gives libcst only the methods (or top-level
+statements) that changed, and a round that does not parse is split in halves to find the fixes
+that break it. A round whose fixes leave imports unused drops them (fixes/imports.py) before the
+round's check.
 """
 from __future__ import annotations
 
@@ -391,19 +393,33 @@ def fix_source(source: str, filename: str, settings: Settings = Settings(), *,
         announced = _moved(announced, spans)
         current = new
         result.applied.extend(applied)
+        if any(d.code == "HYB009" for d in applied):
+            # the imports the round's calls left unused go before the round's check, which then
+            # sees the text as it will be
+            pruned = _pruned(source, current, filename)
+            if pruned is not None:
+                announced = _moved(announced, [pruned[1]])
+                current = pruned[0]
         diagnostics = check(current, filename)
-    if any(d.code == "HYB009" for d in result.applied):
-        from hyblint.fixes.imports import prune_unused_imports
-        # deep code is pruned on a larger stack, or not at all (the file's own failure, not the run's)
-        pruned = guarded(prune_unused_imports, filename, lambda _: current, source, current, filename,
-                         _python_tree(source), _python_tree(current))
-        if pruned != current and parses_where_changed(pruned, [_changed_part(current, pruned)]):
-            current = pruned
-            diagnostics = check(current, filename)
     _TREES.clear()
     result.source = current
     result.remaining = diagnostics
     return result
+
+
+def _pruned(source: str, current: str, filename: str) -> Optional[Tuple[str, Tuple[int, int, str]]]:
+    """`current` without the imports that `source` used and it no longer does, and the span of
+    `current` replaced, with its replacement (None: nothing to drop)."""
+    from hyblint.fixes.imports import prune_unused_imports
+    # deep code is pruned on a larger stack, or not at all (the file's own failure, not the run's)
+    pruned = guarded(prune_unused_imports, filename, lambda _: current, source, current, filename,
+                     _python_tree(source), _python_tree(current))
+    if pruned == current:
+        return None
+    begin, end = _changed_part(current, pruned)
+    if not parses_where_changed(pruned, [(begin, end)]):
+        return None
+    return pruned, (begin, len(current) - (len(pruned) - end), pruned[begin:end])
 
 
 def _changed_part(old: str, new: str) -> Tuple[int, int]:

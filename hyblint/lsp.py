@@ -30,8 +30,8 @@ from hyblint import __version__
 from hyblint.config import ConfigError, find_config, load_settings
 from hyblint.engine import SYNTAX_ERROR, check_source
 from hyblint.lsp_index import WorkspaceIndex
-from hyblint.lsp_actions import (FIX_ALL_KIND, Checked, FixAllWorker, fix_all_action, has_safe_fix, lsp_lines,
-                                 quick_fixes, to_lsp_json)
+from hyblint.lsp_actions import (FIX_ALL_KIND, Checked, FixAllWorker, PublishedForms, fix_all_action, has_safe_fix,
+                                 lsp_lines, quick_fixes)
 from hyblint.selection import RULE_CODES
 from hyblint.settings import Settings
 
@@ -152,6 +152,7 @@ class HyblintServer(LanguageServer):
         self.index: Optional[WorkspaceIndex] = None  # made in the check thread, when first needed
         self.fixes = FixAllWorker()
         self.collector = Collector()
+        self.forms = PublishedForms()
         self.shutdown_requested = False
         self.editor_codes: Dict[str, Tuple[str, ...]] = {}  # "select"/"ignore" of the editor's settings
 
@@ -274,7 +275,7 @@ class HyblintServer(LanguageServer):
             shown = [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
                       "message": checked.problem, "severity": lsp.DiagnosticSeverity.Error.value, "source": "hyblint"}]
         else:
-            shown = [to_lsp_json(d, lines) for d in checked.stale + checked.fresh]
+            shown = [self.forms.of(d, lines) for d in checked.stale + checked.fresh]
         self.protocol.notify(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
                              {"uri": uri, "version": checked.version, "diagnostics": shown})
 

@@ -111,6 +111,33 @@ def to_lsp_json(d: Diagnostic, lines: List[str]) -> dict:
     return shown
 
 
+class PublishedForms:
+    """`to_lsp_json` of each diagnostic, kept while the diagnostic object lives: a keystroke checks
+    one method again and the engine hands back the same objects for the others, whose JSON would
+    be built again for every publication. An entry holds only while the lines it was computed on
+    are the same (its columns count UTF-16 units of them)."""
+
+    LIMIT = 50_000
+
+    def __init__(self):
+        self.entries: Dict[int, Tuple[Diagnostic, str, str, dict]] = {}
+
+    def of(self, d: Diagnostic, lines: List[str]) -> dict:
+        first, last = _line(lines, d.location.row), _line(lines, d.end_location.row)
+        entry = self.entries.get(id(d))
+        if entry is not None and entry[0] is d and entry[1] == first and entry[2] == last:
+            return entry[3]
+        shown = to_lsp_json(d, lines)
+        if len(self.entries) >= self.LIMIT:
+            self.entries.clear()
+        self.entries[id(d)] = (d, first, last, shown)  # the object is kept: its id is not reused meanwhile
+        return shown
+
+
+def _line(lines: List[str], row: int) -> str:
+    return lines[row - 1] if 0 < row <= len(lines) else ""
+
+
 def workspace_edit(uri: str, edits: List[lsp.TextEdit], version: Optional[int]) -> lsp.WorkspaceEdit:
     """Edits of one document; with a version, a client applies them only to that version."""
     if version is None:

@@ -83,3 +83,57 @@ def test_extend_exclude_from_the_configuration(tmp_path, monkeypatch, capsys):
     (tmp_path / "pyproject.toml").write_text("[tool.hyblint]\n")
     assert main(["check", "--no-cache", "."]) == 1
     capsys.readouterr()
+
+
+def run_check(*argv, cwd):
+    return subprocess.run([sys.executable, "-m", "hyblint", "check", "--no-cache", *argv], cwd=cwd,
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+
+
+NESTED = {"a.py": BROKEN, "gen/g.py": BROKEN, "sub/pyproject.toml": "[tool.hyblint]\nexclude = [\"gen\", \"/local\"]\n",
+          "sub/s.py": BROKEN, "sub/gen/g.py": BROKEN, "sub/local/l.py": BROKEN, "sub/deeper/local/l.py": BROKEN,
+          "sub/deeper/gen/g.py": BROKEN}
+
+
+def test_a_nested_pyproject_excludes_below_it_while_walking(tmp_path):
+    make(tmp_path, NESTED)
+    done = run_check("--show-files", ".", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    listed = sorted(Path(line).as_posix() for line in done.stdout.split())
+    assert listed == ["a.py", "gen/g.py", "sub/deeper/local/l.py", "sub/s.py"]
+    assert run_check("sub", cwd=tmp_path).stdout.count("HYB001") == 2  # from above: the same files
+
+
+def test_patterns_of_an_extended_configuration_are_relative_to_it(tmp_path):
+    make(tmp_path, {"shared/pyproject.toml": "[tool.hyblint]\nextend-exclude = [\"/proj/gen\", \"scratch\"]\n"
+                    "per-file-ignores = { \"proj/tests/*\" = [\"HYB001\"] }\n",
+                    "shared/proj/pyproject.toml": "[tool.hyblint]\nextend = \"../pyproject.toml\"\n",
+                    "shared/proj/m.py": BROKEN, "shared/proj/gen/g.py": BROKEN, "shared/proj/x/scratch/s.py": BROKEN,
+                    "shared/proj/tests/t.py": BROKEN,
+                    "app/pyproject.toml": "[tool.hyblint]\nextend = \"../shared/proj/pyproject.toml\"\n",
+                    "app/gen/g.py": BROKEN, "app/proj/gen/g.py": BROKEN, "app/tests/t.py": BROKEN})
+    done = run_check("--show-files", "shared/proj", cwd=tmp_path)
+    assert sorted(Path(p).as_posix() for p in done.stdout.split()) == ["shared/proj/m.py", "shared/proj/tests/t.py"]
+    done = run_check("shared/proj", cwd=tmp_path)
+    assert done.stdout.count("HYB001") == 1 and "tests" not in done.stdout, done.stdout  # per-file-ignores apply
+    # an extension elsewhere: patterns anchored in shared/ speak of nothing in app/
+    done = run_check("--show-files", "app", cwd=tmp_path)
+    assert sorted(Path(p).as_posix() for p in done.stdout.split()) == ["app/gen/g.py", "app/proj/gen/g.py",
+                                                                       "app/tests/t.py"]
+
+
+@pytest.mark.parametrize("pattern, declared, root, expected", [
+    ("/gen", "a", "a", "/gen"),
+    ("/gen", "a/b", "a", "/b/gen"),
+    ("gen", "a/b", "a", "/b/**/gen"),
+    ("!keep.py", "a/b", "a", "!/b/**/keep.py"),
+    ("gen/", "a", "a/b", "gen/"),
+    ("/b/gen", "a", "a/b", "/gen"),
+    ("/*/gen", "a", "a/b", "/gen"),
+    ("/c/gen", "a", "a/b", None),
+    ("**/gen", "a", "a/b", "**/gen"),
+    ("/gen", "x", "a", None),
+])
+def test_rebasing_an_exclude_pattern(tmp_path, pattern, declared, root, expected):
+    from hyblint.rebase import exclude_pattern
+    assert exclude_pattern(pattern, tmp_path / declared, tmp_path / root) == expected

@@ -381,3 +381,27 @@ def test_the_collector_runs_after_the_diagnostics_are_published():
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+@pytest.mark.asyncio
+async def test_a_deep_expression_gets_its_diagnostics(client: LanguageClient):
+    """Defect 8: an expression of hundreds of terms (valid Python) exceeded the recursion limit and
+    the editor showed nothing."""
+    deep = BROKEN.replace("a += b  # \u00e9\u00e9", "c = a[0] + " + " + ".join(["b"] * 600))
+    uri = await open_document(client, "deep.py", deep)
+    codes = [d.code for d in client.diagnostics[uri]]
+    assert "HYB001" in codes and not any(code.startswith("HYB9") for code in codes), codes
+
+
+def test_a_diagnostic_is_converted_once_while_its_lines_stay():
+    from hyblint.diagnostics import Diagnostic as HybDiagnostic
+    from hyblint.diagnostics import Location, Severity
+    from hyblint.lsp_actions import PublishedForms, lsp_lines, to_lsp_json
+    forms = PublishedForms()
+    d = HybDiagnostic("HYB006", "m", "f.py", Location(2, 3), Location(2, 7), Severity.ERROR)
+    lines = lsp_lines("x = 1\né y += 2\n")
+    shown = forms.of(d, lines)
+    assert shown == to_lsp_json(d, lines) and shown["range"]["start"]["character"] == 2
+    assert forms.of(d, lsp_lines("z = 0\né y += 2\n")) is shown  # another line changed
+    moved = forms.of(d, lsp_lines("x = 1\n😀 y += 2\n"))  # its own line changed: UTF-16 columns differ
+    assert moved["range"]["start"]["character"] == 3

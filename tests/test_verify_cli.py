@@ -260,3 +260,20 @@ def test_verify_skips_what_check_skips(tmp_path):
     done = hyblint(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Clean" in done.stdout and "Skipped" not in done.stdout
+
+
+def test_verify_walks_as_check_walks(tmp_path):
+    """The same files as `hyblint check`: a nested pyproject.toml's exclusions hold below it, and
+    each path is walked with its own project's."""
+    module(tmp_path / "m.py", CLEAN)
+    (tmp_path / "sub" / "gen").mkdir(parents=True)
+    (tmp_path / "sub" / "pyproject.toml").write_text("[tool.hyblint]\nexclude = [\"gen\"]\n")
+    module(tmp_path / "sub" / "s.py", CLEAN.replace("Clean", "Kept"))
+    module(tmp_path / "sub" / "gen" / "g.py", FIXABLE.replace("Net", "Skipped"))
+    checked = subprocess.run([sys.executable, "-m", "hyblint", "check", "--show-files", "."], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120)
+    assert sorted(Path(p).name for p in checked.stdout.split()) == ["m.py", "s.py"]
+    for paths in ([tmp_path], [tmp_path / "sub", tmp_path / "m.py"]):
+        done = hyblint(*paths)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "Clean" in done.stdout and "Kept" in done.stdout and "Skipped" not in done.stdout

@@ -45,17 +45,15 @@ def parse_shapes(items: List[str]) -> Dict[str, List[List[int]]]:
 
 
 def _python_files(paths: List[str]) -> List[Path]:
-    """The files `hyblint check` would check: the same configuration, exclusions and ignore files."""
-    from hyblint.config import find_config, load_settings
-    from hyblint.discovery import discover
+    """The files `hyblint check` would check: each file's closest configuration, its exclusions
+    (a nested pyproject.toml's below it) and the ignore files, found as `check` finds them."""
+    from hyblint.discovery import discover_in_projects
+    from hyblint.projects import Projects
     for raw in paths:
         if not Path(raw).exists():
             raise FileNotFoundError("%s: no such file or directory" % raw)
-    config = find_config(paths)
-    settings = load_settings(config)
-    root = config.parent.resolve() if config else Path.cwd().resolve()
-    return [Path(p) for p in discover(paths, settings.exclude + settings.extend_exclude, root,
-                                      respect_gitignore=settings.respect_gitignore) if p.endswith(".py")]
+    projects = Projects(lambda settings: settings)
+    return [Path(p) for p in discover_in_projects(paths, projects.of_path) if p.endswith(".py")]
 
 
 # Fixes documented to change results (the behaviour they fix is the bug): equality with the
