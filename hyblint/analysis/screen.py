@@ -147,8 +147,18 @@ def _children(node: ast.AST) -> List[ast.AST]:
 def _walk(root: ast.AST) -> List[ast.AST]:
     """Every node under `root` that can hold or be an expression or statement, breadth first."""
     nodes = [root]
-    for node in nodes:  # the list grows as it is read
-        nodes.extend(_children(node))
+    append, extend, known = nodes.append, nodes.extend, _CHILD_FIELDS
+    for node in nodes:  # the list grows as it is read; `_children`, inlined (called per node)
+        kind = type(node)
+        fields = known.get(kind)
+        if fields is None:
+            fields = _child_fields(kind)
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                extend(item for item in value if item is not None)  # `{**d}` has a None key
+            elif value is not None:
+                append(value)
     return nodes
 
 
