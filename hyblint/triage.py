@@ -162,6 +162,7 @@ class _HelperTexts:
         self.source = source
         self.found: Dict[str, Optional[List[str]]] = {}
         self._defs: Optional[Dict[str, List[Tuple[int, str]]]] = None
+        self.verdicts: Dict[tuple, bool] = {}  # the screen's, per (helper text, F's place): one file, one imports
 
     def record(self) -> "_Recorded":
         """A view that remembers what was asked through it."""
@@ -191,6 +192,7 @@ class _Recorded:
     def __init__(self, texts: _HelperTexts):
         self.texts = texts
         self.asked: Dict[str, Optional[List[str]]] = {}
+        self.verdicts = texts.verdicts
 
     def __call__(self, name: str) -> Optional[List[str]]:
         found = self.asked[name] = self.texts(name)

@@ -504,7 +504,19 @@ class _Screen:
         # F's place among the callee's parameters: after `self` for a method (one defined without
         # `self`, a static method, is read both ways)
         places = [None] if position is None else [position + 1, position] if bound else [position]
-        return any(_helper_may_report(text, self.imports, place) for text in texts for place in places)
+        # (a file's helpers are asked about by each method that calls them: `verdicts`, where
+        # the helpers' reader keeps them, remembers the answers for the file)
+        verdicts = getattr(self.helpers, "verdicts", None)
+        for text in texts:
+            for place in places:
+                verdict = verdicts.get((text, place)) if verdicts is not None else None
+                if verdict is None:
+                    verdict = _helper_may_report(text, self.imports, place)
+                    if verdicts is not None:
+                        verdicts[(text, place)] = verdict
+                if verdict:
+                    return True
+        return False
 
     def _positional_shape(self, call: ast.Call) -> bool:
         """`x.reshape(a, b)` or `F.reshape(x, a, b)`: two dimensions or more, none a tuple or list."""
