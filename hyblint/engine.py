@@ -283,7 +283,7 @@ def _visitors(rule: type) -> list:
     return found
 
 
-_NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_NESTED_SCOPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
 
 
 def _dispatch(facts, dispatch) -> None:
@@ -299,7 +299,7 @@ def _dispatch(facts, dispatch) -> None:
             continue
         for handler in dispatch.get(type(node), ()):
             handler(node)
-        index = ends[index] if isinstance(node, _NESTED_SCOPES) else index + 1
+        index = ends[index] if type(node) in _NESTED_SCOPES else index + 1  # (concrete classes)
 
 
 def _hybrid_forwards(module: cst.Module, scope) -> Iterable[cst.FunctionDef]:

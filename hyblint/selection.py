@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterable, Tuple
+from typing import Dict, Iterable, Tuple
 
 from hyblint.settings import Settings
 
@@ -40,8 +40,23 @@ def _specificity(code: str, patterns: Iterable[str]) -> int:
     return best
 
 
+_SELECTED: Dict[tuple, Tuple[str, ...]] = {}
+
+
 def selected_codes(settings: Settings) -> Tuple[str, ...]:
-    """Codes enabled by select / extend-select / ignore, matched by code prefix."""
+    """Codes enabled by select / extend-select / ignore, matched by code prefix (asked for every
+    file of a run: remembered per selection)."""
+    key = (settings.select, settings.extend_select, settings.ignore)
+    try:
+        found = _SELECTED.get(key)
+    except TypeError:  # lists, from a caller building settings by hand
+        return _selected_codes(settings)
+    if found is None:
+        found = _SELECTED[key] = _selected_codes(settings)
+    return found
+
+
+def _selected_codes(settings: Settings) -> Tuple[str, ...]:
     chosen = []
     for code in RULE_CODES:
         if settings.select is None:

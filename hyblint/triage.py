@@ -8,6 +8,7 @@ never import libcst, whose import alone costs as much as screening a whole corpu
 """
 from __future__ import annotations
 
+import _symtable
 import ast
 import re
 import symtable
@@ -161,6 +162,7 @@ class _HelperTexts:
         self.source = source
         self.found: Dict[str, Optional[List[str]]] = {}
         self._defs: Optional[Dict[str, List[Tuple[int, str]]]] = None
+        self.verdicts: Dict[tuple, bool] = {}  # the screen's, per (helper text, F's place): one file, one imports
 
     def record(self) -> "_Recorded":
         """A view that remembers what was asked through it."""
@@ -190,6 +192,7 @@ class _Recorded:
     def __init__(self, texts: _HelperTexts):
         self.texts = texts
         self.asked: Dict[str, Optional[List[str]]] = {}
+        self.verdicts = texts.verdicts
 
     def __call__(self, name: str) -> Optional[List[str]]:
         found = self.asked[name] = self.texts(name)
@@ -246,19 +249,7 @@ def _confirmed(source: str, classes, table):
     method written in a docstring, as examples are) is left out: it is not code."""
     if "\r" in source and _LONE_CR.search(source):
         return None  # the scans count lines by \n
-    expected_classes, expected_methods = [], []
-    stack = [(table, None)]
-    while stack:
-        scope, owner = stack.pop()
-        for child in scope.get_children():
-            if child.get_type() == "class":
-                expected_classes.append((child.get_lineno(), child.get_name()))
-                stack.append((child, child.get_name()))
-            else:
-                if child.get_name() == "hybrid_forward" and child.get_type() == "function":
-                    expected_methods.append((child.get_lineno(), owner))
-                if child.get_children():
-                    stack.append((child, None))
+    expected_classes, expected_methods = _listed(table)
     listed = set(expected_classes)
     rows = _rows(source, [c.offset for c in classes])
     kept = [(row, c) for row, c in zip(rows, classes) if (row, c.name) in listed]
@@ -275,6 +266,52 @@ def _confirmed(source: str, classes, table):
     if sorted(expected_methods, key=str) != sorted(((row, owner) for row, owner, _ in found), key=str):
         return None
     return classes, [m for _, _, m in found]
+
+
+def _listed(table) -> Tuple[List[Tuple[int, str]], List[Tuple[int, Optional[str]]]]:
+    """(row, name) of every class the symbol table lists, and (row, class) of every hybrid_forward
+    function (the class None when it is not a method)."""
+    raw = getattr(table, "_table", None)
+    if raw is not None and hasattr(_symtable, "TYPE_CLASS") and hasattr(raw, "children"):
+        return _listed_raw(raw)
+    return _listed_wrapped(table)
+
+
+def _listed_wrapped(table):
+    classes, methods = [], []
+    stack = [(table, None)]
+    while stack:
+        scope, owner = stack.pop()
+        for child in scope.get_children():
+            if child.get_type() == "class":
+                classes.append((child.get_lineno(), child.get_name()))
+                stack.append((child, child.get_name()))
+            else:
+                if child.get_name() == "hybrid_forward" and child.get_type() == "function":
+                    methods.append((child.get_lineno(), owner))
+                if child.get_children():
+                    stack.append((child, None))
+    return classes, methods
+
+
+def _listed_raw(table):
+    """`_listed` over the symbol table's own entries, which the `symtable` module wraps one by one
+    as it is walked (through a weak-reference cache: most of the walk's cost)."""
+    classes, methods = [], []
+    klass, function = _symtable.TYPE_CLASS, _symtable.TYPE_FUNCTION
+    stack = [(table, None)]
+    while stack:
+        scope, owner = stack.pop()
+        for child in scope.children:
+            if child.type == klass:
+                classes.append((child.lineno, child.name))
+                stack.append((child, child.name))
+            else:
+                if child.name == "hybrid_forward" and child.type == function:
+                    methods.append((child.lineno, owner))
+                if child.children:
+                    stack.append((child, None))
+    return classes, methods
 
 
 def _rows(source: str, offsets: List[int]) -> List[int]:

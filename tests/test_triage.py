@@ -73,3 +73,16 @@ def test_a_helper_the_screen_clears_is_not_parsed_with_libcst(monkeypatch):
     found = check_source(HELPED, "helped.py", package=Package({"helped.py": HELPED}))
     assert [(d.code, d.location.row) for d in found] == [("HYB001", 9), ("HYB002", 13)]
     assert [text.split("(")[0] for text in parsed] == ["def hybrid_forward", "def _first"]
+
+
+def test_the_symbol_tables_own_entries_list_what_its_wrappers_do():
+    import symtable
+
+    from hyblint import triage as module
+    source = DOCUMENTED + "def f():\n    class Inner(Net):\n        def hybrid_forward(self, F, x):\n" \
+                          "            return [y for y in x]\n    def hybrid_forward(F):\n        pass\n"
+    table = symtable.symtable(source, "t.py", "exec")
+    listed = module._listed(table)
+    assert listed == module._listed_wrapped(table)
+    assert sorted(listed[0]) == [(4, "Base"), (16, "Net"), (20, "Inner")]
+    assert sorted(listed[1], key=str) == [(12, "Base"), (17, "Net"), (21, "Inner"), (23, None)]

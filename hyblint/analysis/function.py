@@ -45,6 +45,10 @@ class FunctionFacts:
         return self.kinds.get(id(node), Kind.UNKNOWN)
 
 
+_LITERALS = frozenset({cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                       cst.FormattedString, cst.Ellipsis})
+
+
 class _Walker:
     def __init__(self, module: ModuleFacts, namespace: str, local_names: FrozenSet[str],
                  context: Optional[ClassContext] = None, keywords: Optional[str] = None):
@@ -66,15 +70,23 @@ class _Walker:
         return kind
 
     def _expr(self, node, env) -> Kind:
-        if isinstance(node, cst.Name):
+        # (the commonest node types compared by identity: isinstance against libcst's classes
+        # goes through ABCMeta's Python-level check; these are concrete, never subclassed)
+        kind = type(node)
+        if kind is cst.Name:
             if node.value == "None":
                 return Kind.NONE
             if node.value in ("True", "False"):
                 return Kind.PYTHON
             return env.get(node.value, Kind.UNKNOWN)
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
-                             cst.ConcatenatedString, cst.FormattedString, cst.Ellipsis)):
+        if kind in _LITERALS:
             return Kind.PYTHON
+        if kind is cst.Attribute:
+            return self._attribute(node, env)
+        if kind is cst.Call:
+            return self._call(node, env)
+        if kind is cst.Subscript:
+            return self._subscript(node, env)
         if isinstance(node, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
             for element in node.elements:
                 if isinstance(element, (cst.DictElement,)):
@@ -86,13 +98,7 @@ class _Walker:
         if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
             self._comprehension(node, env)
             return Kind.PYTHON
-        if isinstance(node, cst.Attribute):
-            return self._attribute(node, env)
-        if isinstance(node, cst.Call):
-            return self._call(node, env)
-        if isinstance(node, cst.Subscript):
-            return self._subscript(node, env)
-        if isinstance(node, cst.BinaryOperation):
+        if kind is cst.BinaryOperation:
             left = self.expr(node.left, env)
             right = self.expr(node.right, env)
             if Kind.TENSOR in (left, right):
@@ -708,8 +714,9 @@ def _walk_function(function, module, namespace, env, nodes, ends, context, forwa
         keywords = function.params.star_kwarg.name.value
         env[keywords] = Kind.PYTHON  # in hybrid_forward, a dict of the block's parameters by name
         keywords = keywords if forward else None
-    local_names = frozenset(env) | frozenset(_assigned_names(nodes))
-    if keywords in _assigned_names(nodes):
+    assigned = _assigned_names(nodes)
+    local_names = frozenset(env) | frozenset(assigned)
+    if keywords in assigned:
         keywords = None
     walker = _Walker(module, namespace, local_names, context, keywords)
     walker.block(function.body.body, env)
@@ -720,9 +727,10 @@ def _walk_function(function, module, namespace, env, nodes, ends, context, forwa
 def _assigned_names(nodes: List[cst.CSTNode]) -> Set[str]:
     names: Set[str] = set()
     for node in nodes:
-        if isinstance(node, (cst.AssignTarget, cst.For)):
+        kind = type(node)  # (concrete classes: see `_expr`)
+        if kind is cst.AssignTarget or kind is cst.For:
             _names_in(node.target, names)
-        elif isinstance(node, cst.ImportAlias):
+        elif kind is cst.ImportAlias:
             if node.asname is not None:
                 _names_in(node.asname.name, names)
             else:

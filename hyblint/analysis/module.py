@@ -28,10 +28,12 @@ def dotted(expr) -> Optional[str]:
     import libcst as cst  # here, so that reading imports and classes needs no libcst
 
     parts: List[str] = []
-    while isinstance(expr, cst.Attribute):
+    # (by identity: concrete classes, which isinstance would check through ABCMeta in Python)
+    attribute, name = cst.Attribute, cst.Name
+    while type(expr) is attribute:
         parts.append(expr.attr.value)
         expr = expr.value
-    if not isinstance(expr, cst.Name):
+    if type(expr) is not name:
         return None
     parts.append(expr.value)
     return ".".join(reversed(parts))

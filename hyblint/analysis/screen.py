@@ -147,8 +147,18 @@ def _children(node: ast.AST) -> List[ast.AST]:
 def _walk(root: ast.AST) -> List[ast.AST]:
     """Every node under `root` that can hold or be an expression or statement, breadth first."""
     nodes = [root]
-    for node in nodes:  # the list grows as it is read
-        nodes.extend(_children(node))
+    append, extend, known = nodes.append, nodes.extend, _CHILD_FIELDS
+    for node in nodes:  # the list grows as it is read; `_children`, inlined (called per node)
+        kind = type(node)
+        fields = known.get(kind)
+        if fields is None:
+            fields = _child_fields(kind)
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                extend(item for item in value if item is not None)  # `{**d}` has a None key
+            elif value is not None:
+                append(value)
     return nodes
 
 
@@ -494,7 +504,19 @@ class _Screen:
         # F's place among the callee's parameters: after `self` for a method (one defined without
         # `self`, a static method, is read both ways)
         places = [None] if position is None else [position + 1, position] if bound else [position]
-        return any(_helper_may_report(text, self.imports, place) for text in texts for place in places)
+        # (a file's helpers are asked about by each method that calls them: `verdicts`, where
+        # the helpers' reader keeps them, remembers the answers for the file)
+        verdicts = getattr(self.helpers, "verdicts", None)
+        for text in texts:
+            for place in places:
+                verdict = verdicts.get((text, place)) if verdicts is not None else None
+                if verdict is None:
+                    verdict = _helper_may_report(text, self.imports, place)
+                    if verdicts is not None:
+                        verdicts[(text, place)] = verdict
+                if verdict:
+                    return True
+        return False
 
     def _positional_shape(self, call: ast.Call) -> bool:
         """`x.reshape(a, b)` or `F.reshape(x, a, b)`: two dimensions or more, none a tuple or list."""

@@ -50,12 +50,26 @@ def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
             yield value
 
 
+def _child_list(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """`children`, as a list (the walk below asks for every node's: a generator costs more)."""
+    found = []
+    fields = _FIELDS.get(type(node)) or _syntax_fields(type(node))
+    for name in fields:
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            found.extend(item for item in value if _is_node(item))
+        elif _IS_NODE.get(kind) or (kind not in _IS_NODE and _is_node(value)):
+            found.append(value)
+    return found
+
+
 def preorder(root: cst.CSTNode) -> Tuple[List[cst.CSTNode], List[int]]:
     """The nodes below `root` in source order, and for each the index just past its subtree, so
     that one list serves every later pass, including passes that skip subtrees."""
     nodes: List[cst.CSTNode] = []
     ends: List[int] = []
-    stack: list = list(reversed(list(children(root))))
+    stack: list = _child_list(root)[::-1]
     while stack:
         item = stack.pop()
         if item.__class__ is int:  # the marker pushed below a node's children: its subtree ends here
@@ -64,7 +78,7 @@ def preorder(root: cst.CSTNode) -> Tuple[List[cst.CSTNode], List[int]]:
         stack.append(len(nodes))
         nodes.append(item)
         ends.append(0)
-        stack.extend(reversed(list(children(item))))
+        stack.extend(_child_list(item)[::-1])
     return nodes, ends
 
 
