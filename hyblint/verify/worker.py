@@ -178,9 +178,22 @@ def _module_candidates(module: types.ModuleType, mx, discover: bool = False):
             yield name, _class_builder(name)
         elif inspect.isfunction(obj) and _is_factory(name, obj):
             yield name + "()", _function_builder(name)
-        elif discover and inspect.isfunction(obj) and not name.startswith("_") and _callable_bare(obj):
+        elif discover and inspect.isfunction(obj) and _model_function(name, obj, module):
             pretrained = "pretrained" in inspect.signature(obj).parameters
             yield name + ("(pretrained=False)" if pretrained else "()"), _discovered_builder(name, pretrained, mx)
+
+
+def _model_function(name: str, func, module) -> bool:
+    """A public function callable without arguments that looks like a model zoo's: it takes
+    `pretrained`, or it takes only `**kwargs` in a module of models (`resnet18_v1(**kwargs)`).
+    Other functions are not called: they may do anything."""
+    if name.startswith("_") or not _callable_bare(func):
+        return False
+    params = inspect.signature(func).parameters.values()
+    if any(p.name == "pretrained" for p in params):
+        return True
+    in_models = "model" in module.__name__.lower()  # its dotted name: `gluoncv.model_zoo.resnet`
+    return in_models and any(p.kind is p.VAR_KEYWORD for p in params)
 
 
 class NotABlock(Exception):
