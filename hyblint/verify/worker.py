@@ -67,6 +67,11 @@ def run(request: dict) -> dict:
     if request.get("backend", "runtime") == "runtime":
         import runtime
         runtime.as_mxnet()
+    else:
+        # before the module's package root goes on sys.path: MXNet's own source tree, verified
+        # as a module, must not shadow the installed `mxnet`
+        with contextlib.suppress(BaseException):
+            import mxnet  # noqa: F401 (a failure is reported where the backend is imported)
     if request.get("package_root"):
         sys.path.insert(0, request["package_root"])
     if request.get("path"):
