@@ -201,6 +201,9 @@ def _model_function(name: str, func, module) -> bool:
     return in_models and any(p.kind is p.VAR_KEYWORD for p in params)
 
 
+RGB_GUESS = "an RGB image guessed"
+
+
 class NotABlock(Exception):
     """A discovered function returned something else than a block: it is no model function."""
 
@@ -299,6 +302,9 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
         if first.error is not None:
             raise first.error
     except BaseException as exc:
+        if inferred_from and RGB_GUESS in inferred_from and not request.get("full_size_image"):
+            # too small for the network (a fixed-size head, a deep stem): try ImageNet's size
+            return _verify_one(name, build, original, fixed, fixed_error, dict(request, full_size_image=True), mx)
         if inferred_from:  # a guess from the first layer that did not fit is no finding about the block
             result.update(status=NO_INPUTS, detail="input shape %s inferred from %s did not run (%s): give "
                           "--shapes %s=..." % (_shape_text(shapes), inferred_from, _describe(exc), _short(name)))
@@ -522,8 +528,9 @@ def _input_shapes(name, net, request: dict, mx):
         return [{"shape": [2, 5], "low": 0, "high": weight_shape[0]}], what + "(input_dim=%d)" % weight_shape[0]
     if request.get("discover") and type(first) is getattr(nn, "Conv2D", None) and weight_shape \
             and len(weight_shape) == 4 and not weight_shape[1]:
-        # a model zoo's image network defers its channels: try an RGB image
-        return [(2, 3, 32, 32)], what + " (deferred in_channels: an RGB image guessed)"
+        # a model zoo's image network defers its channels: try an RGB image, small first
+        size = 224 if request.get("full_size_image") else 32
+        return [(2, 3, size, size)], what + " (deferred in_channels: %s)" % RGB_GUESS
     if not weight_shape or len(weight_shape) < 2 or not weight_shape[1]:
         return None, None  # the layer defers its input size to the first call
     if isinstance(first, nn.Dense):
