@@ -56,9 +56,12 @@ def _class_spans(source: str) -> Dict[str, Tuple[int, int]]:
 
 
 def render_text(judged: List[Judged]) -> List[str]:
-    """One line per diagnostic with its verdict, and the reason under it."""
+    """One line per diagnostic that a block ran, with its verdict and the reason under it (those
+    no block reached are only counted: JSON and SARIF list them)."""
     lines = []
     for d, v in sorted(judged, key=lambda pair: pair[0].sort_key()):
+        if v.verdict == verdicts_module.NOT_REACHED:
+            continue
         lines.append("%s:%d:%d: %s %s: %s" % (d.filename, d.location.row, d.location.column, d.code,
                                               v.verdict, d.message))
         lines.append("    %s" % v.reason)

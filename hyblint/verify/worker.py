@@ -67,6 +67,11 @@ def run(request: dict) -> dict:
     if request.get("backend", "runtime") == "runtime":
         import runtime
         runtime.as_mxnet()
+    else:
+        # before the module's package root goes on sys.path: MXNet's own source tree, verified
+        # as a module, must not shadow the installed `mxnet`
+        with contextlib.suppress(BaseException):
+            import mxnet  # noqa: F401 (a failure is reported where the backend is imported)
     if request.get("package_root"):
         sys.path.insert(0, request["package_root"])
     if request.get("path"):
@@ -178,9 +183,25 @@ def _module_candidates(module: types.ModuleType, mx, discover: bool = False):
             yield name, _class_builder(name)
         elif inspect.isfunction(obj) and _is_factory(name, obj):
             yield name + "()", _function_builder(name)
-        elif discover and inspect.isfunction(obj) and not name.startswith("_") and _callable_bare(obj):
+        elif discover and inspect.isfunction(obj) and _model_function(name, obj, module):
             pretrained = "pretrained" in inspect.signature(obj).parameters
             yield name + ("(pretrained=False)" if pretrained else "()"), _discovered_builder(name, pretrained, mx)
+
+
+def _model_function(name: str, func, module) -> bool:
+    """A public function callable without arguments that looks like a model zoo's: it takes
+    `pretrained`, or it takes only `**kwargs` in a module of models (`resnet18_v1(**kwargs)`).
+    Other functions are not called: they may do anything."""
+    if name.startswith("_") or not _callable_bare(func):
+        return False
+    params = inspect.signature(func).parameters.values()
+    if any(p.name == "pretrained" for p in params):
+        return True
+    in_models = "model" in module.__name__.lower()  # its dotted name: `gluoncv.model_zoo.resnet`
+    return in_models and any(p.kind is p.VAR_KEYWORD for p in params)
+
+
+RGB_GUESS = "an RGB image guessed"
 
 
 class NotABlock(Exception):
@@ -281,6 +302,9 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
         if first.error is not None:
             raise first.error
     except BaseException as exc:
+        if inferred_from and RGB_GUESS in inferred_from and not request.get("full_size_image"):
+            # too small for the network (a fixed-size head, a deep stem): try ImageNet's size
+            return _verify_one(name, build, original, fixed, fixed_error, dict(request, full_size_image=True), mx)
         if inferred_from:  # a guess from the first layer that did not fit is no finding about the block
             result.update(status=NO_INPUTS, detail="input shape %s inferred from %s did not run (%s): give "
                           "--shapes %s=..." % (_shape_text(shapes), inferred_from, _describe(exc), _short(name)))
@@ -504,8 +528,9 @@ def _input_shapes(name, net, request: dict, mx):
         return [{"shape": [2, 5], "low": 0, "high": weight_shape[0]}], what + "(input_dim=%d)" % weight_shape[0]
     if request.get("discover") and type(first) is getattr(nn, "Conv2D", None) and weight_shape \
             and len(weight_shape) == 4 and not weight_shape[1]:
-        # a model zoo's image network defers its channels: try an RGB image
-        return [(2, 3, 32, 32)], what + " (deferred in_channels: an RGB image guessed)"
+        # a model zoo's image network defers its channels: try an RGB image, small first
+        size = 224 if request.get("full_size_image") else 32
+        return [(2, 3, size, size)], what + " (deferred in_channels: %s)" % RGB_GUESS
     if not weight_shape or len(weight_shape) < 2 or not weight_shape[1]:
         return None, None  # the layer defers its input size to the first call
     if isinstance(first, nn.Dense):
