@@ -71,6 +71,8 @@ def main(task):
             times.append(time.perf_counter() - t1)
         np.save(task["output"] % batch, out.asnumpy())
         results[batch] = {"times": times}
+    import resource
+    results["peak_rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # MB, whole process
     print(json.dumps(results))
 
 main(json.loads(sys.argv[1]))
@@ -126,6 +128,7 @@ def main():
             worker(sys.executable, dict(base, make=True), runtime=True)
             ours = {b: [] for b in batches}
             theirs = {b: [] for b in batches}
+            rss = {"ours": [], "theirs": []}
             for round_ in range(args.rounds):
                 sides = [("ours", sys.executable, True)]
                 if args.mxnet:
@@ -135,6 +138,7 @@ def main():
                 for side, python, runtime in sides:
                     task = dict(base, output=str(folder / ("%s_%s_%%d.npy" % (model, side))))
                     result = worker(python, task, runtime)
+                    rss[side].append(result["peak_rss"])
                     for b in batches:
                         (ours if side == "ours" else theirs)[b].extend(result[str(b)]["times"])
             for b in batches:
@@ -149,6 +153,9 @@ def main():
                     line += "  mxnet %8.1f ms  ratio %.2fx  (outputs differ by %.1e of max)" % (
                         other, mine / other, difference)
                 print(line, flush=True)
+            print("%-18s peak process memory (RSS, up to batch %d): runtime %.0f MB%s" % (
+                model, max(batches), statistics.median(rss["ours"]),
+                ", mxnet %.0f MB" % statistics.median(rss["theirs"]) if rss["theirs"] else ""), flush=True)
         if ratios:
             geomean = math.exp(sum(math.log(r) for r in ratios.values()) / len(ratios))
             print("geometric mean of the ratios: %.2fx (%d figures); worst %.2fx" % (

@@ -9,6 +9,7 @@ import numpy as np
 
 from runtime.base import MXNetError
 from runtime.graph import compile_plan, straight_line
+from runtime.kernels import preload
 from runtime.ndarray import NDArray
 from runtime.registry import shape_inconsistent
 from runtime.symbol import Node, Symbol, _aux_variables, topological
@@ -183,6 +184,7 @@ class Executor:
         bound arrays itself, at each call."""
         plan = self._plans.get((is_train, names))
         if plan is None:
+            preload.wait()  # the kernels being loaded in the background: ready before the first pass
             steps, slots, _, constants = compile_plan(self._order, self._symbol._outputs, is_train,
                                                       reuse=self._static_alloc)
             bound = {**self.arg_dict, **self.aux_dict}

@@ -5,7 +5,9 @@ whether the kernel's code then comes from the disk cache or not), and each kerne
 loads or compiles its machine code. `start()` does both in a background thread when the runtime
 is imported, while the program goes on building its model; a forward pass that needs a kernel
 still being loaded waits for it (Numba compiles under one lock). With an empty cache the thread
-compiles the set once, and later processes load it. HYBLINT_RUNTIME_PRELOAD=0 turns it off.
+compiles the set once, and later processes load it. The first plan compiled waits for the thread
+to finish (`wait`), so that it never competes with forward passes being timed or served.
+HYBLINT_RUNTIME_PRELOAD=0 turns it off.
 """
 from __future__ import annotations
 
@@ -53,3 +55,9 @@ def start() -> None:
     thread = threading.Thread(target=_run, name="hyblint-kernel-preload", daemon=True)
     _started.append(thread)
     thread.start()
+
+
+def wait() -> None:
+    """Returns once the background loading (if any) is over."""
+    if _started and _started[0].is_alive():
+        _started[0].join()
