@@ -110,13 +110,16 @@ class Executor:
         aux_names = symbol.list_auxiliary_states()
         self.arg_dict = self._named(arg_names, args, "argument")
         self.aux_dict = self._named(aux_names, aux_states, "auxiliary state")
-        self.outputs: List[NDArray] = []
         self._plans: Dict[Tuple[bool, Tuple[str, ...]], tuple] = {}
         self._has_aux_ops = any(node.op is not None and node.op.aux for node in self._order)
         # shapes are checked once, now, so that a graph that cannot run fails at bind time as in MXNet
+        self.outputs: List[NDArray] = []
         bound = {**self.arg_dict, **self.aux_dict}
-        infer_shapes(symbol, {n: a.shape for n, a in bound.items()}, partial=True)
-        infer_types(symbol, {n: a.dtype for n, a in bound.items()})
+        _, out_shapes, _ = infer_shapes(symbol, {n: a.shape for n, a in bound.items()}, partial=True)
+        _, out_types, _ = infer_types(symbol, {n: a.dtype for n, a in bound.items()})
+        # MXNet allocates the outputs at bind time: they can be read (as zeros) before forward
+        if all(s is not None for s in out_shapes):
+            self.outputs = [NDArray(np.zeros(s, dtype=t or np.float32), ctx) for s, t in zip(out_shapes, out_types)]
 
     @staticmethod
     def _named(names: List[str], given, what: str) -> Dict[str, NDArray]:

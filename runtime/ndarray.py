@@ -277,6 +277,8 @@ class NDArray:
     def __getattr__(self, name: str):
         if name in _FLUENT:
             def method(*args, **kwargs):
+                if name in _VIEW_METHODS:  # inplace=True asks for a view: reshaping results here are views
+                    kwargs.pop("inplace", None)
                 return _call(_FLUENT[name], self, *args, **kwargs)
             method.__name__ = name
             return method
@@ -294,6 +296,7 @@ _FLUENT = {name: name for name in (
     "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin", "squeeze", "broadcast_to",
     "broadcast_like", "sum_axis", "max_axis", "min_axis", "shape_array", "size_array")}
 _FLUENT["astype_op"] = "cast"
+_VIEW_METHODS = ("flatten", "expand_dims", "squeeze")
 
 
 def _wrap(data: np.ndarray, ctx=None) -> NDArray:

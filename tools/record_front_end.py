@@ -103,6 +103,16 @@ CASES = [
      "mode='lstm', state_outputs=True, lstm_state_clip_min=-0.2, lstm_state_clip_max=0.3)"),
     ("RNN/sym/infer_shape", "RNN", "mx.sym.RNN(mx.sym.var('x'), mx.sym.var('p'), mx.sym.var('s'), mx.sym.var('c'), "
      "state_size=3, num_layers=2, bidirectional=True, mode='lstm', state_outputs=True).infer_shape(x=(5, 2, 4))"),
+    ("degrees", "degrees", "mx.nd.degrees(mx.nd.array([0, np.pi / 2, -np.pi]))"),
+    ("radians", "radians", "mx.nd.radians(mx.nd.array([0, 90, -180]))"),
+    ("moveaxis/several", "transpose", "mx.nd.moveaxis(mx.nd.arange(24).reshape((2, 3, 4)), [0, 1], [2, 0])"),
+    ("from_numpy", "_copy", "mx.nd.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))"),
+    ("flatten/inplace", "Flatten", "mx.nd.ones((2, 3, 4)).flatten(inplace=True)"),
+    ("broadcast_to/numpy_shape", "broadcast_to", "mx.nd.ones((1, 3)).broadcast_to(np.array([2, 3]))"),
+    ("executor/outputs_before_forward", "_copy", "[o.shape for o in (mx.sym.var('x') * 2).simple_bind(mx.cpu(), "
+     "x=(2, 3)).outputs]"),
+    ("symbol/pickle", "_copy", "__import__('pickle').loads(__import__('pickle').dumps(mx.sym.FullyConnected("
+     "mx.sym.var('x'), num_hidden=3, name='fc'))).list_arguments()"),
     ("gluon/LSTMCell/unroll", "RNN", "_gluon_rnn('rnn.LSTMCell(3)', 'unroll')"),
     ("gluon/GRUCell/unroll", "RNN", "_gluon_rnn('rnn.GRUCell(3)', 'unroll')"),
     ("gluon/RNNCell/relu", "RNN", "_gluon_rnn('rnn.RNNCell(3, activation=\\'relu\\')', 'unroll')"),

@@ -83,6 +83,8 @@ declare("_contrib_allclose", inputs=("a", "b"), attrs=[Attr("rtol", float_, 1e-5
         kernel=k.allclose, infer=_allclose_shapes, types=_allclose_types)
 declare("_contrib_div_sqrt_dim", kernel=k.div_sqrt_dim, infer=same_shape)
 declare("rcbrt", kernel=k.rcbrt, infer=same_shape)
+declare("degrees", kernel=k.degrees, infer=same_shape)
+declare("radians", kernel=k.radians, infer=same_shape)
 declare("hard_sigmoid", attrs=[Attr("alpha", float_, 0.2), Attr("beta", float_, 0.5)], kernel=k.hard_sigmoid,
         infer=same_shape)
 declare("choose_element_0index", inputs=("lhs", "rhs"), kernel=k.choose_element_0index)
