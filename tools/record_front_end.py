@@ -113,6 +113,10 @@ CASES = [
      "x=(2, 3)).outputs]"),
     ("symbol/pickle", "_copy", "__import__('pickle').loads(__import__('pickle').dumps(mx.sym.FullyConnected("
      "mx.sym.var('x'), num_hidden=3, name='fc'))).list_arguments()"),
+    ("contrib/SyncBatchNorm", "_contrib_SyncBatchNorm", "mx.nd.contrib.SyncBatchNorm(mx.nd.array([[1, 2], [3, 5]])"
+     ".reshape((2, 2, 1, 1)), mx.nd.array([1, 2]), mx.nd.array([0, 1]), mx.nd.array([0.5, 1]), mx.nd.array([1, 2]), "
+     "fix_gamma=False)"),
+    ("contrib/SyncBatchNorm/training", "_contrib_SyncBatchNorm", "_sync_bn_training()"),
     ("gluon/LSTMCell/unroll", "RNN", "_gluon_rnn('rnn.LSTMCell(3)', 'unroll')"),
     ("gluon/GRUCell/unroll", "RNN", "_gluon_rnn('rnn.GRUCell(3)', 'unroll')"),
     ("gluon/RNNCell/relu", "RNN", "_gluon_rnn('rnn.RNNCell(3, activation=\\'relu\\')', 'unroll')"),
@@ -162,6 +166,17 @@ def _gluon_rnn(build, how):
     return block(data)
 
 
+def _sync_bn_training():
+    """SyncBatchNorm's output in training and the moving statistics it leaves."""
+    import mxnet as mx
+    moving_mean, moving_var = mx.nd.array([0.5, 1]), mx.nd.array([1, 2])
+    with mx.autograd.record():
+        out = mx.nd.contrib.SyncBatchNorm(mx.nd.array([[1, 2], [3, 5]]).reshape((2, 2, 1, 1)), mx.nd.array([1, 2]),
+                                          mx.nd.array([0, 1]), moving_mean, moving_var, fix_gamma=False, ndev=1,
+                                          key="bn")
+    return [out, moving_mean, moving_var]
+
+
 def _rnn_inputs(mode, layers, bidirectional, scale=1.0):
     """Deterministic inputs of the fused RNN operator: (data (5, 2, 4), flat parameters, states)."""
     import mxnet as mx
@@ -194,7 +209,7 @@ def record(mx):
     for case_id, op, code in CASES:
         try:
             result = encode(eval(code, {"mx": mx, "np": np, "_rnn_inputs": _rnn_inputs,
-                                   "_gluon_rnn": _gluon_rnn}))
+                                   "_gluon_rnn": _gluon_rnn, "_sync_bn_training": _sync_bn_training}))
         except Exception as exc:  # noqa: BLE001  (the type is what is recorded)
             result = {"error": type(exc).__name__}
         yield {"id": case_id, "op": op, "code": code, "result": result}
