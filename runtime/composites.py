@@ -46,16 +46,45 @@ def shared(call: Callable[[str], Callable], eager: bool) -> Dict[str, Dict[str, 
 
 
 def eager_only(call: Callable[[str], Callable]) -> Dict[str, Callable]:
-    """The NDArray helpers that need the input's rank (which a Symbol does not know)."""
+    """The NDArray helpers: those that need the input's rank (which a Symbol does not know), and
+    the conversions from NumPy arrays and bytes."""
 
     def moveaxis(tensor, source, destination):
         ndim = tensor.ndim
-        source, destination = source % ndim, destination % ndim
-        axes = [a for a in range(ndim) if a != source]
-        axes.insert(destination, source)
+        sources = [s % ndim for s in (source if isinstance(source, (list, tuple)) else [source])]
+        destinations = [d % ndim for d in (destination if isinstance(destination, (list, tuple)) else [destination])]
+        if len(sources) != len(destinations):
+            raise ValueError("`source` and `destination` arguments must have the same number of elements")
+        axes = [a for a in range(ndim) if a not in sources]
+        for d, s in sorted(zip(destinations, sources)):
+            axes.insert(d, s)
         return call("transpose")(tensor, axes=tuple(axes))
+
+    def from_numpy(ndarray, zero_copy=True):
+        """An NDArray over the NumPy array's memory (zero_copy) or over a copy of it."""
+        import numpy as np
+        from runtime.ndarray import NDArray
+        if not ndarray.flags["C_CONTIGUOUS"]:
+            raise ValueError("Only c-contiguous arrays are supported for zero-copy")
+        return NDArray(ndarray if zero_copy else np.array(ndarray))
+
+    def load_frombuffer(buf):
+        """nd.load of the bytes of a file that nd.save wrote."""
+        import os
+        import tempfile
+        from runtime.ndarray import load
+        if not isinstance(buf, (bytes, bytearray)):
+            raise TypeError("buf required to be a string or bytes")
+        handle, path = tempfile.mkstemp(suffix=".params")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(buf)
+            return load(path)
+        finally:
+            os.remove(path)
 
     def onehot_encode(indices, out):
         return call("_onehot_encode")(indices, out, out=out)
 
-    return {"moveaxis": moveaxis, "onehot_encode": onehot_encode}
+    return {"moveaxis": moveaxis, "onehot_encode": onehot_encode, "from_numpy": from_numpy,
+            "load_frombuffer": load_frombuffer}

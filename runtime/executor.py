@@ -112,10 +112,10 @@ class Executor:
         aux_names = symbol.list_auxiliary_states()
         self.arg_dict = self._named(arg_names, args, "argument")
         self.aux_dict = self._named(aux_names, aux_states, "auxiliary state")
-        self.outputs: List[NDArray] = []
         self._plans: Dict[Tuple[bool, Tuple[str, ...]], tuple] = {}
         self._has_aux_ops = any(node.op is not None and node.op.aux for node in self._order)
         # shapes are checked once, now, so that a graph that cannot run fails at bind time as in MXNet
+        self.outputs: List[NDArray] = []
         bound = {**self.arg_dict, **self.aux_dict}
         _, out_shapes, _ = infer_shapes(symbol, {n: a.shape for n, a in bound.items()}, partial=True)
         _, out_types, _ = infer_types(symbol, {n: a.dtype for n, a in bound.items()})

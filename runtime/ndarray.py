@@ -325,6 +325,8 @@ class NDArray:
     def __getattr__(self, name: str):
         if name in _FLUENT:
             def method(*args, **kwargs):
+                if name in _VIEW_METHODS:  # inplace=True asks for a view: reshaping results here are views
+                    kwargs.pop("inplace", None)
                 return _call(_FLUENT[name], self, *args, **kwargs)
             method.__name__ = name
             return method
@@ -346,6 +348,7 @@ _ASSIGN_IN_GRAPH = ("Check failed: AGInfo: :IsNone(*output): Assigning to NDArra
                     "graph will cause undefined behavior when evaluating gradients. Please call backward first to "
                     "clear the graph or do this out side of a record section. Also note that you cannot use inplace "
                     "operations like +=, *=, relu(x, out=x), y[idx]=x, etc inside a record section.")
+_VIEW_METHODS = ("flatten", "expand_dims", "squeeze")
 
 
 def _wrap(data: np.ndarray, ctx=None) -> NDArray:

@@ -77,6 +77,8 @@ def shape_(value) -> Tuple:
     value = _literal(value)
     if value is None:
         return ()
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return (int(value),)
     if isinstance(value, (list, tuple)):

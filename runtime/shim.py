@@ -84,6 +84,10 @@ MODULES: Dict[str, str] = {
     "mxnet.gluon.rnn": "runtime.gluon.rnn",
     "mxnet.gluon.rnn.rnn_cell": "runtime.gluon.rnn.rnn_cell",
     "mxnet.gluon.rnn.rnn_layer": "runtime.gluon.rnn.rnn_layer",
+    "mxnet.gluon.model_zoo": "runtime.gluon.model_zoo",
+    "mxnet.gluon.model_zoo.vision": "runtime.gluon.model_zoo.vision",
+    "mxnet.gluon.model_zoo.vision.resnet": "runtime.gluon.model_zoo.vision.resnet",
+    "mxnet.gluon.model_zoo.model_store": "runtime.gluon.model_zoo.model_store",
 }
 
 # names of `mxnet` itself that are not its submodules: "mxnet.x" (a module, aliased) or "runtime.x:name"

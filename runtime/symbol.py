@@ -354,7 +354,18 @@ class Symbol:
         graph = {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(order) if n.is_variable],
                  "node_row_ptr": row_ptr, "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
                  "attrs": {"mxnet_version": ["int", MXNET_VERSION]}}
+        from runtime.util import is_np_shape
+        if is_np_shape():  # MXNet marks graphs made under NumPy shape semantics
+            graph["attrs"]["is_np_shape"] = ["int", 1]
         return json.dumps(graph, indent=2)
+
+    # ---- pickling: the JSON graph, as MXNet pickles a Symbol; rebuilt by this module's load_json
+    # whatever module name the class carries (runtime.as_mxnet() names it mxnet.symbol.symbol)
+    def __reduce__(self):
+        return load_json, (self.tojson(),)
+
+    def __setstate__(self, state):  # a pickle in MXNet's own form: {"handle": JSON}
+        self._outputs = load_json(state["handle"])._outputs
 
     def save(self, fname: str) -> None:
         with open(fname, "w") as handle:

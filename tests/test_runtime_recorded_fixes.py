@@ -70,3 +70,29 @@ def test_sparse_embedding_is_an_embedding_over_dense_arrays():
         layer = SparseEmbedding(10, 3)
         layer.initialize(mx.init.One())
         assert layer(mx.nd.array([1, 4])).asnumpy().tolist() == [[1.0] * 3] * 2
+
+
+def test_forward_hooks_run_around_forward_until_detached():
+    with runtime.as_mxnet() as mx:
+        from mxnet.gluon import nn
+        net = nn.Dense(2, in_units=3)
+        net.initialize()
+        seen = []
+        post = net.register_forward_hook(lambda block, inputs, output: seen.append(("post", output.shape)))
+        net.register_forward_pre_hook(lambda block, inputs: seen.append(("pre", inputs[0].shape)))
+        net(mx.nd.ones((4, 3)))
+        post.detach()
+        net.hybridize()
+        net(mx.nd.ones((4, 3)))
+        assert seen == [("pre", (4, 3)), ("post", (4, 2)), ("pre", (4, 3))]
+
+
+def test_symbol_pickles_through_its_json_and_tojson_marks_np_shape():
+    import json
+    import pickle
+    from runtime.util import np_shape
+    fc = sym.FullyConnected(sym.var("x"), num_hidden=3, name="fc")
+    assert pickle.loads(pickle.dumps(fc)).tojson() == fc.tojson()
+    with np_shape():
+        assert json.loads(fc.tojson())["attrs"]["is_np_shape"] == ["int", 1]
+    assert "is_np_shape" not in json.loads(fc.tojson())["attrs"]

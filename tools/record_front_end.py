@@ -103,6 +103,24 @@ CASES = [
      "mode='lstm', state_outputs=True, lstm_state_clip_min=-0.2, lstm_state_clip_max=0.3)"),
     ("RNN/sym/infer_shape", "RNN", "mx.sym.RNN(mx.sym.var('x'), mx.sym.var('p'), mx.sym.var('s'), mx.sym.var('c'), "
      "state_size=3, num_layers=2, bidirectional=True, mode='lstm', state_outputs=True).infer_shape(x=(5, 2, 4))"),
+    ("degrees", "degrees", "mx.nd.degrees(mx.nd.array([0, np.pi / 2, -np.pi]))"),
+    ("radians", "radians", "mx.nd.radians(mx.nd.array([0, 90, -180]))"),
+    ("moveaxis/several", "transpose", "mx.nd.moveaxis(mx.nd.arange(24).reshape((2, 3, 4)), [0, 1], [2, 0])"),
+    ("from_numpy", "_copy", "mx.nd.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))"),
+    ("flatten/inplace", "Flatten", "mx.nd.ones((2, 3, 4)).flatten(inplace=True)"),
+    ("broadcast_to/numpy_shape", "broadcast_to", "mx.nd.ones((1, 3)).broadcast_to(np.array([2, 3]))"),
+    ("executor/outputs_before_forward", "_copy", "[o.shape for o in (mx.sym.var('x') * 2).simple_bind(mx.cpu(), "
+     "x=(2, 3)).outputs]"),
+    ("symbol/pickle", "_copy", "__import__('pickle').loads(__import__('pickle').dumps(mx.sym.FullyConnected("
+     "mx.sym.var('x'), num_hidden=3, name='fc'))).list_arguments()"),
+    ("contrib/SyncBatchNorm", "_contrib_SyncBatchNorm", "mx.nd.contrib.SyncBatchNorm(mx.nd.array([[1, 2], [3, 5]])"
+     ".reshape((2, 2, 1, 1)), mx.nd.array([1, 2]), mx.nd.array([0, 1]), mx.nd.array([0.5, 1]), mx.nd.array([1, 2]), "
+     "fix_gamma=False)"),
+    ("contrib/SyncBatchNorm/training", "_contrib_SyncBatchNorm", "_sync_bn_training()"),
+    ("model_zoo/resnet18_v1", "Convolution", "_zoo_model('resnet18_v1')"),
+    ("model_zoo/resnet50_v2", "Convolution", "_zoo_model('resnet50_v2')"),
+    ("model_zoo/resnet34_v2/thumbnail", "Convolution", "_zoo_model('resnet34_v2', thumbnail=True, classes=10)"),
+    ("model_zoo/resnet101_v1/names", "Convolution", "_zoo_model('resnet101_v1', run=False)"),
     ("gluon/LSTMCell/unroll", "RNN", "_gluon_rnn('rnn.LSTMCell(3)', 'unroll')"),
     ("gluon/GRUCell/unroll", "RNN", "_gluon_rnn('rnn.GRUCell(3)', 'unroll')"),
     ("gluon/RNNCell/relu", "RNN", "_gluon_rnn('rnn.RNNCell(3, activation=\\'relu\\')', 'unroll')"),
@@ -152,6 +170,35 @@ def _gluon_rnn(build, how):
     return block(data)
 
 
+def _sync_bn_training():
+    """SyncBatchNorm's output in training and the moving statistics it leaves."""
+    import mxnet as mx
+    moving_mean, moving_var = mx.nd.array([0.5, 1]), mx.nd.array([1, 2])
+    with mx.autograd.record():
+        out = mx.nd.contrib.SyncBatchNorm(mx.nd.array([[1, 2], [3, 5]]).reshape((2, 2, 1, 1)), mx.nd.array([1, 2]),
+                                          mx.nd.array([0, 1]), moving_mean, moving_var, fix_gamma=False, ndev=1,
+                                          key="bn")
+    return [out, moving_mean, moving_var]
+
+
+def _zoo_model(name, run=True, **kwargs):
+    """[parameter names, output (or nothing)] of a model zoo network with deterministic parameters."""
+    import mxnet as mx
+    net = mx.gluon.model_zoo.vision.get_model(name, prefix="net_", **kwargs)
+    names = list(net.collect_params())
+    if not run:
+        return [names]
+    net.initialize()
+    data = mx.nd.array(np.random.RandomState(5).uniform(-1, 1, (1, 3, 32, 32)))
+    net(data)
+    rng = np.random.RandomState(11)
+    for key in sorted(names):
+        param = net.collect_params()[key]
+        low, high = (0.5, 1.5) if key.endswith(("running_var", "gamma")) else (-0.1, 0.1)
+        param.set_data(mx.nd.array(rng.uniform(low, high, param.shape)))
+    return [names, net(data)]
+
+
 def _rnn_inputs(mode, layers, bidirectional, scale=1.0):
     """Deterministic inputs of the fused RNN operator: (data (5, 2, 4), flat parameters, states)."""
     import mxnet as mx
@@ -184,7 +231,8 @@ def record(mx):
     for case_id, op, code in CASES:
         try:
             result = encode(eval(code, {"mx": mx, "np": np, "_rnn_inputs": _rnn_inputs,
-                                   "_gluon_rnn": _gluon_rnn}))
+                                   "_gluon_rnn": _gluon_rnn, "_sync_bn_training": _sync_bn_training,
+                                   "_zoo_model": _zoo_model}))
         except Exception as exc:  # noqa: BLE001  (the type is what is recorded)
             result = {"error": type(exc).__name__}
         yield {"id": case_id, "op": op, "code": code, "result": result}

@@ -101,6 +101,36 @@ def _regroup(values: list, fmt):
     return out, values
 
 
+class _Hooks:
+    """A block's forward hooks, in registration order (absent until the first is registered)."""
+
+    def __init__(self):
+        self.pre: "OrderedDict[int, object]" = OrderedDict()
+        self.post: "OrderedDict[int, object]" = OrderedDict()
+
+
+class HookHandle:
+    """What register_forward_hook returns: detach() removes the hook; usable as a context manager."""
+    _next_id = 0
+
+    def __init__(self, table, hook):
+        HookHandle._next_id += 1
+        self._id = HookHandle._next_id
+        self._table = table
+        table[self._id] = hook
+
+    def detach(self) -> None:
+        if self._table is not None:
+            self._table.pop(self._id, None)
+            self._table = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.detach()
+
+
 class Block:
     def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None):
         self._empty_prefix = prefix == ""
@@ -206,7 +236,28 @@ class Block:
                              % (sorted(extra)[0], filename))
 
     def __call__(self, *args):
-        return self.forward(*args)
+        hooks = self.__dict__.get("_hooks")
+        if hooks is None:
+            return self.forward(*args)
+        for hook in list(hooks.pre.values()):
+            hook(self, args)
+        out = self.forward(*args)
+        for hook in list(hooks.post.values()):
+            hook(self, args, out)
+        return out
+
+    def register_forward_pre_hook(self, hook) -> "HookHandle":
+        """hook(block, inputs) before each forward; the handle's detach() removes it."""
+        return HookHandle(self._hook_table().pre, hook)
+
+    def register_forward_hook(self, hook) -> "HookHandle":
+        """hook(block, inputs, outputs) after each forward; the handle's detach() removes it."""
+        return HookHandle(self._hook_table().post, hook)
+
+    def _hook_table(self) -> "_Hooks":
+        if "_hooks" not in self.__dict__:
+            self.__dict__["_hooks"] = _Hooks()
+        return self.__dict__["_hooks"]
 
     def forward(self, *args):
         raise NotImplementedError

@@ -75,6 +75,14 @@ def rcbrt(x):
     return (1.0 / np.cbrt(x)).astype(x.dtype, copy=False)
 
 
+def degrees(x):
+    return np.degrees(x).astype(x.dtype, copy=False)
+
+
+def radians(x):
+    return np.radians(x).astype(x.dtype, copy=False)
+
+
 def hard_sigmoid(x, alpha=0.2, beta=0.5):
     return np.clip(alpha * x + beta, 0.0, 1.0).astype(x.dtype, copy=False)
 

@@ -83,8 +83,36 @@ declare("_contrib_allclose", inputs=("a", "b"), attrs=[Attr("rtol", float_, 1e-5
         kernel=k.allclose, infer=_allclose_shapes, types=_allclose_types)
 declare("_contrib_div_sqrt_dim", kernel=k.div_sqrt_dim, infer=same_shape)
 declare("rcbrt", kernel=k.rcbrt, infer=same_shape)
+declare("degrees", kernel=k.degrees, infer=same_shape)
+declare("radians", kernel=k.radians, infer=same_shape)
 declare("hard_sigmoid", attrs=[Attr("alpha", float_, 0.2), Attr("beta", float_, 0.5)], kernel=k.hard_sigmoid,
         infer=same_shape)
 declare("choose_element_0index", inputs=("lhs", "rhs"), kernel=k.choose_element_0index)
 declare("fill_element_0index", inputs=("lhs", "mhs", "rhs"), kernel=k.fill_element_0index)
 declare("_onehot_encode", inputs=("lhs", "rhs"), kernel=k.onehot_encode)
+
+
+# ---- synchronized batch normalization: on the one device this runtime has, batch normalization.
+# MXNet 1.9.1's eager SyncBatchNorm leaves the moving statistics as they are in training (recorded),
+# unlike BatchNorm, so it is not among the operators whose auxiliary states follow the batch
+def _sync_batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
+                     use_global_stats=False, output_mean_var=False, ndev=1, key="", is_train=False):
+    from runtime.kernels.nn import batch_norm
+    return batch_norm(data, gamma, beta, moving_mean, moving_var, eps=eps, momentum=momentum, fix_gamma=fix_gamma,
+                      use_global_stats=use_global_stats, output_mean_var=output_mean_var, axis=1, is_train=is_train)
+
+
+def _declare_sync_batch_norm():
+    from runtime.ops.nn import _bn_outputs, _channel_params, _with_outputs
+    from runtime.registry import str_, uniform_types
+    declare("_contrib_SyncBatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
+            attrs=[Attr("eps", float_, 1e-3), Attr("momentum", float_, 0.9), Attr("fix_gamma", bool_, True),
+                   Attr("use_global_stats", bool_, False), Attr("output_mean_var", bool_, False),
+                   Attr("ndev", int_, 1), Attr("key", str_, required=True)],
+            kernel=_sync_batch_norm, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
+            output_names=("output", "mean", "var"), visible_outputs=lambda a: 3 if a["output_mean_var"] else 1,
+            infer=_with_outputs(_channel_params(5), lambda s, a: _bn_outputs(s, dict(a, axis=1))),
+            types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))
+
+
+_declare_sync_batch_norm()

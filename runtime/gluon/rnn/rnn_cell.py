@@ -74,7 +74,24 @@ def _reverse_sequences(sequences, unroll_step, valid_length=None):
     return list(split) if not isinstance(split, NDArray) else [split]
 
 
-def _get_begin_state(cell, F, begin_state, inputs, batch_size):
+def symbol_zeros_batched_like(data, data_batch_axis: int):
+    """A `func` for begin_state on Symbols: zeros whose batch dimension is the data's.
+
+    MXNet 1.x makes symbolic begin states `zeros(shape=(0, hidden))`, reading 0 as a dimension that
+    shape inference completes later; here shapes are concrete, so the state is broadcast to the
+    data's batch size instead, which gives the same shapes and values."""
+    _, sym = _namespaces()
+
+    def zeros(name=None, **info):
+        shape = list(info.get("shape", ()))
+        batch_axis = info.get("__layout__", "NC").find("N")
+        shape[batch_axis] = 1
+        base = sym.zeros(shape=tuple(shape), dtype=info.get("dtype"))
+        return sym.broadcast_like(base, data, lhs_axes=(batch_axis,), rhs_axes=(data_batch_axis,), name=name)
+    return zeros
+
+
+def _get_begin_state(cell, F, begin_state, inputs, batch_size, layout="NTC"):
     if begin_state is not None:
         return begin_state
     nd, _ = _namespaces()
@@ -82,7 +99,9 @@ def _get_begin_state(cell, F, begin_state, inputs, batch_size):
         ctx = inputs.context if isinstance(inputs, TENSORS) else inputs[0].context
         with ctx:
             return cell.begin_state(func=F.zeros, batch_size=batch_size)
-    return cell.begin_state(func=F.zeros, batch_size=batch_size)
+    if isinstance(inputs, TENSORS):
+        return cell.begin_state(func=symbol_zeros_batched_like(inputs, layout.find("N")), batch_size=batch_size)
+    return cell.begin_state(func=symbol_zeros_batched_like(inputs[0], 0), batch_size=batch_size)
 
 
 class RecurrentCell(Block):
@@ -307,7 +326,7 @@ class _SequentialCells:
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
         self.reset()
         inputs, _, F, batch_size = _format_sequence(length, inputs, layout, None)
-        begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size)
+        begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size, layout)
         position = 0
         next_states = []
         cells = list(self._children.values())

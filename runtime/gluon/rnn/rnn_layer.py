@@ -97,7 +97,8 @@ class _RNNLayer(HybridBlock):
                 batch_size = inputs.shape[self._layout.find("N")]
                 states = self.begin_state(batch_size, ctx=inputs.context, dtype=inputs.dtype)
             else:
-                states = self.begin_state(0, func=runtime.sym.zeros)
+                from runtime.gluon.rnn.rnn_cell import symbol_zeros_batched_like
+                states = self.begin_state(0, func=symbol_zeros_batched_like(inputs, self._layout.find("N")))
         if isinstance(states, (NDArray, Symbol)):
             states = [states]
         if self._use_sequence_length:
