@@ -13,17 +13,3 @@ def seed(seed_state: int, ctx="all") -> None:
 
 def generator() -> np.random.Generator:
     return _state["generator"]
-
-
-def _sampler(name: str):
-    """`mx.random.uniform(...)` is `mx.nd.random.uniform(...)`, as in MXNet."""
-    def function(*args, **kwargs):
-        import runtime
-        return getattr(runtime.nd.random, name)(*args, **kwargs)
-    function.__name__ = name
-    return function
-
-
-uniform = _sampler("uniform")
-normal = _sampler("normal")
-randint = _sampler("randint")
