@@ -261,3 +261,14 @@ def test_create_graph_through_an_operator_without_a_second_order_gradient_fails(
         z = nd.softmax(x)
     with pytest.raises(MXNetError, match="create_graph=True"):
         autograd.grad(z, [x], create_graph=True)
+
+
+def test_out_argument_keeps_the_result_on_the_tape():
+    x = nd.array([1.0, -2.0, 3.0])
+    x.attach_grad()
+    target = nd.zeros((3,))
+    with autograd.record():
+        nd.relu(x, out=target)
+        loss = (target * 2).sum()
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [2.0, 0.0, 2.0])
