@@ -240,6 +240,11 @@ def _propagate(heads, head_grads, retain_graph: bool, train: bool, keep=frozense
             for i, value in enumerate(out_grads):
                 if value is not None and (id(node), i) in keep:
                     kept[(id(node), i)] = value
+            if all(g is None for g in out_grads):
+                # reached only through inputs that take no gradient (an index): nothing to compute
+                if not retain_graph:
+                    node.freed, node.vjp = True, None
+                continue
             if node.vjp is None:
                 raise MXNetError("Operator %s is non-differentiable because it didn't register FGradient attribute."
                                  % node.name)
@@ -247,9 +252,9 @@ def _propagate(heads, head_grads, retain_graph: bool, train: bool, keep=frozense
                          for g, (shape, dtype) in zip(out_grads, node.out_meta)]
             in_grads = node.vjp(out_grads)
             for entry, grad in zip(node.inputs, in_grads):
-                if entry is None:
+                if entry is None or (grad is None and type(entry) is tuple):
                     continue
-                if grad is None:
+                if grad is None:  # a variable the operator gives no gradient: zeros, as MXNet writes
                     grad = 0.0
                 if type(entry) is tuple:
                     shape, dtype = entry[0].out_meta[entry[1]]
