@@ -30,7 +30,7 @@ NOT_IN_GRAPH = ("Check failed: !AGInfo: :IsNone(*i): Cannot differentiate node b
                 "graph. You need to set is_recording to true or use autograd.record() to save computational graphs "
                 "for backward. If you want to differentiate the same graph twice, you need to pass retain_graph=True "
                 "to backward.")
-_GRAD_REQS = {"null": 0, "write": 1, "add": 3, "inplace": 2}
+_GRAD_REQS = ("null", "write", "add", "inplace")
 
 
 def is_training() -> bool:
@@ -100,7 +100,8 @@ class TapeNode:
     def __init__(self, name: str, vjp: Optional[Callable], inputs: List, out_meta: List[tuple], symbol_info=None):
         self.name, self.vjp, self.inputs, self.out_meta = name, vjp, inputs, out_meta
         self.freed = False
-        self.symbol_info = symbol_info  # (op, attrs) for get_symbol; None for custom functions
+        # (op, attrs, input NDArrays) for get_symbol and create_graph; None for custom functions
+        self.symbol_info = symbol_info
 
 
 def entry_of(array):
@@ -116,8 +117,8 @@ def needs_grad(arrays: Sequence) -> bool:
 
 
 def record_node(name: str, vjp: Optional[Callable], inputs: Sequence, outputs: Sequence, symbol_info=None) -> TapeNode:
-    """Put one call on the tape: `inputs` and `outputs` are NDArrays; the outputs' entries point at
-    the node. Outputs beyond those given (hidden ones) are described by `hidden` in out_meta."""
+    """Put one call that is not a registry operator on the tape (a custom Function, indexing, a
+    hybridized graph): `inputs` and `outputs` are NDArrays; the outputs' entries point at the node."""
     node = TapeNode(name, vjp, [entry_of(a) for a in inputs],
                     [(o.shape, o._data.dtype) for o in outputs], symbol_info)
     for index, output in enumerate(outputs):
@@ -239,6 +240,11 @@ def _propagate(heads, head_grads, retain_graph: bool, train: bool, keep=frozense
             for i, value in enumerate(out_grads):
                 if value is not None and (id(node), i) in keep:
                     kept[(id(node), i)] = value
+            if all(g is None for g in out_grads):
+                # reached only through inputs that take no gradient (an index): nothing to compute
+                if not retain_graph:
+                    node.freed, node.vjp = True, None
+                continue
             if node.vjp is None:
                 raise MXNetError("Operator %s is non-differentiable because it didn't register FGradient attribute."
                                  % node.name)
@@ -246,9 +252,9 @@ def _propagate(heads, head_grads, retain_graph: bool, train: bool, keep=frozense
                          for g, (shape, dtype) in zip(out_grads, node.out_meta)]
             in_grads = node.vjp(out_grads)
             for entry, grad in zip(node.inputs, in_grads):
-                if entry is None:
+                if entry is None or (grad is None and type(entry) is tuple):
                     continue
-                if grad is None:
+                if grad is None:  # a variable the operator gives no gradient: zeros, as MXNet writes
                     grad = 0.0
                 if type(entry) is tuple:
                     shape, dtype = entry[0].out_meta[entry[1]]

@@ -451,6 +451,8 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         targets = out if isinstance(out, (list, tuple)) else [out]
         for target, value in zip(targets, visible):
             target[:] = value
+            if value._entry is not None:  # recorded: the gradient reaches the inputs through `out`
+                target._entry = value._entry
         return out
     return visible[0] if len(visible) == 1 else visible
 

@@ -325,6 +325,10 @@ class Symbol:
         grads = {n: zeros(args[n].shape, ctx, dtype=args[n].dtype) for n in wanted}
         return Executor(self, ctx, args, aux, args_grad=grads, grad_req=grad_req)
 
+    def gradient(self, wrt):
+        """MXNet 1.x declares Symbol.gradient but its C API does not implement it."""
+        raise MXNetError("not implemented")
+
     def eval(self, ctx=None, **kwargs):
         return self.bind(ctx, kwargs).forward()
 

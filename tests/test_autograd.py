@@ -261,3 +261,24 @@ def test_create_graph_through_an_operator_without_a_second_order_gradient_fails(
         z = nd.softmax(x)
     with pytest.raises(MXNetError, match="create_graph=True"):
         autograd.grad(z, [x], create_graph=True)
+
+
+def test_out_argument_keeps_the_result_on_the_tape():
+    x = nd.array([1.0, -2.0, 3.0])
+    x.attach_grad()
+    target = nd.zeros((3,))
+    with autograd.record():
+        nd.relu(x, out=target)
+        loss = (target * 2).sum()
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [2.0, 0.0, 2.0])
+
+
+def test_an_index_computed_by_a_non_differentiable_operator_needs_no_gradient():
+    # recorded with MXNet 1.9.1: pick's index takes no gradient, so argmax_channel is never differentiated
+    x = nd.array([[1.0, 3.0, 2.0], [4.0, 0.0, 1.0]])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.pick(x, nd.argmax_channel(x), axis=1)
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [[0, 1, 0], [1, 0, 0]])

@@ -101,3 +101,8 @@ def test_backward_without_gradients_bound_fails():
     exe.forward()
     with pytest.raises(MXNetError):
         exe.backward()
+
+
+def test_symbol_gradient_is_not_implemented_as_in_mxnet():
+    with pytest.raises(MXNetError, match="not implemented"):
+        (sym.var("x") * 2).gradient(["x"])
