@@ -79,6 +79,12 @@ def _random_function(name, sampler, parameters=2):
     return function
 
 
+def _randn(*shape, loc=0.0, scale=1.0, dtype=None, ctx=None, **kwargs):
+    """`nd.random.randn(2, 3)`: normal samples with the shape given as separate integers."""
+    values = _random.generator().normal(loc, scale, size=shape or None)
+    return NDArray(np.asarray(values, dtype=dtype or "float32").reshape(shape or (1,)), ctx)
+
+
 def build_module(name: str) -> types.ModuleType:
     top, subs = operator_functions(function_for)
     top.update(HELPERS)
@@ -90,5 +96,12 @@ def build_module(name: str) -> types.ModuleType:
         "randint": _random_function(
             "randint", lambda low, high, size=None: _random.generator().integers(low, high, size)),
         "seed": _random.seed,
+        "poisson": _random_function(
+            "poisson", lambda lam=1.0, size=None: _random.generator().poisson(lam, size), parameters=1),
+        "exponential": _random_function(
+            "exponential", lambda scale=1.0, size=None: _random.generator().exponential(scale, size), parameters=1),
+        "gamma": _random_function(
+            "gamma", lambda alpha=1.0, beta=1.0, size=None: _random.generator().gamma(alpha, beta, size)),
+        "randn": _randn,
     })
     return namespace.build_module(name, "MXNet-compatible eager operators (NDArray).", top, subs)
