@@ -80,6 +80,12 @@ def _random_function(name, sampler, parameters=2):
     return function
 
 
+def _randn(*shape, loc=0.0, scale=1.0, dtype=None, ctx=None, **kwargs):
+    """`nd.random.randn(2, 3)`: normal samples with the shape given as separate integers."""
+    values = _random.generator().normal(loc, scale, size=shape or None)
+    return NDArray(np.asarray(values, dtype=dtype or "float32").reshape(shape or (1,)), ctx)
+
+
 def build_module(name: str) -> types.ModuleType:
     top, subs = operator_functions(function_for)
     namespace.add_composites(top, subs, function_for, eager=True)
@@ -92,6 +98,13 @@ def build_module(name: str) -> types.ModuleType:
         "randint": _random_function(
             "randint", lambda low, high, size=None: _random.generator().integers(low, high, size)),
         "seed": _random.seed,
+        "poisson": _random_function(
+            "poisson", lambda lam=1.0, size=None: _random.generator().poisson(lam, size), parameters=1),
+        "exponential": _random_function(
+            "exponential", lambda scale=1.0, size=None: _random.generator().exponential(scale, size), parameters=1),
+        "gamma": _random_function(
+            "gamma", lambda alpha=1.0, beta=1.0, size=None: _random.generator().gamma(alpha, beta, size)),
+        "randn": _randn,
     })
     # MXNet 1.x also offers the samplers at the top of `nd` (`nd.uniform(shape=(2, 3))`)
     for alias in ("uniform", "normal"):

@@ -64,3 +64,12 @@ def test_ctc_operator_names_and_blank_conventions():
     rotated = nd.array(np.roll(data.asnumpy(), -1, axis=2))
     np.testing.assert_allclose(nd.CTCLoss(rotated, nd.array([[0, 1, -1], [2, 2, 0]]), blank_label="last").asnumpy(),
                                nd.CTCLoss(data, nd.array([[1, 2, 0], [3, 3, 1]])).asnumpy(), rtol=1e-5)
+
+
+def test_ctc_label_lengths_without_data_lengths():
+    # MXNet 1.9.1's own case: uniform scores, the blank last, label lengths given and sequence lengths not
+    loss = gloss.CTCLoss()
+    value = loss(nd.ones((2, 20, 4)), nd.array([[2, 1, 2, 2], [3, 2, 2, 2]]), None, nd.array([2, 3]))
+    np.testing.assert_allclose(value.asnumpy(), [18.82820702, 16.50581741], rtol=1e-5)
+    value = loss(nd.ones((2, 25, 4)), nd.array([[2, 1, 3, 3], [3, 2, 2, 3]]), nd.array([20, 20]), nd.array([2, 3]))
+    np.testing.assert_allclose(value.asnumpy(), [18.82820702, 16.50581741], rtol=1e-5)

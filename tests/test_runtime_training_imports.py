@@ -40,3 +40,13 @@ def test_random_seed_reproduces_samples_and_initial_weights():
         alias = mx.random.uniform(-1, 1, shape=(2, 2)).asnumpy()
         mx.random.seed(7)
         np.testing.assert_array_equal(mx.nd.random.uniform(-1, 1, shape=(2, 2)).asnumpy(), alias)
+
+
+def test_more_samplers_of_nd_random():
+    from runtime import nd
+    runtime.random.seed(0)
+    assert nd.random.randn(2, 3).shape == (2, 3)
+    counts = nd.random.poisson(3.0, shape=(1000,)).asnumpy()
+    assert abs(counts.mean() - 3.0) < 0.3 and (counts == np.round(counts)).all()
+    assert nd.random.exponential(2.0, shape=(4,)).shape == (4,)
+    assert (nd.random.gamma(2.0, 1.0, shape=(5,)).asnumpy() > 0).all()

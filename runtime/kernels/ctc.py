@@ -35,10 +35,13 @@ def _negative_log_likelihood(log_probs, labels, blank):
     return -np.logaddexp.reduce(ends)
 
 
-def ctc_loss(data, label, data_lengths=None, label_lengths=None, use_data_lengths=False, use_label_lengths=False,
-             blank_label="first"):
-    """data: (T, N, C) unnormalized scores; label: (N, L). With blank_label='first' the blank is class 0
+def ctc_loss(data, label, *lengths, use_data_lengths=False, use_label_lengths=False, blank_label="first"):
+    """data: (T, N, C) unnormalized scores; label: (N, L); then the sequence lengths and the label
+    lengths, each present only when its use_ flag is set. With blank_label='first' the blank is class 0
     and labels are padded with 0; with 'last' the blank is class C-1 and the padding is -1."""
+    lengths = list(lengths)
+    data_lengths = lengths.pop(0) if use_data_lengths else None
+    label_lengths = lengths.pop(0) if use_label_lengths else None
     steps, batch, classes = data.shape
     blank, padding = (0, 0) if blank_label == "first" else (classes - 1, -1)
     scores = data.astype(np.float64)
