@@ -6,6 +6,7 @@ parallel. A file that cannot be written keeps its text and its diagnostics, with
 """
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass
 from typing import FrozenSet, List, Optional, Sequence, Tuple
@@ -59,15 +60,23 @@ def fix_one(job: FixJob) -> FileFix:
     return done
 
 
+def start_fixer(package) -> None:
+    """A fixing worker's setup. The worker holds what its parent held when it forked (every file's
+    text and diagnostics, the index): frozen out of the garbage collector's scans, which would go
+    over all of it again and again (copying its pages), a cost that grows with the tree."""
+    use_package(package)
+    gc.freeze()
+
+
 def fix_all(jobs: Sequence[FixJob], package=None) -> List[FileFix]:
     """The jobs' outcomes, in the jobs' order. `package`: the run's index."""
+    from hyblint.lint import _Crew, _collector_paused
     use_package(package)
     count = min(os.cpu_count() or 1, 8)
     if len(jobs) < PARALLEL_THRESHOLD or count < 2:
-        return [fix_one(job) for job in jobs]
+        with _collector_paused():  # (a few files: the collector catches up once they are fixed)
+            return [fix_one(job) for job in jobs]
     import functools
-
-    from hyblint.lint import _Crew, _collector_paused
-    with _Crew(min(count, len(jobs)), functools.partial(use_package, package)) as crew, _collector_paused():
+    with _Crew(min(count, len(jobs)), functools.partial(start_fixer, package)) as crew, _collector_paused():
         done = dict(crew.map(fix_one, jobs, size=lambda job: len(job[1].text)))
     return [done[index] for index in range(len(jobs))]
