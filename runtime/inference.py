@@ -179,14 +179,13 @@ _FRESH = {"convolution_chain", "batch_norm_chain", "convolution", "convolution_m
           "fully_connected", "concat", "dense_chain"}
 
 
-def share_buffers(steps, heads: Sequence[int]) -> int:
+def share_buffers(steps, last: Dict[int, int]) -> int:
     """Gives each fused step (convolution_chain, batch_norm_chain) an arena Buffer for its output,
     a slot being shared by steps whose outputs' lifetimes (from the step to its last reader) do not
-    overlap. A slot returns to the free list only when every reader is a kernel known to write
+    overlap; `last` gives the index of each output's last reader (len(steps) for the plan's
+    outputs). A slot returns to the free list only when every reader is a kernel known to write
     a fresh array (not a view of its input, which would outlive the reader). Returns the number of
     arena slots."""
-    from runtime.graph import last_reads
-    last = last_reads(steps, heads)
     readers: Dict[int, List] = {}
     for step in steps:
         for slot in step.inputs:
