@@ -23,7 +23,7 @@ import mxnet as mx  # noqa: E402  (the runtime)
 from _gluoncv_models import build, make_parameters  # noqa: E402
 from zoo_speed import MODELS  # noqa: E402
 
-from runtime.plan_profile import profile_plan, summary  # noqa: E402
+from runtime.plan_profile import arena_bytes, profile_plan, summary  # noqa: E402
 
 
 def main():
@@ -48,8 +48,10 @@ def main():
             net(x).wait_to_read()
         whole = (time.perf_counter() - start) / args.repeat
         rows, peak, total = profile_plan(graph.executor, graph.input_names, [x._data], args.repeat)
-        print("== %s batch %d: %.2f ms per forward; step outputs: peak %.1f MB alive at once, %.1f MB in all"
-              % (model, args.batch, whole * 1e3, peak / 2 ** 20, total / 2 ** 20))
+        arena = arena_bytes(graph.executor.plan_steps(False, graph.input_names))
+        print("== %s batch %d: %.2f ms per forward; step outputs: peak %.1f MB alive at once, %.1f MB in all, "
+              "arena of the fused steps %.1f MB" % (model, args.batch, whole * 1e3, peak / 2 ** 20, total / 2 ** 20,
+                                                    arena / 2 ** 20))
         print(summary(rows, args.top))
 
 

@@ -8,11 +8,11 @@ from runtime import ops as _ops  # noqa: F401  (fills the registry)
 from runtime import autograd, random
 from runtime.base import MXNetError, NotImplementedForSymbol
 from runtime.context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
+from runtime.kernels import preload as _preload
 from runtime.ndarray import NDArray
 from runtime.ndarray_namespace import build_module as _build_nd
 from runtime.symbol import Symbol
 from runtime.symbol_namespace import build_module as _build_sym
-from runtime.kernels import preload as _preload
 from runtime.threads import limit_blas_threads
 
 nd = ndarray = _build_nd("runtime.nd")

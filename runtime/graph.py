@@ -145,6 +145,8 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = Fal
     head_slots = [slots[(id(n), i)] for n, i in heads]
     for merge in (_chain_dense, _pool_convolution):
         steps = _merge_pairs(steps, head_slots, merge)
+    if reuse and chains:  # static_alloc: fused steps write into an arena shared by liveness
+        inference.share_buffers(steps, last_reads(steps, head_slots))
     return steps, slots, count, constant_slots
 
 

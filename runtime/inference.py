@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+import numpy as np
+
 from runtime.kernels import conv as conv_kernels
 from runtime.symbol import Node
 
@@ -151,3 +153,60 @@ def one_by_one(chain: Chain):
             value = results[0] if isinstance(results, (list, tuple)) else results
         return value
     return run
+
+
+class Buffer:
+    """A step's output memory in a plan's arena: one byte buffer per arena slot, shared by steps
+    whose outputs are never alive at the same time, grown to the largest of them on first use and
+    reused by every later call (hybridize(static_alloc=True))."""
+    __slots__ = ("arena", "index")
+
+    def __init__(self, arena: List, index: int):
+        self.arena, self.index = arena, index
+
+    def __call__(self, shape, dtype):
+        dtype = np.dtype(dtype)
+        size = dtype.itemsize
+        for extent in shape:
+            size *= extent
+        raw = self.arena[self.index]
+        if raw is None or raw.size < size:
+            raw = self.arena[self.index] = np.empty(max(size, 1), np.uint8)
+        return raw[:size].view(dtype).reshape(shape)
+
+
+_FRESH = {"convolution_chain", "batch_norm_chain", "convolution", "convolution_max_pool", "pooling",
+          "fully_connected", "concat", "dense_chain"}
+
+
+def share_buffers(steps, last: Dict[int, int]) -> int:
+    """Gives each fused step (convolution_chain, batch_norm_chain) an arena Buffer for its output,
+    a slot being shared by steps whose outputs' lifetimes (from the step to its last reader) do not
+    overlap; `last` gives the index of each output's last reader (len(steps) for the plan's
+    outputs). A slot returns to the free list only when every reader is a kernel known to write
+    a fresh array (not a view of its input, which would outlive the reader). Returns the number of
+    arena slots."""
+    readers: Dict[int, List] = {}
+    for step in steps:
+        for slot in step.inputs:
+            readers.setdefault(slot, []).append(step)
+    arena: List = []
+    free: List[int] = []
+    releases: Dict[int, List[int]] = {}
+    for index, step in enumerate(steps):
+        for slot_index in releases.pop(index - 1, []):
+            free.append(slot_index)
+        if step.function not in (conv_kernels.convolution_chain, conv_kernels.batch_norm_chain):
+            continue
+        if free:
+            slot_index = free.pop()
+        else:
+            arena.append(None)
+            slot_index = len(arena) - 1
+        step.attrs["buffer"] = Buffer(arena, slot_index)
+        step.reused = True  # the plan returns a copy if this is an output
+        end = last.get(step.output, index)
+        plain = all(getattr(r.function, "__name__", "") in _FRESH or r.reused for r in readers.get(step.output, []))
+        if plain and end < len(steps):
+            releases.setdefault(end, []).append(slot_index)
+    return len(arena)

@@ -16,8 +16,9 @@ def _timed(function, totals: List[float], index: int, sizes: List[int]):
         finally:
             totals[index] += time.perf_counter() - start
         results = result if isinstance(result, (list, tuple)) else [result]
-        # bytes the step allocated: arrays that own their memory (not views of their inputs)
-        sizes[index] = sum(r.nbytes for r in results if isinstance(r, np.ndarray) and r.base is None)
+        # bytes of the step's outputs that are not views of its inputs
+        sizes[index] = sum(r.nbytes for r in results if isinstance(r, np.ndarray)
+                           and not any(isinstance(a, np.ndarray) and np.may_share_memory(r, a) for a in arrays))
         return result
     return run
 
@@ -84,3 +85,9 @@ def summary(rows: List[Dict], top: int = 15) -> str:
     for r in sorted(rows, key=lambda r: -r["seconds"])[:top]:
         lines.append("  %4d %-24s %-40s %7.2f ms" % (r["index"], r["kernel"], r["node"][:40], r["seconds"] * 1e3))
     return "\n".join(lines)
+
+
+def arena_bytes(steps) -> int:
+    """Bytes of the arena buffers that a static_alloc plan's fused steps write into."""
+    arenas = {id(step.attrs["buffer"].arena): step.attrs["buffer"].arena for step in steps if "buffer" in step.attrs}
+    return sum(raw.nbytes for arena in arenas.values() for raw in arena if raw is not None)

@@ -263,7 +263,7 @@ def test_the_activations_keep_nan_as_numpy_does():
 
 
 def test_the_profile_times_every_step_and_the_plan_releases_intermediates(monkeypatch):
-    from runtime.plan_profile import profile_plan, summary
+    from runtime.plan_profile import arena_bytes, profile_plan, summary
     shape = (2, 3, 20, 20)
     net = randomized(resnet(), shape)
     x = nd.array(RNG.uniform(-1, 1, shape).astype(np.float32))
@@ -273,4 +273,23 @@ def test_the_profile_times_every_step_and_the_plan_releases_intermediates(monkey
     assert len(rows) == len(graph.executor.plan_steps(False, graph.input_names))
     assert all(r["seconds"] > 0 for r in rows) and "convolution_chain" in summary(rows)
     assert 0 < peak < total  # released after their last reader, not all held to the end
+    steps = graph.executor.plan_steps(False, graph.input_names)
+    fused = [step for step in steps if "buffer" in step.attrs]
+    assert fused and len({step.attrs["buffer"].index for step in fused}) < len(fused)  # arena slots shared
+    assert 0 < arena_bytes(steps) < total
     np.testing.assert_array_equal(net(x).asnumpy(), out)  # the plan's kernels are restored
+
+
+def test_outputs_written_in_the_arena_are_the_callers_to_keep(monkeypatch):
+    shape = (2, 3, 12, 12)
+    net = nn.HybridSequential()
+    net.add(conv_bn(4, 3, 1, 1), conv_bn(4, 1, act=None))  # the last fused step's buffer is the output
+    net = randomized(net, shape)
+    first, second = (nd.array(RNG.uniform(-1, 1, shape).astype(np.float32)) for _ in range(2))
+    monkeypatch.setenv("HYBLINT_RUNTIME_INFERENCE_FUSION", "1")
+    net.hybridize(static_alloc=True, static_shape=True)
+    kept = net(first)
+    expected = kept.asnumpy().copy()
+    net(second)
+    np.testing.assert_array_equal(kept.asnumpy(), expected)
+    np.testing.assert_array_equal(net(first).asnumpy(), expected)

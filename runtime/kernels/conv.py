@@ -248,14 +248,14 @@ def shifted_products(x, weight, ph, pw, scale, shift, residual, act, out):
     return out
 
 
-def conv2d(x, w2d, geometry, groups, scale, shift, residual, act):
+def conv2d(x, w2d, geometry, groups, scale, shift, residual, act, buffer=None):
     """x (n, c, h, w) contiguous, w2d (filters, c // groups * kh * kw) contiguous, geometry
     (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow); scale, shift, residual and act as above (residual an
-    empty array when there is none)."""
+    empty array when there is none). `buffer(shape, dtype)`, if given, provides the output's memory."""
     n, c, h, w = x.shape
     kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geometry
     filters = w2d.shape[0]
-    out = np.empty((n, filters, oh, ow), dtype=x.dtype)
+    out = np.empty((n, filters, oh, ow), dtype=x.dtype) if buffer is None else buffer((n, filters, oh, ow), x.dtype)
     if kh == 1 and kw == 1 and ph == 0 and pw == 0 and groups == 1:
         if sh != 1 or sw != 1:
             x = np.ascontiguousarray(x[:, :, ::sh, ::sw][:, :, :oh, :ow])
@@ -318,7 +318,7 @@ def _split(arrays, has_bias, normalized, residual):
 
 
 def convolution_chain(data, weight, *arrays, kernel, stride, dilate, pad, num_filter, num_group, no_bias,
-                      normalize=None, residual=False, act=NONE, fallback=None):
+                      normalize=None, residual=False, act=NONE, fallback=None, buffer=None):
     """A 2-D convolution, then (with `normalize` = (eps, fix_gamma)) BatchNorm at inference, then
     (with `residual`) the addition of an array of the output's shape, then the activation `act`:
     a compiled graph's inference-time fusion of the four (runtime/inference.py). `arrays` are the
@@ -340,11 +340,11 @@ def convolution_chain(data, weight, *arrays, kernel, stride, dilate, pad, num_fi
     scale, shift = _scale_shift(num_filter, data.dtype, bias, statistics, eps, fix_gamma)
     return conv2d(np.ascontiguousarray(data), np.ascontiguousarray(weight.reshape(num_filter, -1)),
                   (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow), num_group, scale, shift,
-                  np.ascontiguousarray(added) if added is not None else no_residual(data.dtype), act)
+                  np.ascontiguousarray(added) if added is not None else no_residual(data.dtype), act, buffer)
 
 
 def batch_norm_chain(data, gamma, beta, mean, var, *arrays, eps, fix_gamma, residual=False, act=NONE,
-                     fallback=None):
+                     fallback=None, buffer=None):
     """BatchNorm at inference over the channels of NCHW images, then (with `residual`) an addition
     and the activation `act`, in one pass (DenseNet's BN-ReLU before each convolution)."""
     added = arrays[0] if residual else None
@@ -352,7 +352,7 @@ def batch_norm_chain(data, gamma, beta, mean, var, *arrays, eps, fix_gamma, resi
     if data.ndim != 4 or not _supported(*present) or (added is not None and added.shape != data.shape):
         return fallback(data, gamma, beta, mean, var, *arrays)
     scale, shift = _scale_shift(data.shape[1], data.dtype, None, (gamma, beta, mean, var), eps, fix_gamma)
-    out = np.empty_like(data)
+    out = np.empty_like(data) if buffer is None else buffer(data.shape, data.dtype)
     epilogue(np.ascontiguousarray(data), scale, shift,
              np.ascontiguousarray(added) if residual else no_residual(data.dtype), act, out)
     return out
