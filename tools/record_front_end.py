@@ -139,6 +139,9 @@ CASES = [
     ("sym/random/normal/arrays", "_sample_normal", "mx.sym.random.normal(mx.sym.var('m'), mx.sym.var('s'), shape=(2,))"
      ".infer_shape(m=(3,), s=(3,))"),
     ("random/shuffle", "_shuffle", "mx.nd.sort(mx.nd.random.shuffle(mx.nd.arange(5)))"),
+    ("ndarray/getstate", "_copy", "bytes(mx.nd.array([[1, 2], [3, 4]], dtype='int32').__getstate__()['handle']).hex()"),
+    ("ndarray/pickle", "_copy", "__import__('pickle').loads(__import__('pickle').dumps(mx.nd.array([1.5, 2])))"),
+    ("ndarray/reshape/size", "Reshape", "mx.nd.ones((2, 3, 5)).reshape((2, 3))"),
     ("gluon/LSTMCell/unroll", "RNN", "_gluon_rnn('rnn.LSTMCell(3)', 'unroll')"),
     ("gluon/GRUCell/unroll", "RNN", "_gluon_rnn('rnn.GRUCell(3)', 'unroll')"),
     ("gluon/RNNCell/relu", "RNN", "_gluon_rnn('rnn.RNNCell(3, activation=\\'relu\\')', 'unroll')"),
