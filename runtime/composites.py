@@ -88,3 +88,78 @@ def eager_only(call: Callable[[str], Callable]) -> Dict[str, Callable]:
 
     return {"moveaxis": moveaxis, "onehot_encode": onehot_encode, "from_numpy": from_numpy,
             "load_frombuffer": load_frombuffer}
+
+
+def random(call: Callable[[str], Callable], eager: bool) -> Dict[str, Callable]:
+    """`random.*` of both namespaces: with number parameters a `_random_*` operator draws `shape`
+    samples; with array parameters a `_sample_*` operator draws `shape` samples per element."""
+
+    def _is_array(value) -> bool:
+        return hasattr(value, "_outputs") or hasattr(value, "asnumpy")
+
+    def _draw(scalar_op, array_op, params, shape, dtype, ctx, out, kwargs):
+        options = dict(kwargs)
+        if shape is not None:
+            options["shape"] = shape
+        if dtype is not None:
+            options["dtype"] = dtype
+        if out is not None:
+            options["out"] = out
+        if _is_array(params[0]):
+            if not all(_is_array(p) for p in params[1:]):
+                raise ValueError("Distribution parameters must all have the same type, but got both %s and %s."
+                                 % (type(params[0]), type(next(p for p in params[1:] if not _is_array(p)))))
+            return call(array_op)(*params, **options)
+        if isinstance(params[0], (int, float)) or type(params[0]).__module__ == "numpy":
+            if not all(isinstance(p, (int, float)) or type(p).__module__ == "numpy" for p in params[1:]):
+                raise ValueError("Distribution parameters must all have the same type")
+            names = _SCALAR_PARAMS[scalar_op]
+            if eager and ctx is not None:
+                options["ctx"] = str(ctx)
+            return call(scalar_op)(**dict(zip(names, params)), **options)
+        raise ValueError("Distribution parameters must be either NDArray or numbers, but got %s." % type(params[0]))
+
+    def exponential(scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+        lam = call("reciprocal")(scale) if _is_array(scale) else 1.0 / scale
+        return _draw("_random_exponential", "_sample_exponential", [lam], shape, dtype, ctx, out, kwargs)
+
+    def gamma(alpha=1, beta=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+        return _draw("_random_gamma", "_sample_gamma", [alpha, beta], shape, dtype, ctx, out, kwargs)
+
+    def poisson(lam=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+        return _draw("_random_poisson", "_sample_poisson", [lam], shape, dtype, ctx, out, kwargs)
+
+    def negative_binomial(k=1, p=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+        return _draw("_random_negative_binomial", "_sample_negative_binomial", [k, p], shape, dtype, ctx, out, kwargs)
+
+    def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
+        options = dict(kwargs, get_prob=get_prob, dtype=dtype)
+        if shape is not None:
+            options["shape"] = shape
+        if out is not None:
+            options["out"] = out
+        return call("_sample_multinomial")(data, **options)
+
+    def shuffle(data, **kwargs):
+        return call("_shuffle")(data, **kwargs)
+
+    functions = {"exponential": exponential, "gamma": gamma, "poisson": poisson,
+                 "negative_binomial": negative_binomial, "multinomial": multinomial, "shuffle": shuffle}
+    if not eager:  # the eager uniform / normal / randint are written in runtime.ndarray_namespace
+
+        def uniform(low=0, high=1, shape=None, dtype=None, **kwargs):
+            return _draw("_random_uniform", "_sample_uniform", [low, high], shape, dtype, None, None, kwargs)
+
+        def normal(loc=0, scale=1, shape=None, dtype=None, **kwargs):
+            return _draw("_random_normal", "_sample_normal", [loc, scale], shape, dtype, None, None, kwargs)
+
+        def randint(low, high, shape=None, dtype=None, **kwargs):
+            return _draw("_random_randint", None, [low, high], shape, dtype, None, None, kwargs)
+
+        functions.update(uniform=uniform, normal=normal, randint=randint)
+    return functions
+
+
+_SCALAR_PARAMS = {"_random_uniform": ("low", "high"), "_random_normal": ("loc", "scale"),
+                  "_random_exponential": ("lam",), "_random_gamma": ("alpha", "beta"), "_random_poisson": ("lam",),
+                  "_random_negative_binomial": ("k", "p"), "_random_randint": ("low", "high")}

@@ -31,6 +31,7 @@ def add_composites(top: Dict, subs: Dict[str, Dict], function_for: Callable[[str
     from runtime import composites
     for sub, functions in composites.shared(function_for, eager).items():
         (subs[sub] if sub else top).update(functions)
+    subs["random"].update(composites.random(function_for, eager))
     if eager:
         top.update(composites.eager_only(function_for))
 

@@ -122,7 +122,25 @@ class NDArray:
             shape = tuple(shape[0])
         if "shape" in kwargs:
             shape = kwargs.pop("shape")
+        if shape and all(isinstance(d, (int, np.integer)) and d > 0 for d in shape) and \
+                int(np.prod(shape)) != self._data.size:
+            # MXNet's NDArray.reshape checks a plain target shape in Python, with a ValueError
+            raise ValueError("Cannot reshape array of size %d into shape %s" % (self._data.size, tuple(shape)))
         return _call("reshape", self, shape=shape, **kwargs)
+
+    # ---- pickling: MXNet's state is {"handle": the array in its one-array binary format}
+    def __getstate__(self):
+        from runtime.serialization import _encode
+        return {"handle": _encode(self._data)}
+
+    def __setstate__(self, state):
+        from runtime.serialization import _Reader
+        self._data = _Reader(bytes(state["handle"]), "<pickled NDArray>").array()
+        self._ctx = current_context()
+        self._grad = None
+
+    def __reduce__(self):  # rebuilt by this module whatever module name the class carries
+        return _unpickle, (self.__getstate__(),)
 
     # ---- Python protocol
     def __len__(self) -> int:
@@ -349,6 +367,12 @@ _ASSIGN_IN_GRAPH = ("Check failed: AGInfo: :IsNone(*output): Assigning to NDArra
                     "clear the graph or do this out side of a record section. Also note that you cannot use inplace "
                     "operations like +=, *=, relu(x, out=x), y[idx]=x, etc inside a record section.")
 _VIEW_METHODS = ("flatten", "expand_dims", "squeeze")
+
+
+def _unpickle(state) -> NDArray:
+    array = NDArray.__new__(NDArray)
+    array.__setstate__(state)
+    return array
 
 
 def _wrap(data: np.ndarray, ctx=None) -> NDArray:

@@ -54,7 +54,7 @@ def function_for(name: str) -> Callable:
     return found
 
 
-def _random_function(name, sampler, parameters=2):
+def _random_function(name, sampler, parameters=2, default_dtype="float32"):
     """A sampler with MXNet's signature: its distribution's parameters, then `shape`, each of which
     may be given by position (`nd.random.normal(0, 1, (2, 3))`)."""
     def function(*params, shape=None, ctx=None, dtype=None, out=None, **kwargs):
@@ -70,7 +70,7 @@ def _random_function(name, sampler, parameters=2):
         if isinstance(shape, int):
             shape = (shape,)
         values = sampler(*params, size=(shape if shape is not None else ()) or None, **kwargs)
-        result = NDArray(np.asarray(values, dtype=dtype or "float32").reshape(shape or (1,) if np.ndim(values) == 0
+        result = NDArray(np.asarray(values, dtype=dtype or default_dtype).reshape(shape or (1,) if np.ndim(values) == 0
                                                                               else np.shape(values)), ctx)
         if out is not None:
             out[:] = result
@@ -96,7 +96,8 @@ def build_module(name: str) -> types.ModuleType:
         "normal": _random_function(
             "normal", lambda loc=0.0, scale=1.0, size=None: _random.generator().normal(loc, scale, size)),
         "randint": _random_function(
-            "randint", lambda low, high, size=None: _random.generator().integers(low, high, size)),
+            "randint", lambda low, high, size=None: _random.generator().integers(low, high, size),
+            default_dtype="int32"),
         "seed": _random.seed,
         "poisson": _random_function(
             "poisson", lambda lam=1.0, size=None: _random.generator().poisson(lam, size), parameters=1),

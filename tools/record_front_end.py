@@ -121,6 +121,27 @@ CASES = [
     ("model_zoo/resnet50_v2", "Convolution", "_zoo_model('resnet50_v2')"),
     ("model_zoo/resnet34_v2/thumbnail", "Convolution", "_zoo_model('resnet34_v2', thumbnail=True, classes=10)"),
     ("model_zoo/resnet101_v1/names", "Convolution", "_zoo_model('resnet101_v1', run=False)"),
+    ("random/exponential", "_random_exponential", "(lambda a: (a.shape, str(a.dtype)))(mx.nd.random.exponential(2, "
+     "shape=(3,)))"),
+    ("random/gamma/arrays", "_sample_gamma", "mx.nd.random.gamma(mx.nd.ones((2,)), mx.nd.ones((2,)), shape=(3,)).shape"),
+    ("random/poisson", "_random_poisson", "(lambda a: (a.shape, str(a.dtype)))(mx.nd.random.poisson(3, shape=4))"),
+    ("random/negative_binomial", "_random_negative_binomial", "mx.nd.random.negative_binomial(3, 0.5, shape=(2, 2))"
+     ".shape"),
+    ("random/negative_binomial/arrays", "_sample_negative_binomial", "mx.nd.random.negative_binomial(mx.nd.array([3, 4]),"
+     " mx.nd.array([0.5, 0.2]), shape=5).shape"),
+    ("random/multinomial", "_sample_multinomial", "mx.nd.random.multinomial(mx.nd.array([[0, 1], [1, 0]]), shape=3)"),
+    ("random/multinomial/prob", "_sample_multinomial", "mx.nd.random.multinomial(mx.nd.array([[0, 1.0], [1, 0]]), "
+     "get_prob=True)"),
+    ("random/multinomial/1d", "_sample_multinomial", "(lambda a: (a.shape, str(a.dtype)))(mx.nd.random.multinomial("
+     "mx.nd.array([0.5, 0.5])))"),
+    ("random/randint", "_random_randint", "(lambda a: (a.shape, str(a.dtype)))(mx.nd.random.randint(0, 5, shape=(2,)))"),
+    ("sym/random/uniform", "_random_uniform", "mx.sym.random.uniform(0, 1, shape=(2,)).eval()[0].shape"),
+    ("sym/random/normal/arrays", "_sample_normal", "mx.sym.random.normal(mx.sym.var('m'), mx.sym.var('s'), shape=(2,))"
+     ".infer_shape(m=(3,), s=(3,))"),
+    ("random/shuffle", "_shuffle", "mx.nd.sort(mx.nd.random.shuffle(mx.nd.arange(5)))"),
+    ("ndarray/getstate", "_copy", "bytes(mx.nd.array([[1, 2], [3, 4]], dtype='int32').__getstate__()['handle']).hex()"),
+    ("ndarray/pickle", "_copy", "__import__('pickle').loads(__import__('pickle').dumps(mx.nd.array([1.5, 2])))"),
+    ("ndarray/reshape/size", "Reshape", "mx.nd.ones((2, 3, 5)).reshape((2, 3))"),
     ("gluon/LSTMCell/unroll", "RNN", "_gluon_rnn('rnn.LSTMCell(3)', 'unroll')"),
     ("gluon/GRUCell/unroll", "RNN", "_gluon_rnn('rnn.GRUCell(3)', 'unroll')"),
     ("gluon/RNNCell/relu", "RNN", "_gluon_rnn('rnn.RNNCell(3, activation=\\'relu\\')', 'unroll')"),

@@ -54,6 +54,23 @@ sample_normal = _per_element(lambda g, mu, sigma, size: g.normal(mu, sigma, size
 sample_exponential = _per_element(lambda g, lam, size: g.exponential(1.0 / lam, size))
 sample_gamma = _per_element(lambda g, alpha, beta, size: g.gamma(alpha, beta, size))
 sample_poisson = _per_element(lambda g, lam, size: g.poisson(lam, size))
+sample_negative_binomial = _per_element(lambda g, k, p, size: g.negative_binomial(k, p, size))
+
+
+def sample_multinomial(data, shape=(), get_prob=False, dtype="int32"):
+    """Category indices drawn from each row of probabilities (the last axis); with get_prob, also
+    the log-probability of each draw."""
+    probs = data.reshape(-1, data.shape[-1]).astype(np.float64)
+    count = int(np.prod(shape)) if shape else 1
+    cumulative = np.cumsum(probs, axis=1)
+    draws = _random.generator().random((probs.shape[0], count))
+    picks = np.minimum((draws[:, :, None] > cumulative[:, None, :]).sum(axis=2), probs.shape[1] - 1)
+    out_shape = (data.shape[:-1] + tuple(shape)) or (1,)
+    samples = picks.reshape(out_shape).astype(dtype)
+    if not get_prob:
+        return samples
+    log_prob = np.log(np.take_along_axis(probs, picks, axis=1)).reshape(out_shape).astype(data.dtype)
+    return samples, log_prob
 
 
 def shuffle(data):

@@ -3,7 +3,7 @@ samplers (also `uniform`, `random_uniform`, `sample_normal`...), and `_shuffle`.
 from __future__ import annotations
 
 from runtime.kernels import sampling as k
-from runtime.registry import Attr, declare, dtype_, float_, int_, optional, shape_, str_
+from runtime.registry import Attr, bool_, declare, dtype_, float_, int_, optional, shape_, str_
 
 
 def _sampler_shapes(in_shapes, attrs):
@@ -44,4 +44,22 @@ for _name, (_inputs, _kernel) in _PER_ELEMENT.items():
     declare("_sample_" + _name, inputs=_inputs, attrs=[Attr("shape", shape_, ()), Attr("dtype", optional(dtype_), None)],
             kernel=_kernel, infer=_per_element_shapes, aliases=("sample_" + _name,))
 
+declare("_sample_negative_binomial", inputs=("k", "p"), attrs=[Attr("shape", shape_, ()),
+                                                                Attr("dtype", optional(dtype_), None)],
+        kernel=k.sample_negative_binomial, infer=_per_element_shapes, aliases=("sample_negative_binomial",))
+
+
+def _multinomial_shapes(in_shapes, attrs):
+    out = (tuple(in_shapes[0][:-1]) + tuple(attrs["shape"])) or (1,)  # one draw from one row: shape (1,)
+    return in_shapes, [out, out] if attrs["get_prob"] else [out]
+
+
+def _multinomial_types(in_dtypes, attrs, names):
+    return in_dtypes, [attrs["dtype"], in_dtypes[0]] if attrs["get_prob"] else [attrs["dtype"]]
+
+
+declare("_sample_multinomial", attrs=[Attr("shape", shape_, ()), Attr("get_prob", bool_, False),
+                                      Attr("dtype", dtype_, "int32")],
+        kernel=k.sample_multinomial, infer=_multinomial_shapes, types=_multinomial_types,
+        num_outputs=lambda a: 2 if a["get_prob"] else 1, aliases=("sample_multinomial",))
 declare("_shuffle", kernel=k.shuffle, aliases=("shuffle",))
