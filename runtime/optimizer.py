@@ -167,7 +167,13 @@ class Optimizer:
         raise NotImplementedError()
 
     def update_multi_precision(self, index, weight, grad, state):
-        if self.multi_precision and not isinstance(index, (list, tuple)) and weight.dtype == np.float16:
+        """float16 weights with multi_precision: the update runs on a float32 master copy (state
+        (master, inner state)), which is then cast into the weight."""
+        if isinstance(index, (list, tuple)):
+            for item in zip(index, weight, grad, state):
+                self.update_multi_precision(*item)
+            return
+        if self.multi_precision and weight.dtype == np.float16:
             master, inner = state
             self.update(index, master, grad.astype(np.float32), inner)
             weight._data[...] = master._data
@@ -186,6 +192,30 @@ class Optimizer:
 
 register = Optimizer.register
 create = Optimizer.create_optimizer
+
+
+def _momentum_and_master(opt, index, weight):
+    """SGD's and NAG's multi-precision state: (momentum or None, float32 master copy)."""
+    if opt.multi_precision and weight.dtype == np.float16:
+        master = weight.astype(np.float32)
+        return opt.create_state(index, master), master
+    return Optimizer.create_state_multi_precision(opt, index, weight)
+
+
+def _update_through_master(opt, index, weight, grad, state):
+    if isinstance(index, (list, tuple)):
+        if opt.multi_precision and weight and weight[0].dtype == np.float16:
+            for item in zip(index, weight, grad, state):
+                _update_through_master(opt, *item)
+        else:
+            opt.update(index, weight, grad, state)
+        return
+    if opt.multi_precision and weight.dtype == np.float16:
+        mom, master = state
+        opt.update(index, master, grad.astype(np.float32), mom)
+        weight._data[...] = master._data
+    else:
+        opt.update(index, weight, grad, state)
 
 
 def _each(index, weight, grad, state):
@@ -207,6 +237,12 @@ class SGD(Optimizer):
 
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
+
+    def create_state_multi_precision(self, index, weight):
+        return _momentum_and_master(self, index, weight)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        _update_through_master(self, index, weight, grad, state)
 
     def update(self, index, weight, grad, state):
         items = _each(index, weight, grad, state)
@@ -232,6 +268,12 @@ class NAG(Optimizer):
 
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
+
+    def create_state_multi_precision(self, index, weight):
+        return _momentum_and_master(self, index, weight)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        _update_through_master(self, index, weight, grad, state)
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -433,14 +475,15 @@ class LAMB(Optimizer):
             else:
                 direction = mean / (np.sqrt(var) + self.epsilon)
             direction = direction + wd * w._data
-            r1 = float(np.linalg.norm(w._data.astype(np.float32)))
-            r2 = float(np.linalg.norm(direction.astype(np.float32)))
+            # the norms, their ratio and the scaled rate in float32, as MXNet's NDArray arithmetic has them
+            r1 = np.float32(np.sqrt(np.sum(np.square(w._data.astype(np.float64)))))
+            r2 = np.float32(np.sqrt(np.sum(np.square(direction.astype(np.float64)))))
             if self.lower_bound:
-                r1 = max(r1, self.lower_bound)
+                r1 = max(r1, np.float32(self.lower_bound))
             if self.upper_bound:
-                r1 = min(r1, self.upper_bound)
-            ratio = r1 / r2 if r1 != 0 and r2 != 0 else 1.0
-            w._data -= (lr * ratio) * direction
+                r1 = min(r1, np.float32(self.upper_bound))
+            ratio = r1 / r2 if r1 != 0 and r2 != 0 else np.float32(1.0)
+            w._data -= (np.float32(lr) * ratio) * direction
 
 
 @register

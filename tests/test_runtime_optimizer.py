@@ -118,3 +118,22 @@ def test_pickled_optimizer_drops_param_dict():
     assert loads(dumps(opt)).param_dict == {}
     assert "param_dict" not in opt.__getstate__()
     assert pickle.loads(pickle.dumps(opt)).param_dict == {}
+
+
+@pytest.mark.parametrize("name", ["sgd", "nag", "adam"])
+def test_multi_precision_updates_a_float32_master(name):
+    opt = optimizer.create(name, learning_rate=0.1, momentum=0.9, multi_precision=True) if name != "adam" else \
+        optimizer.create(name, learning_rate=0.1, multi_precision=True)
+    weight = NDArray(np.array([0.5, -1.25, 2.0], dtype=np.float16))
+    grad = NDArray(np.array([0.1, 0.2, -0.3], dtype=np.float16))
+    state = opt.create_state_multi_precision(0, weight)
+    master = state[1] if name in ("sgd", "nag") else state[0]
+    assert master.dtype == np.float32
+    reference = optimizer.create(name, learning_rate=0.1, **({"momentum": 0.9} if name != "adam" else {}))
+    w32 = NDArray(weight.asnumpy().astype(np.float32))
+    ref_state = reference.create_state(0, w32)
+    for _ in range(3):
+        opt.update_multi_precision(0, weight, grad, state)
+        reference.update(0, w32, NDArray(grad.asnumpy().astype(np.float32)), ref_state)
+    np.testing.assert_allclose(master.asnumpy(), w32.asnumpy(), rtol=1e-6)
+    np.testing.assert_array_equal(weight.asnumpy(), w32.asnumpy().astype(np.float16))
