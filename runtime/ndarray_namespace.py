@@ -99,12 +99,6 @@ def build_module(name: str) -> types.ModuleType:
             "randint", lambda low, high, size=None: _random.generator().integers(low, high, size),
             default_dtype="int32"),
         "seed": _random.seed,
-        "poisson": _random_function(
-            "poisson", lambda lam=1.0, size=None: _random.generator().poisson(lam, size), parameters=1),
-        "exponential": _random_function(
-            "exponential", lambda scale=1.0, size=None: _random.generator().exponential(scale, size), parameters=1),
-        "gamma": _random_function(
-            "gamma", lambda alpha=1.0, beta=1.0, size=None: _random.generator().gamma(alpha, beta, size)),
         "randn": _randn,
     })
     # MXNet 1.x also offers the samplers at the top of `nd` (`nd.uniform(shape=(2, 3))`)
