@@ -12,7 +12,6 @@ version, in a separate process, so that it never holds up the checks behind the 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import os
 import pickle
@@ -25,8 +24,7 @@ from typing import Dict, List, Optional, Tuple
 from lsprotocol import types as lsp
 
 from hyblint.diagnostics import Applicability, Diagnostic, Location, physical_lines
-from hyblint import docs_links
-from hyblint.docs_links import BASE_URL_VARIABLE, link
+from hyblint.docs_links import link
 from hyblint.engine import NOQA, SYNTAX_ERROR
 from hyblint.lsp_fixer import HEADER
 from hyblint.settings import Settings
@@ -71,15 +69,9 @@ def to_lsp_range(lines: List[str], start: Location, end: Location) -> lsp.Range:
 
 def _rule_page(d: Diagnostic) -> Optional[str]:
     """The rule page's URI; None where there is none to open (an installed copy, no base URL set):
-    an editor takes a relative path for a broken link."""
-    return _page_of(d.url, os.environ.get(BASE_URL_VARIABLE, ""), docs_links._CHECKOUT)
-
-
-@functools.lru_cache(maxsize=256)
-def _page_of(url: Optional[str], base: str, checkout) -> Optional[str]:
-    """Looked up once per rule, base URL and checkout: finding the page takes a file system
-    look-up, and a keystroke publishes hundreds of diagnostics."""
-    href = link(url, local=True)
+    an editor takes a relative path for a broken link. (It takes a file system look-up: the server
+    converts each diagnostic once, see PublishedForms.)"""
+    href = link(d.url, local=True)
     return href if href and "://" in href else None
 
 
