@@ -188,3 +188,11 @@ def test_cifar10_reads_the_binary_batches(tmp_path):
     image, label = ds[2]
     assert len(ds) == 4 and image.shape == (32, 32, 3) and label == rows[2, 0]
     np.testing.assert_array_equal(image.asnumpy()[:, :, 1], rows[2, 1 + 1024:1 + 2048].reshape(32, 32))
+
+
+def test_pin_memory_places_batches_on_cpu_pinned_and_auto_reload_is_accepted():
+    import runtime
+    loader = gdata.DataLoader(_dataset(), batch_size=4, pin_memory=True, auto_reload=True)
+    for data, label in loader:
+        assert data.context == runtime.cpu_pinned(0) and label.context == runtime.cpu_pinned(0)
+    assert next(iter(gdata.DataLoader(_dataset(), batch_size=4)))[0].context == runtime.cpu(0)

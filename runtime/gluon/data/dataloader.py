@@ -77,12 +77,13 @@ class DataLoader:
 
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None, batch_sampler=None,
                  batchify_fn=None, num_workers=0, pin_memory=False, pin_device_id=0, prefetch=None,
-                 thread_pool=False, timeout=120, try_nopython=None):
+                 thread_pool=False, timeout=120, try_nopython=None, auto_reload=False):
         self._dataset = dataset
         self._pin_memory = pin_memory
         self._pin_device_id = pin_device_id
         self._thread_pool = thread_pool
         self._timeout = timeout
+        self.auto_reload = auto_reload  # the pool lives as long as the loader either way
         if batch_sampler is None:
             if batch_size is None:
                 raise ValueError("batch_size must be specified unless batch_sampler is specified")
@@ -108,6 +109,10 @@ class DataLoader:
                     self._num_workers, initializer=_worker_init, initargs=(self._dataset, self._batchify_fn))
 
     def __iter__(self):
+        for batch in self._batches():
+            yield self._pinned(batch) if self._pin_memory else batch
+
+    def _batches(self):
         if self._worker_pool is None:
             for indices in self._batch_sampler:
                 yield self._batchify_fn([self._dataset[i] for i in indices])
@@ -118,6 +123,15 @@ class DataLoader:
             return
         for packed in self._worker_pool.imap(_worker_batch, self._batch_sampler):
             yield _from_numpy(packed)
+
+    def _pinned(self, batch):
+        """The batch's arrays on cpu_pinned(pin_device_id), as MXNet places them (same memory here)."""
+        if isinstance(batch, NDArray):
+            from runtime.context import cpu_pinned
+            return batch.as_in_context(cpu_pinned(self._pin_device_id))
+        if isinstance(batch, (list, tuple)):
+            return type(batch)(self._pinned(b) for b in batch)
+        return batch
 
     def __len__(self):
         return len(self._batch_sampler)
