@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.kernels import grad_nn as kg
+from runtime.kernels.ctc import ctc_loss_grad
 from runtime.ops.grad_math import zero_gradient
 from runtime.ops.grad_tensor import selection
 from runtime.registry import gradient_of
@@ -350,3 +351,12 @@ def _make_loss_scaled(inputs, outputs, out_grads, grad_scale=1.0, valid_thresh=0
 @gradient_of("make_loss")
 def _make_loss(inputs, outputs, out_grads):
     return [np.ones_like(inputs[0])]
+
+
+@gradient_of("CTCLoss")
+def _ctc_loss(inputs, outputs, out_grads, **attrs):
+    """Each sequence's gradient through the softmax, scaled by the head gradient of its loss; the
+    labels and the lengths get zeros."""
+    data = inputs[0]
+    d_data = ctc_loss_grad(*inputs, **attrs) * np.asarray(out_grads[0], np.float64)[None, :, None]
+    return [d_data.astype(data.dtype)] + [np.zeros_like(x) for x in inputs[1:]]
