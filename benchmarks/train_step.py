@@ -73,10 +73,14 @@ def status_kib(field):
             if line.startswith(field):
                 return int(line.split()[1])
 
-def memory(folder):
+def memory(folder, warm):
     """Peak RSS of the third LeNet step at batch 256 above the RSS before the first one (the model
-    loaded, the batch made): what a step needs, gradients, optimizer state and pools included.
-    Also the peak of the allocations tracemalloc sees during one step (NumPy's buffers; not MXNet's)."""
+    loaded, the batch made): what a step needs, gradients, optimizer state and pools included. When
+    `warm`, a batch-1 step of another copy of the model runs first, so that loading code (the
+    runtime's compiled kernels) is not counted. Also the peak of the allocations tracemalloc sees
+    during one step (NumPy's buffers; not MXNet's, which it cannot see)."""
+    if warm:
+        training_step("lenet", 1, folder)()
     step = training_step("lenet", 256, folder)
     before = status_kib("VmRSS:")
     step()
@@ -99,7 +103,7 @@ elif mode == "time":
     repeat = int(sys.argv[3])
     print(json.dumps({name: timed(name, repeat, folder) for name in BUILDERS}))
 else:
-    print(json.dumps(memory(folder)))
+    print(json.dumps(memory(folder, mode == "memory-warm")))
 '''
 
 
@@ -119,7 +123,8 @@ def main() -> None:
         for _ in range(args.rounds):
             for label, python, runtime in interpreters:
                 times[label].append(run_script(python, STEP, ["time", folder, args.repeat], runtime))
-                peaks[label].append(run_script(python, STEP, ["memory", folder], runtime))
+                peaks[label].append({mode: run_script(python, STEP, [mode, folder], runtime)
+                                     for mode in ("memory-cold", "memory-warm")})
     print("training step (forward, backward, SGD momentum) of a hybridized model at batch 64, ms per step, "
           "median of %d interleaved processes of %d steps; load average %.1f"
           % (args.rounds, args.repeat, os.getloadavg()[0]))
@@ -130,12 +135,14 @@ def main() -> None:
         if "mxnet" in figures:
             line += "   mxnet %8.2f   runtime / mxnet %.2fx" % (figures["mxnet"], figures["runtime"] / figures["mxnet"])
         print(line + "   (" + losses + ")")
-    print("peak memory of a LeNet step at batch 256, MiB, median of %d processes:" % args.rounds)
+    print("peak memory of a LeNet step at batch 256, MiB, median of %d processes (RSS: VmHWM of the third step "
+          "above VmRSS before the first; cold: from a fresh process, warm: after a batch-1 step loaded the code):"
+          % args.rounds)
     for label, runs in peaks.items():
-        print("%-8s RSS peak above the loaded model %7.1f   tracemalloc peak of one step %7.1f" % (
-            label, statistics.median(r["rss_peak_mib"] for r in runs),
-            statistics.median(r["traced_peak_mib"] for r in runs)))
-
+        figures = [statistics.median(r[mode][field] for r in runs)
+                   for mode, field in (("memory-cold", "rss_peak_mib"), ("memory-warm", "rss_peak_mib"),
+                                       ("memory-warm", "traced_peak_mib"))]
+        print("%-8s RSS peak cold %7.1f   warm %7.1f   tracemalloc peak of one step %7.1f" % ((label,) + tuple(figures)))
 
 if __name__ == "__main__":
     main()
