@@ -55,14 +55,37 @@ def script(build_body: str, input_shape) -> str:
                          shape=tuple(input_shape))
 
 
-def run(python, source, batch, repeat, modes, runtime):
+# The two models the training benchmarks time, as source run inside either interpreter; each
+# builder returns the network and the shape of its input at batch 64.
+MODELS = r'''
+def mlp():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(256, activation="relu"), nn.Dense(128, activation="relu"), nn.Dense(2))
+    return net, (64, 512)
+
+def lenet():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(6, kernel_size=5, activation="relu"), nn.MaxPool2D(pool_size=2, strides=2),
+            nn.Conv2D(16, kernel_size=5, activation="relu"), nn.MaxPool2D(pool_size=2, strides=2),
+            nn.Flatten(), nn.Dense(120, activation="relu"), nn.Dense(84, activation="relu"), nn.Dense(10))
+    return net, (64, 1, 28, 28)
+'''
+
+
+def run_script(python, source, args, runtime):
+    """Run `source` in `python` (with the runtime installed as mxnet when `runtime`), return the JSON
+    object its last printed line holds."""
     prelude = "import runtime; runtime.as_mxnet()\n" if runtime else ""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    done = subprocess.run([python, "-c", prelude + source, str(batch), str(repeat), ",".join(modes)],
+    done = subprocess.run([python, "-c", prelude + source] + [str(a) for a in args],
                           capture_output=True, text=True, env=env)
     if done.returncode != 0:
         sys.exit("benchmark failed in %s:\n%s" % (python, done.stderr[-2000:]))
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run(python, source, batch, repeat, modes, runtime):
+    return run_script(python, source, [batch, repeat, ",".join(modes)], runtime)
 
 
 def first_call(source):

@@ -7,14 +7,10 @@ usage: python benchmarks/backward_step.py [--mxnet PYTHON] [--repeat N] [--round
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from _harness import MODELS, run_script
 
 # Runs inside either interpreter: `mx` is real MXNet or the runtime installed as mxnet.
 STEP = r'''
@@ -24,18 +20,7 @@ import mxnet as mx
 from mxnet import autograd
 from mxnet.gluon import nn
 
-def mlp():
-    net = nn.HybridSequential()
-    net.add(nn.Dense(256, activation="relu"), nn.Dense(128, activation="relu"), nn.Dense(2))
-    return net, (64, 512)
-
-def lenet():
-    net = nn.HybridSequential()
-    net.add(nn.Conv2D(6, kernel_size=5, activation="relu"), nn.MaxPool2D(pool_size=2, strides=2),
-            nn.Conv2D(16, kernel_size=5, activation="relu"), nn.MaxPool2D(pool_size=2, strides=2),
-            nn.Flatten(), nn.Dense(120, activation="relu"), nn.Dense(84, activation="relu"), nn.Dense(10))
-    return net, (64, 1, 28, 28)
-
+''' + MODELS + r'''
 def timed(build, repeat):
     np.random.seed(0)
     net, shape = build()
@@ -61,12 +46,7 @@ print(json.dumps({"mlp": timed(mlp, repeat), "lenet": timed(lenet, repeat)}))
 
 
 def run(python: str, repeat: int, runtime: bool) -> dict:
-    prelude = "import runtime; runtime.as_mxnet()\n" if runtime else ""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    done = subprocess.run([python, "-c", prelude + STEP, str(repeat)], capture_output=True, text=True, env=env)
-    if done.returncode != 0:
-        sys.exit("benchmark failed in %s:\n%s" % (python, done.stderr[-2000:]))
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_script(python, STEP, [repeat], runtime)
 
 
 def main() -> None:

@@ -127,6 +127,7 @@ for name in ("SequenceMask", "SequenceLast", "SequenceReverse"):
     case(name, [((4, 2, 3), X), ((2,), [2, 3])], use_sequence_length=True)
 case("_contrib_box_nms", [((3, 6), ("attached", [[0, 0.9, 0, 0, 2, 2], [0, 0.7, 0.1, 0.1, 2.1, 2.1], [1, 0.5, 3, 3, 4, 4]]))],
      overlap_thresh=0.5, id_index=0)
+case("CTCLoss", [((5, 2, 4), X), ((2, 2), [1, 3, 2, 2])])  # the second label repeats: a blank between
 
 # gradients that are not the derivative of the forward, by definition: random masks, and the loss
 # outputs whose gradient is the loss's (checked against MXNet's in tests/test_autograd_golden.py)

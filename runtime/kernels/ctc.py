@@ -54,3 +54,62 @@ def ctc_loss(data, label, *lengths, use_data_lengths=False, use_label_lengths=Fa
                                  label_lengths[b] if use_label_lengths else None, padding)
         losses[b] = _negative_log_likelihood(log_probs[:length, b], labels, blank)
     return losses.astype(data.dtype)
+
+
+def _log_alpha_beta(log_probs, extended, blank):
+    """Forward (alpha) and backward (beta) log variables of every (step, extended-label state);
+    beta[t, s] includes the emission at step t, so alpha + beta counts it twice."""
+    steps, size = log_probs.shape[0], extended.size
+    skip = np.zeros(size, dtype=bool)
+    skip[2:] = (extended[2:] != blank) & (extended[2:] != extended[:-2])
+    emit = log_probs[:, extended]
+    alpha = np.full((steps, size), -np.inf)
+    beta = np.full((steps, size), -np.inf)
+    alpha[0, :2] = emit[0, :2]
+    beta[-1, -2:] = emit[-1, -2:]
+    none = np.full(2, -np.inf)
+    for t in range(1, steps):
+        prev = alpha[t - 1]
+        jump = np.where(skip, np.concatenate((none, prev[:-2])), -np.inf)
+        alpha[t] = np.logaddexp(np.logaddexp(prev, np.concatenate((none[:1], prev[:-1]))), jump) + emit[t]
+    # the jump into state s + 2 is allowed when skip[s + 2]
+    skip_back = np.concatenate((skip[2:], [False, False]))
+    for t in range(steps - 2, -1, -1):
+        nxt = beta[t + 1]
+        jump = np.where(skip_back, np.concatenate((nxt[2:], none)), -np.inf)
+        beta[t] = np.logaddexp(np.logaddexp(nxt, np.concatenate((nxt[1:], none[:1]))), jump) + emit[t]
+    return alpha, beta
+
+
+def ctc_loss_grad(data, label, *lengths, use_data_lengths=False, use_label_lengths=False, blank_label="first"):
+    """Gradient of each sequence's loss w.r.t. its unnormalized scores data (T, N, C), through the
+    softmax: softmax(data) - (posterior occupancy of each class); zero past a sequence's length and
+    for sequences whose label cannot be aligned (infinite loss)."""
+    lengths = list(lengths)
+    data_lengths = lengths.pop(0) if use_data_lengths else None
+    label_lengths = lengths.pop(0) if use_label_lengths else None
+    steps, batch, classes = data.shape
+    blank, padding = (0, 0) if blank_label == "first" else (classes - 1, -1)
+    scores = data.astype(np.float64)
+    shifted = scores - scores.max(axis=2, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=2, keepdims=True))
+    grad = np.zeros((steps, batch, classes), dtype=np.float64)
+    for b in range(batch):
+        length = int(data_lengths[b]) if use_data_lengths else steps
+        labels = _label_sequence(np.asarray(label[b]).astype(np.int64),
+                                 label_lengths[b] if use_label_lengths else None, padding)
+        if length == 0:
+            continue
+        extended = np.full(2 * len(labels) + 1, blank, dtype=np.int64)
+        extended[1::2] = labels
+        seq = log_probs[:length, b]
+        alpha, beta = _log_alpha_beta(seq, extended, blank)
+        log_likelihood = np.logaddexp.reduce(alpha[-1, -2:])
+        if not np.isfinite(log_likelihood):
+            continue
+        occupancy = alpha + beta - seq[:, extended] - log_likelihood
+        posterior = np.zeros((length, classes))
+        for s, c in enumerate(extended):
+            posterior[:, c] += np.exp(occupancy[:, s])
+        grad[:length, b] = np.exp(seq) - posterior
+    return grad

@@ -7,9 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.kernels import grad_nn as kg
+from runtime.kernels.ctc import ctc_loss_grad
 from runtime.ops.grad_math import zero_gradient
 from runtime.ops.grad_tensor import selection
 from runtime.registry import gradient_of
+from runtime.threads import wide_product
 
 
 def _cast(values, like):
@@ -31,7 +33,9 @@ def _fully_connected(inputs, outputs, out_grads, num_hidden, no_bias=False, flat
     needed = _needs(needed, len(inputs))
     g = out_grads[0].reshape(-1, num_hidden)
     x = data.reshape(data.shape[0], -1) if flatten else data.reshape(-1, data.shape[-1])
-    grads = [(g @ weight).reshape(data.shape) if needed[0] else None, g.T @ x if needed[1] else None]
+    # the two products, on several BLAS threads when CPUs are idle, as the forward's product is
+    grads = [wide_product(g, weight).reshape(data.shape) if needed[0] else None,
+             wide_product(g.T, x) if needed[1] else None]
     if not no_bias:
         grads.append(g.sum(axis=0))
     return _cast(grads, inputs)
@@ -350,3 +354,12 @@ def _make_loss_scaled(inputs, outputs, out_grads, grad_scale=1.0, valid_thresh=0
 @gradient_of("make_loss")
 def _make_loss(inputs, outputs, out_grads):
     return [np.ones_like(inputs[0])]
+
+
+@gradient_of("CTCLoss")
+def _ctc_loss(inputs, outputs, out_grads, **attrs):
+    """Each sequence's gradient through the softmax, scaled by the head gradient of its loss; the
+    labels and the lengths get zeros."""
+    data = inputs[0]
+    d_data = ctc_loss_grad(*inputs, **attrs) * np.asarray(out_grads[0], np.float64)[None, :, None]
+    return [d_data.astype(data.dtype)] + [np.zeros_like(x) for x in inputs[1:]]
