@@ -162,9 +162,18 @@ def _unbuilt_block(exc: BaseException, mx):
 
 def _load_module(request: dict, source: str) -> types.ModuleType:
     name = request.get("module") or os.path.splitext(os.path.basename(request["path"]))[0]
+    parent = name.rpartition(".")[0]
+    if parent and parent not in sys.modules:
+        # the package first, as Python imports it: its __init__ may import this module, which
+        # must then find a whole one (the file's), not the empty copy being filled below
+        with contextlib.suppress(BaseException):  # a failure shows again when the copy runs
+            importlib.import_module(parent)
     module = types.ModuleType(name)
     module.__file__ = os.path.abspath(request["path"])
-    module.__package__ = name.rpartition(".")[0]
+    module.__package__ = parent
+    if os.path.basename(module.__file__) == "__init__.py":  # a package: its submodules import
+        module.__path__ = [os.path.dirname(module.__file__)]
+        module.__package__ = name
     # Registered under its own name so that pickling, dataclasses and relative imports work.
     sys.modules[name] = module
     exec(compile(source, module.__file__, "exec"), module.__dict__)
