@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from hyblint.analysis.freshness import is_fresh
 from hyblint.analysis.walk import visit_all
 from hyblint.diagnostics import Applicability
 from hyblint.fixes._code import fix_or_none, int_value, keeps_comments, render
@@ -50,6 +51,9 @@ def _aliased_names(function: cst.FunctionDef) -> frozenset:
     class Aliases:
         def visit_Assign(self, node: cst.Assign) -> None:
             _referred(node.value, names)
+            if isinstance(node.value, cst.Name):  # `y = x`: both names now hold one array
+                for target in node.targets:
+                    _referred(target.target, names)
 
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
             if node.value is not None:
@@ -99,9 +103,26 @@ def _may_broadcast(node: cst.Assign, name: str, rule) -> bool:
     if not all(isinstance(p, cst.Slice) or isinstance(getattr(p, "value", None), cst.Ellipsis)
                for p in parts) or not rule.is_tensor(value):
         return False  # a number, or a where-mask rewrite: shapes are kept by construction
-    return not (isinstance(value, cst.BinaryOperation)
-                and any(isinstance(side, cst.Name) and side.value == name
-                        for side in (value.left, value.right)))
+    if isinstance(value, cst.BinaryOperation):
+        return not any(isinstance(side, cst.Name) and side.value == name for side in (value.left, value.right))
+    return not _elementwise_of(value, name, rule.F)
+
+
+# Operators whose result has exactly the shape of their first argument.
+_SHAPE_KEEPING = frozenset({"relu", "sigmoid", "tanh", "exp", "log", "abs", "sqrt", "square", "negative",
+                            "sign", "floor", "ceil", "round", "softsign", "erf", "reciprocal", "clip",
+                            "Activation", "LeakyReLU", "softmax", "log_softmax", "zeros_like", "ones_like"})
+
+
+def _elementwise_of(value: cst.BaseExpression, name: str, F: str) -> bool:
+    """`F.relu(x)`, `F.clip(x, 0, 1)`: a shape-keeping operator applied to `x` itself."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.args
+            and isinstance(value.func.value, cst.Name) and value.func.value.value == F
+            and value.func.attr.value in _SHAPE_KEEPING):
+        return False
+    first = value.args[0]
+    return first.keyword is None and not first.star and isinstance(first.value, cst.Name) \
+        and first.value.value == name
 
 
 @fix_or_none
@@ -116,7 +137,9 @@ def item_assignment_fix(node: cst.Assign, target: cst.Subscript, rule) -> Option
     if not keeps_comments(node, rendered):
         return None
     name = target.value.value
-    unsafe = observable_outside(name, rule) or _may_broadcast(node, name, rule)
+    # a fresh tensor (an operator's result nobody else holds) makes rebinding unobservable
+    hidden = is_fresh(name, node, rule.function, rule.F, rule.is_tensor) or not observable_outside(name, rule)
+    unsafe = not hidden or _may_broadcast(node, name, rule)
     message = "Rebind `%s` to a new tensor" % name
     if "where(" in rule.code_of(new):
         message = "Rebind `%s` with %s.where over the assigned rows" % (name, rule.F)

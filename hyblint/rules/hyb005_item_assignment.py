@@ -40,12 +40,19 @@ class ItemAssignment(Rule):
     `F.contrib.arange_like(x, axis=k)` (reversed for negative positions) with the bounds, so no
     shape is read and no empty slice can occur; for an axis other than the first, the `F.where`
     runs between two `F.swapaxes`, since `F.where` selects along the first axis only.
-    These fixes are unsafe when `x` is an argument of `hybrid_forward` (the original wrote into
-    the caller's array, and the caller could observe that), or when another name, a container
-    or an attribute refers to the same array: the rewrite only rebinds the local name.
-    `x[:] = e` is also unsafe unless `e` is arithmetic with `x` itself as an operand: otherwise
-    `e` may have had a smaller shape that the assignment broadcast into x's. Otherwise the fixes
-    are safe. Tensor values assigned to part of `x`, and assignments with comments inside (the
+    These fixes are safe when `x` is fresh where it is assigned into: in the same block, `x` was
+    last bound to an `F.*` operator's result or to tensor arithmetic (`y = x * 1`,
+    `y = F.dot(a, b)`), and since then only read as an operand or an `F.*` argument, so no other
+    name, container, attribute or caller holds that array (`y = x * 1; y[:] = F.relu(y)` ->
+    `y = F.relu(y)`). Otherwise they are unsafe when `x` is an argument of `hybrid_forward` (the
+    original wrote into the caller's array, and the caller could observe that), or when another
+    name, a container or an attribute refers to the same array: the rewrite only rebinds the
+    local name. A name bound fresh in only one branch of an `if`, or outside the loop that
+    assigns into it, is not fresh there.
+    `x[:] = e` is also unsafe unless `e` is arithmetic with `x` itself as an operand, or a
+    shape-keeping operator applied to `x` (`F.relu(x)`, `F.clip(x, 0, 1)`): otherwise `e` may
+    have had a smaller shape that the assignment broadcast into x's. Otherwise the fixes are
+    safe. Tensor values assigned to part of `x`, and assignments with comments inside (the
     rewrite would drop them), have no fix. MXNet 1.x's own
     `x[bool_mask] = v` on NDArray does not do what NumPy does: it is flagged, never rewritten.
     """
@@ -83,6 +90,15 @@ class ItemAssignment(Rule):
                                    "dim1=0, dim2=1)\nreturn y")),
         Invalid(hybrid_block("y = F.relu(x)\nz = y\ny[:] = x\nreturn z"), unsafe=True,
                 fixed=hybrid_block("y = F.relu(x)\nz = y\ny = x\nreturn z")),
+        # fresh: an operator's result that no other name holds where it is written into
+        Invalid(hybrid_block("y = x * 1\ny[:] = F.relu(y)\nreturn y"),
+                fixed=hybrid_block("y = x * 1\ny = F.relu(y)\nreturn y")),
+        Invalid(hybrid_block("y = F.relu(x)\ny[0] = 1\nouts = [y]\nreturn outs[0]"),
+                fixed=hybrid_block("y = F.relu(x)\ny = F.where(F.contrib.arange_like(y, axis=0) == 0, "
+                                   "F.ones_like(y) * 1, y)\nouts = [y]\nreturn outs[0]")),
+        Invalid(hybrid_block("if self.flip:\n    y = F.relu(x)\nelse:\n    y = x\ny[:] = F.relu(y)\nreturn y"),
+                unsafe=True,
+                fixed=hybrid_block("if self.flip:\n    y = F.relu(x)\nelse:\n    y = x\ny = F.relu(y)\nreturn y")),
         Invalid(hybrid_block("x[x > 0] = 0\nreturn x")),
         Invalid(hybrid_block("y = F.relu(x)\ny[1] += 1\nreturn y")),
     ]

@@ -41,6 +41,10 @@ class InplaceOperator(Rule):
     caller's array; no caller of a HybridBlock can rely on that, since the hybridized block never
     does it. Unsafe when another name, a container or a list refers to the same array
     (`y = x` before `x += 1`): the original changed what that name sees, the rewrite does not.
+    Safe again when the target is fresh where it is written: in the same block, last bound to an
+    `F.*` operator's result or to tensor arithmetic and since then only read as an operand or an
+    `F.*` argument (`h = F.dot(a, b); h += c; outs = [h]`: the list takes `h` only after the
+    write, so it sees the same values either way).
     """
     VALID = [
         hybrid_block("n = 0\nfor i in range(3):\n    n += 1\nreturn x * n"),
@@ -54,6 +58,10 @@ class InplaceOperator(Rule):
                 fixed=hybrid_block("acc = 0\nfor i in range(3):\n    acc = acc + F.sum(x)\nreturn acc")),
         Invalid(hybrid_block("y = F.relu(x)\ny *= 2\nreturn y"),
                 fixed=hybrid_block("y = F.relu(x)\ny = y * 2\nreturn y")),
+        Invalid(hybrid_block("h = F.dot(a, b)\nh += c\nouts = [h]\nreturn outs[0]", args="a, b, c"),
+                fixed=hybrid_block("h = F.dot(a, b)\nh = h + c\nouts = [h]\nreturn outs[0]", args="a, b, c")),
+        Invalid(hybrid_block("z = x\nx += 1\nreturn z"), unsafe=True,
+                fixed=hybrid_block("z = x\nx = x + 1\nreturn z")),
         Invalid(hybrid_block("y = F.relu(x)\nz = y\ny += 1\nreturn z"), unsafe=True,
                 fixed=hybrid_block("y = F.relu(x)\nz = y\ny = y + 1\nreturn z")),
     ]
@@ -71,9 +79,12 @@ class InplaceOperator(Rule):
         new = cst.Assign(
             targets=[cst.AssignTarget(target=node.target)],
             value=cst.BinaryOperation(left=node.target, operator=_BINARY[bare](), right=value))
+        from hyblint.analysis.freshness import is_fresh
         from hyblint.fixes.assignment import aliased
-        # `y = x; x += 1` changes y too; `x = x + 1` does not
-        applicability = Applicability.UNSAFE if aliased(target, self) else Applicability.SAFE
+        # `y = x; x += 1` changes y too; `x = x + 1` does not. A fresh tensor has no such alias
+        # where the write happens, whatever the rest of the function does with the name.
+        hidden = is_fresh(target, node, self.function, self.F, self.is_tensor) or not aliased(target, self)
+        applicability = Applicability.SAFE if hidden else Applicability.UNSAFE
         fix = CstFix(((node, new),), "Rewrite as `%s = %s %s ...`" % (target, target, bare), applicability)
         self.report(node, self.message.format(op=op, target=target, bare=bare), fix=fix)
 
