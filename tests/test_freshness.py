@@ -32,6 +32,12 @@ CASES = [
                "return outs[0]", "x", SAFE),
     ("HYB006", "if self.flip:\n    y = F.relu(x)\nelse:\n    y = x\nz = y\ny += 1\nreturn z", "x", UNSAFE),
     ("HYB006", "y = x\nz = y\ny += 1\nreturn z", "x", UNSAFE),                     # another name
+    ("HYB006", "if self.flip:\n    y = F.relu(x)\nelse:\n    y = F.tanh(x)\nz = y\ny += 1\nreturn z", "x", UNSAFE),
+    ("HYB006", "if self.flip:\n    y = F.relu(x)\nelif self.clip:\n    y = F.clip(x, 0, 1)\nelse:\n"
+               "    y = F.tanh(x)\n    y *= 2\ny += 1\nouts = [y]\nreturn outs[0]", "x", [SAFE, SAFE]),
+    ("HYB006", "y = F.relu(x)\nif self.flip:\n    y = x\ny += 1\nouts = [y]\nreturn outs[0]", "x", UNSAFE),
+    ("HYB006", "if self.flip:\n    y = F.relu(x)\nelse:\n    y = F.tanh(x)\n    self.keep(y)\ny += 1\n"
+               "outs = [y]\nreturn outs[0]", "x", UNSAFE),
     # HYB005: item assignment
     ("HYB005", "y = x * 1\ny[:] = F.relu(y)\nreturn y", "x", SAFE),
     ("HYB005", "y = x * 1\nz = y\ny[:] = F.relu(y)\nreturn z", "x", UNSAFE),

@@ -7,8 +7,9 @@ statement it was only read as an operand of arithmetic or an argument of an `F.*
 no other name, container, attribute or caller, and rebinding the name instead changes nothing
 another reader could observe.
 
-Every binding is looked for in the statement's own block, before it: a name bound in only one
-branch of an `if`, or in an outer block, is not fresh. (On MXNet 1.9.1, every imperative operator
+Every binding is looked for in the statement's own block, before it, and in an if/elif/else
+there whose every branch ends with the name fresh: a name bound fresh in only one branch, or in
+an outer block, is not fresh. (On MXNet 1.9.1, every imperative operator
 call, `reshape`, `expand_dims`, `identity` and `BlockGrad` included, returns a new array, so any
 `F.*` result qualifies, except one written into `out=`.)
 """
@@ -30,7 +31,12 @@ def is_fresh(name: str, statement: cst.BaseSmallStatement, function: cst.Functio
     before = _preceding(statement, function.body)
     if before is None or not _only_read_safely(name, statement, F, skip=_write_target(statement)):
         return False
-    for item in reversed(before):
+    return _fresh_after(name, before, F, is_tensor)
+
+
+def _fresh_after(name: str, items: List[cst.CSTNode], F: str, is_tensor) -> bool:
+    """Whether `name` holds a fresh tensor once `items` (one block's statements) have run."""
+    for item in reversed(items):
         if isinstance(item, cst.Assign) and _binds_only(item, name):
             return _is_fresh_value(item.value, F, is_tensor)
         if isinstance(item, cst.AugAssign) and isinstance(item.target, cst.Name) and item.target.value == name:
@@ -38,9 +44,37 @@ def is_fresh(name: str, statement: cst.BaseSmallStatement, function: cst.Functio
             if not _only_read_safely(name, item.value, F):
                 return False
             continue
+        if isinstance(item, cst.If):
+            # an if/elif/else whose every branch ends with the name fresh: fresh on every path
+            branches = _branches(item)
+            return branches is not None and all(_fresh_after(name, _items(b), F, is_tensor) for b in branches)
         if not _only_read_safely(name, item, F):
             return False
     return False
+
+
+def _branches(node: cst.If) -> Optional[List[cst.BaseSuite]]:
+    """The bodies of an if/elif.../else chain, or None when it has no final else (a path that
+    runs none of them keeps the name's earlier binding)."""
+    branches = [node.body]
+    while isinstance(node.orelse, cst.If):
+        node = node.orelse
+        branches.append(node.body)
+    if node.orelse is None:
+        return None
+    branches.append(node.orelse.body)
+    return branches
+
+
+def _items(suite: cst.BaseSuite) -> List[cst.CSTNode]:
+    """A block's statements in order, the small statements of one line each on its own."""
+    items: List[cst.CSTNode] = []
+    for line in suite.body if isinstance(suite, cst.IndentedBlock) else [suite]:
+        if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            items.extend(line.body)
+        else:
+            items.append(line)
+    return items
 
 
 def _write_target(statement) -> Optional[cst.Name]:

@@ -47,8 +47,8 @@ class ItemAssignment(Rule):
     `y = F.relu(y)`). Otherwise they are unsafe when `x` is an argument of `hybrid_forward` (the
     original wrote into the caller's array, and the caller could observe that), or when another
     name, a container or an attribute refers to the same array: the rewrite only rebinds the
-    local name. A name bound fresh in only one branch of an `if`, or outside the loop that
-    assigns into it, is not fresh there.
+    local name. A name bound fresh in every branch of an if/else just before is fresh; one bound
+    fresh in only one branch, or outside the loop that assigns into it, is not.
     `x[:] = e` is also unsafe unless `e` is arithmetic with `x` itself as an operand, or a
     shape-keeping operator applied to `x` (`F.relu(x)`, `F.clip(x, 0, 1)`): otherwise `e` may
     have had a smaller shape that the assignment broadcast into x's. Otherwise the fixes are

@@ -44,7 +44,8 @@ class InplaceOperator(Rule):
     Safe again when the target is fresh where it is written: in the same block, last bound to an
     `F.*` operator's result or to tensor arithmetic and since then only read as an operand or an
     `F.*` argument (`h = F.dot(a, b); h += c; outs = [h]`: the list takes `h` only after the
-    write, so it sees the same values either way).
+    write, so it sees the same values either way). Bound fresh in every branch of an if/else
+    just before, it is fresh; in only one branch, or outside the loop that writes into it, not.
     """
     VALID = [
         hybrid_block("n = 0\nfor i in range(3):\n    n += 1\nreturn x * n"),
