@@ -3,6 +3,7 @@ present in the runtime and answering as MXNet 1.9.1 does (values recorded from i
 import os
 
 import numpy as np
+import pytest
 
 import runtime
 from runtime import base
@@ -48,3 +49,52 @@ def test_mxnet_model_store_imports_on_the_runtime():
         from mxnet.base import data_dir  # noqa: F401
         from mxnet.gluon.loss import Loss, _apply_weighting, _reshape_like  # noqa: F401
         from mxnet.gluon.utils import _get_repo_url, check_sha1, download, replace_file  # noqa: F401
+
+
+def test_amp_state_as_before_amp_init():
+    # MXNet 1.9.1: `from mxnet.contrib.amp import amp` -> amp._amp_initialized is False
+    with runtime.as_mxnet() as mx:
+        from mxnet.contrib.amp import amp
+        assert amp._amp_initialized is False and amp._amp_loss_scale_initialized is False
+        assert mx.contrib.amp.amp is amp
+        with pytest.raises(mx.base.MXNetError):
+            amp.init()
+
+
+# MXNet 1.9.1's answers to the calls in test_class_registry_as_mxnet, recorded with its `mxnet.registry`
+REGISTRY_RECORDED = [["a", "aa", "bee"], 3, 4, 5, 6, 7, True,
+                     "zz is not registered. Please register with thing.register first",
+                     "thing is already an instance. Additional arguments are invalid",
+                     "Can only register subclass of Base", 1]
+
+
+def test_class_registry_as_mxnet():
+    import warnings
+
+    with runtime.as_mxnet():
+        from mxnet import registry
+
+    class Base:
+        pass
+
+    class A(Base):
+        def __init__(self, x=1):
+            self.x = x
+
+    register = registry.get_register_func(Base, "thing")
+    create = registry.get_create_func(Base, "thing")
+    register(A)
+    registry.get_alias_func(Base, "thing")("aa", "Bee")(A)
+    got = [sorted(registry.get_registry(Base)), create("A", 3).x, create(thing="a", x=4).x,
+           create({"thing": "bee", "x": 5}).x, create('["aa", {"x": 6}]').x, create('{"thing": "a", "x": 7}').x]
+    a = A()
+    got.append(create(a) is a)
+    for bad in (lambda: create("zz"), lambda: create(a, 1), lambda: register(int)):
+        with pytest.raises(AssertionError) as caught:
+            bad()
+        got.append(str(caught.value))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        register(A, "aa")
+    got.append(len(seen))
+    assert got == REGISTRY_RECORDED
