@@ -1,7 +1,21 @@
 """MXNet's exception types, with MXNet's messages."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
+
+
+def data_dir_default() -> str:
+    """Where MXNet keeps downloaded models and data sets unless MXNET_HOME says otherwise."""
+    if os.name == "nt":
+        return os.path.join(os.environ.get("APPDATA", ""), "mxnet")
+    return os.path.join(os.path.expanduser("~"), ".mxnet")
+
+
+def data_dir() -> str:
+    """MXNET_HOME, or the default: model zoos build their default `root=` arguments from it."""
+    return os.getenv("MXNET_HOME", data_dir_default())
 
 
 class MXNetError(RuntimeError):

@@ -64,6 +64,10 @@ MODULES: Dict[str, str] = {
     "mxnet.gluon.block": "runtime.gluon.block",
     "mxnet.gluon.parameter": "runtime.gluon.parameter",
     "mxnet.gluon.utils": "runtime.gluon.utils",
+    "mxnet.registry": "runtime.class_registry",
+    "mxnet.contrib": "runtime.contrib",
+    "mxnet.contrib.amp": "runtime.contrib.amp",
+    "mxnet.contrib.amp.amp": "runtime.contrib.amp.amp",
     "mxnet.gluon.contrib": "runtime.gluon.contrib",
     "mxnet.gluon.contrib.nn": "runtime.gluon.contrib:nn",
     # the training API
@@ -202,13 +206,14 @@ class _Installed:
             return  # an installation already in place stays
         if self._finder in sys.meta_path:
             sys.meta_path.remove(self._finder)
-        for name in [n for n in sys.modules if n == "mxnet" or n.startswith("mxnet.")]:
-            del sys.modules[name]
+        # a snapshot: the runtime's background threads may import while this runs
+        for name in [n for n in list(sys.modules) if n == "mxnet" or n.startswith("mxnet.")]:
+            sys.modules.pop(name, None)
         sys.modules.update(self._saved)
 
 
 def _mxnet_modules() -> Dict[str, types.ModuleType]:
-    return {n: m for n, m in sys.modules.items() if n == "mxnet" or n.startswith("mxnet.")}
+    return {n: m for n, m in list(sys.modules.items()) if n == "mxnet" or n.startswith("mxnet.")}
 
 
 def install() -> _Installed:

@@ -75,3 +75,33 @@ def test_without_discover_model_functions_are_left_alone(tmp_path):
     results = {r["block"]: r for r in json.loads(done.stdout)}
     assert set(results) == {"Tiny"}
     assert results["Tiny"]["status"] == "no-inputs"
+
+
+STEMS = textwrap.dedent("""\
+    from mxnet.gluon import nn
+
+
+    def wide_head(pretrained=False):
+        # declares RGB input, and needs more than a small image: its pooling window is 40 wide
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(4, 3, in_channels=3), nn.AvgPool2D(pool_size=40), nn.Flatten(), nn.Dense(2))
+        return net
+
+
+    def normalized_stem(pretrained=False):
+        # ResNet v2: the raw image is normalized before the first convolution
+        net = nn.HybridSequential()
+        net.add(nn.BatchNorm(scale=False, center=False), nn.Conv2D(4, 3), nn.GlobalAvgPool2D(), nn.Flatten())
+        return net
+    """)
+
+
+def test_discover_takes_image_networks_from_their_stem(tmp_path):
+    (tmp_path / "stems.py").write_text(STEMS)
+    done = verify("stems.py", "--discover", "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    assert results["wide_head(pretrained=False)"]["status"] == "agrees", results
+    assert results["wide_head(pretrained=False)"]["inputs"][0] == "(2, 3, 224, 224)"
+    assert results["normalized_stem(pretrained=False)"]["status"] == "agrees", results
+    assert results["normalized_stem(pretrained=False)"]["inputs"][0] == "(2, 3, 32, 32)"

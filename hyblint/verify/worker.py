@@ -535,11 +535,11 @@ def _input_shapes(name, net, request: dict, mx):
     if isinstance(first, nn.Embedding) and weight_shape and weight_shape[0]:
         # token ids: whole numbers below the vocabulary size
         return [{"shape": [2, 5], "low": 0, "high": weight_shape[0]}], what + "(input_dim=%d)" % weight_shape[0]
-    if request.get("discover") and type(first) is getattr(nn, "Conv2D", None) and weight_shape \
-            and len(weight_shape) == 4 and not weight_shape[1]:
-        # a model zoo's image network defers its channels: try an RGB image, small first
+    stem = _image_stem(first, weight_shape, net, nn) if request.get("discover") else None
+    if stem:
+        # a model zoo's image network: try an RGB image, small first (ImageNet's size if too small)
         size = 224 if request.get("full_size_image") else 32
-        return [(2, 3, size, size)], what + " (deferred in_channels: %s)" % RGB_GUESS
+        return [(2, 3, size, size)], what + " (%s: %s)" % (stem, RGB_GUESS)
     if not weight_shape or len(weight_shape) < 2 or not weight_shape[1]:
         return None, None  # the layer defers its input size to the first call
     if isinstance(first, nn.Dense):
@@ -549,6 +549,24 @@ def _input_shapes(name, net, request: dict, mx):
         in_channels = weight_shape[1] * getattr(first, "_kwargs", {}).get("num_group", 1)
         return [(2, in_channels) + (16,) * dims], what + "(in_channels=%d)" % in_channels
     return None, None
+
+
+def _image_stem(first, weight_shape, net, nn):
+    """How a model function's block reads as an image network, or None: its first layer a Conv2D
+    that takes 3 channels or defers them, or a BatchNorm that defers its channels in front of
+    convolutions (ResNet v2 normalizes the raw image first)."""
+    if type(first) is getattr(nn, "Conv2D", None) and weight_shape and len(weight_shape) == 4:
+        return {0: "deferred in_channels", 3: "in_channels=3"}.get(weight_shape[1])
+    deferred = all(not p.shape or not p.shape[0] for p in first.params.values())
+    if type(first) is getattr(nn, "BatchNorm", None) and deferred:
+        pending, seen = [net], 0
+        while pending and seen < 10000:  # a bound, against a block that contains itself
+            block = pending.pop()
+            seen += 1
+            if type(block) is getattr(nn, "Conv2D", None):
+                return "a BatchNorm in front of convolutions"
+            pending.extend(getattr(block, "_children", {}).values())
+    return None
 
 
 def _first_layer(net, mx):

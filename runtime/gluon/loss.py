@@ -32,6 +32,11 @@ def _like(F, x, y):
     return F.reshape_like(x, y)
 
 
+# The names MXNet 1.9.1 gives these helpers: losses written outside MXNet (GluonCV's) import them.
+_apply_weighting = _weighted
+_reshape_like = _like
+
+
 def _softrelu_of_minus_abs(F, x):
     """log(1 + exp(-|x|)): the stable tail of the logistic loss."""
     return F.Activation(-F.abs(x), act_type="softrelu")

@@ -60,3 +60,29 @@ def check_sha1(filename: str, sha1_hash: str) -> bool:
 
 def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
     raise MXNetError("this runtime does not download files (%s): load them from disk instead" % url)
+
+
+def replace_file(src: str, dst: str) -> None:
+    """Move `src` over `dst` in one step (a reader never sees half a file)."""
+    import os
+    os.replace(src, dst)
+
+
+def _get_repo_url() -> str:
+    """The base address of the Gluon model and data set repository ($MXNET_GLUON_REPO, with a
+    trailing slash), as model stores build their download addresses from it."""
+    import os
+    url = os.environ.get("MXNET_GLUON_REPO", "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/")
+    return url if url.endswith("/") else url + "/"
+
+
+def _get_repo_file_url(namespace: str, filename: str) -> str:
+    return "%s%s/%s" % (_get_repo_url(), namespace, filename)
+
+
+def _brief_print_list(items, limit: int = 7) -> str:
+    """At most `limit` quoted items, the middle ones replaced by '...'."""
+    items = list(items)
+    if len(items) > limit:
+        return _brief_print_list(items[:limit // 2], limit) + ", ..., " + _brief_print_list(items[-limit // 2:], limit)
+    return ", ".join("'%s'" % str(item) for item in items)

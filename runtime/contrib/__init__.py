@@ -1,0 +1,1 @@
+"""`mxnet.contrib`: of MXNet's experimental packages, the state that model code reads (`amp`)."""
