@@ -153,6 +153,17 @@ CASES = [
     ("gluon/LSTM/hybridized", "RNN", "_gluon_rnn('rnn.LSTM(3, num_layers=2, layout=\\'NTC\\')', 'hybrid')"),
     ("gluon/GRU/states", "RNN", "_gluon_rnn('rnn.GRU(3, layout=\\'NTC\\')', 'states')"),
     ("gluon/RNN/tanh", "RNN", "_gluon_rnn('rnn.RNN(3, activation=\\'tanh\\', layout=\\'NTC\\')', 'layer')"),
+    ("init/bilinear", "_zeros", "(lambda w: [mx.init.Bilinear()._init_weight('w', w), w][1])(mx.nd.zeros((1, 1, 4, 4)))"),
+    ("init/bilinear/odd", "_zeros", "(lambda w: [mx.init.Bilinear()._init_weight('w', w), w][1])(mx.nd.zeros((2, 1, 3, 5)))"),
+    ("init/lstmbias", "_zeros", "(lambda w: [mx.init.LSTMBias(2.5)._init_weight('b', w), w][1])(mx.nd.zeros((8,)))"),
+    ("init/orthogonal", "dot", "(lambda w: [mx.init.Orthogonal(scale=2.0)._init_weight('w', w), "
+                               "mx.nd.round(mx.nd.dot(w, w, transpose_b=True) * 1000)][1])(mx.nd.zeros((3, 5)))"),
+    ("init/orthogonal/tall", "dot", "(lambda w: [mx.init.Orthogonal(rand_type='normal')._init_weight('w', w), "
+                                    "mx.nd.round(mx.nd.dot(w, w, transpose_a=True) * 1000)][1])(mx.nd.zeros((4, 2)))"),
+    ("init/constant/dumps/array", "_ones", "mx.init.Constant(mx.nd.ones((2, 1)) * 3).dumps()"),
+    ("init/constant/dumps/numpy", "_ones", "mx.init.Constant(np.arange(3)).dumps()"),
+    ("init/constant/dumps/scalar", "_ones", "mx.init.Constant(1).dumps()"),
+    ("init/create/orthogonal", "_zeros", "type(mx.init.create('orthogonal')).__name__"),
 ]
 
 
