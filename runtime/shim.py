@@ -202,13 +202,14 @@ class _Installed:
             return  # an installation already in place stays
         if self._finder in sys.meta_path:
             sys.meta_path.remove(self._finder)
-        for name in [n for n in sys.modules if n == "mxnet" or n.startswith("mxnet.")]:
+        # a snapshot: another thread may import (and so grow sys.modules) meanwhile
+        for name in [n for n in list(sys.modules) if n == "mxnet" or n.startswith("mxnet.")]:
             del sys.modules[name]
         sys.modules.update(self._saved)
 
 
 def _mxnet_modules() -> Dict[str, types.ModuleType]:
-    return {n: m for n, m in sys.modules.items() if n == "mxnet" or n.startswith("mxnet.")}
+    return {n: m for n, m in list(sys.modules.items()) if n == "mxnet" or n.startswith("mxnet.")}
 
 
 def install() -> _Installed:
