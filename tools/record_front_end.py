@@ -164,6 +164,21 @@ CASES = [
     ("init/constant/dumps/numpy", "_ones", "mx.init.Constant(np.arange(3)).dumps()"),
     ("init/constant/dumps/scalar", "_ones", "mx.init.Constant(1).dumps()"),
     ("init/create/orthogonal", "_zeros", "type(mx.init.create('orthogonal')).__name__"),
+    ("grad/rcbrt", "rcbrt", "_input_grad(mx.nd.rcbrt, [1, 8, 0.5, -27])"),
+    ("grad/degrees", "degrees", "_input_grad(mx.nd.degrees, [1, -2])"),
+    ("grad/radians", "radians", "_input_grad(mx.nd.radians, [1, -2])"),
+    ("grad/hard_sigmoid", "hard_sigmoid", "_input_grad(lambda x: mx.nd.hard_sigmoid(x, alpha=0.3, beta=0.4), "
+                                          "[-5, -1, 0, 1, 1.9, 5], [[1, 2, 3, 4, 5, 6]])"),
+    ("grad/div_sqrt_dim", "_contrib_div_sqrt_dim", "_input_grad(mx.nd.contrib.div_sqrt_dim, [[1, 2, 3, 4], [5, 6, 7, 8]])"),
+    ("grad/moments", "moments", "_input_grad(lambda x: mx.nd.moments(x, axes=(1,)), [[1, 2, 4], [3, 5, 9]], "
+                                "[[1, 2], [0.5, -1]])"),
+    ("grad/moments/keepdims", "moments", "_input_grad(lambda x: mx.nd.moments(x, axes=(0, 2), keepdims=True), "
+                                         "[[[1, 2], [4, 0]], [[3, 5], [9, 1]]])"),
+    ("grad/boolean_mask", "_contrib_boolean_mask", "_input_grad(lambda x: mx.nd.contrib.boolean_mask(x, "
+                                                   "mx.nd.array([0, 1, 1])), [[1, 2], [3, 4], [5, 6]], [[[1, 2], [3, 4]]])"),
+    ("grad/arcsinh", "arcsinh", "_input_grad(mx.nd.arcsinh, [-2, 0, 0.5, 3])"),
+    ("grad/arccosh", "arccosh", "_input_grad(mx.nd.arccosh, [1.5, 2, 7])"),
+    ("grad/arctanh", "arctanh", "_input_grad(mx.nd.arctanh, [-0.5, 0, 0.9])"),
 ]
 
 
@@ -200,6 +215,20 @@ def _gluon_rnn(build, how):
         outputs, states = block(data, block.begin_state(2))
         return [outputs] + list(states)
     return block(data)
+
+
+def _input_grad(function, data, head_grads=None):
+    """[outputs, gradient of the input]: `function` of one float32 input, run under autograd.record,
+    then backward from its outputs (with `head_grads`, one list per output, or ones)."""
+    import mxnet as mx
+    x = mx.nd.array(data)
+    x.attach_grad()
+    with mx.autograd.record():
+        outputs = function(x)
+    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    heads = [mx.nd.array(h) for h in head_grads] if head_grads else [mx.nd.ones_like(o) for o in outputs]
+    mx.autograd.backward(outputs, heads)
+    return outputs + [x.grad]
 
 
 def _sync_bn_training():
@@ -264,7 +293,7 @@ def record(mx):
         try:
             result = encode(eval(code, {"mx": mx, "np": np, "_rnn_inputs": _rnn_inputs,
                                    "_gluon_rnn": _gluon_rnn, "_sync_bn_training": _sync_bn_training,
-                                   "_zoo_model": _zoo_model}))
+                                   "_zoo_model": _zoo_model, "_input_grad": _input_grad}))
         except Exception as exc:  # noqa: BLE001  (the type is what is recorded)
             result = {"error": type(exc).__name__}
         yield {"id": case_id, "op": op, "code": code, "result": result}
