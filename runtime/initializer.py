@@ -15,6 +15,13 @@ class Initializer:
     def dumps(self) -> str:
         return json.dumps([type(self).__name__.lower(), self._kwargs])
 
+    def __eq__(self, other):
+        # equal when of one class with equal arguments (shared parameters compare their initializers);
+        # like MXNet's, an initializer is then unhashable
+        if not isinstance(other, Initializer):
+            return NotImplemented
+        return type(self) is type(other) and self._kwargs == other._kwargs
+
     def __call__(self, name: str, array) -> None:
         """Fill `array` (an NDArray) for the parameter called `name`."""
         if name.endswith(("bias", "beta", "running_mean", "moving_mean")):

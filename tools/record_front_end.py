@@ -179,6 +179,8 @@ CASES = [
     ("grad/arcsinh", "arcsinh", "_input_grad(mx.nd.arcsinh, [-2, 0, 0.5, 3])"),
     ("grad/arccosh", "arccosh", "_input_grad(mx.nd.arccosh, [1.5, 2, 7])"),
     ("grad/arctanh", "arctanh", "_input_grad(mx.nd.arctanh, [-0.5, 0, 0.9])"),
+    ("init/equal", "_zeros", "[mx.init.Constant(-10.0) == mx.init.Constant(-10.0), mx.init.Constant(1) == mx.init.Constant(2), "
+                   "mx.init.Zero() == mx.init.One(), mx.init.Xavier() != mx.init.Xavier(), mx.init.Zero() == 0]"),
 ]
 
 
