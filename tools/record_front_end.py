@@ -181,6 +181,13 @@ CASES = [
     ("grad/arctanh", "arctanh", "_input_grad(mx.nd.arctanh, [-0.5, 0, 0.9])"),
     ("init/equal", "_zeros", "[mx.init.Constant(-10.0) == mx.init.Constant(-10.0), mx.init.Constant(1) == mx.init.Constant(2), "
                    "mx.init.Zero() == mx.init.One(), mx.init.Xavier() != mx.init.Xavier(), mx.init.Zero() == 0]"),
+    ("executor/backward_first", "repeat", "(lambda g: [mx.sym.repeat(mx.sym.var('x'), repeats=2, axis=0).bind(mx.cpu(), "
+                                          "{'x': mx.nd.ones((2, 3))}, args_grad={'x': g}).backward(mx.nd.arange(12).reshape((4, 3))), "
+                                          "g][1])(mx.nd.zeros((2, 3)))"),
+    ("executor/backward_null_reqs", "FullyConnected", "(lambda e: [e.forward(is_train=True), e.backward(e.outputs[0]), "
+                                   "e.outputs[0]][2])(mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2, no_bias=True, "
+                                   "name='fc').bind(mx.cpu(), {'x': mx.nd.ones((1, 3)), 'fc_weight': mx.nd.ones((2, 3))}, "
+                                   "args_grad={'x': mx.nd.zeros((1, 3)), 'fc_weight': mx.nd.zeros((2, 3))}, grad_req='null'))"),
 ]
 
 
