@@ -188,6 +188,8 @@ CASES = [
                                    "e.outputs[0]][2])(mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2, no_bias=True, "
                                    "name='fc').bind(mx.cpu(), {'x': mx.nd.ones((1, 3)), 'fc_weight': mx.nd.ones((2, 3))}, "
                                    "args_grad={'x': mx.nd.zeros((1, 3)), 'fc_weight': mx.nd.zeros((2, 3))}, grad_req='null'))"),
+    ("gluon/parameter_dict/str", "_zeros", "[str(mx.gluon.ParameterDict('net1_')).splitlines()[0], "
+                                           "str(mx.gluon.ParameterDict()).splitlines()[0]]"),
 ]
 
 
