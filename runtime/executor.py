@@ -124,6 +124,7 @@ class Executor:
             self.outputs = [NDArray(np.zeros(s, t or np.float32), ctx) for s, t in zip(out_shapes, out_types)]
         self._grad_reqs = _grad_requests(arg_names, grad_req)
         self.grad_dict = _named_gradients(arg_names, args_grad, self._grad_reqs)
+        self._gradients_bound = args_grad is not None
         self._saved_values = None  # every node's outputs of the last forward, kept for backward
 
     @staticmethod
@@ -242,8 +243,14 @@ class Executor:
     def backward(self, out_grads=None, is_train=True) -> None:
         """Gradients of the outputs (times out_grads, ones where not given) into grad_arrays, as
         each argument's grad_req says."""
+        if not self._gradients_bound:
+            raise MXNetError("backward needs gradient arrays bound (args_grad or simple_bind)")
+        if not self.grad_dict:
+            return  # gradient arrays bound, but every grad_req is null: nothing to write
         if self._saved_values is None:
-            raise MXNetError("backward needs a forward pass with gradient arrays bound (args_grad or simple_bind)")
+            # as MXNet, backward may come first: it then reads the bound arguments as they are
+            self._saved_values = self._forward_values(True)
+            self._saved_train = True
         heads = self._symbol._outputs
         if out_grads is None:
             out_grads = []

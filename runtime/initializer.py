@@ -15,6 +15,13 @@ class Initializer:
     def dumps(self) -> str:
         return json.dumps([type(self).__name__.lower(), self._kwargs])
 
+    def __eq__(self, other):
+        # equal when of one class with equal arguments (shared parameters compare their initializers);
+        # like MXNet's, an initializer is then unhashable
+        if not isinstance(other, Initializer):
+            return NotImplemented
+        return type(self) is type(other) and self._kwargs == other._kwargs
+
     def __call__(self, name: str, array) -> None:
         """Fill `array` (an NDArray) for the parameter called `name`."""
         if name.endswith(("bias", "beta", "running_mean", "moving_mean")):
@@ -54,6 +61,14 @@ class Constant(Initializer):
 
     def __call__(self, name, array):
         array[:] = self.value
+
+    def dumps(self) -> str:
+        # an array value is written as nested lists, so the JSON stays loadable
+        value = self._kwargs["value"]
+        if not np.isscalar(value):
+            value = value.tolist() if isinstance(value, np.ndarray) else value.asnumpy().tolist()
+            self._kwargs["value"] = value
+        return super().dumps()
 
 
 class Uniform(Initializer):
@@ -96,6 +111,54 @@ class MSRAPrelu(Xavier):
         super().__init__("gaussian", factor_type, 2.0 / (1 + slope ** 2))
 
 
+class Bilinear(Initializer):
+    """Weights of a bilinear-upsampling deconvolution: a tent filter over the last two axes."""
+
+    def _init_weight(self, name, array):
+        shape = array.shape
+        size = int(np.prod(shape))
+        width = shape[3]
+        f = np.ceil(width / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        flat = np.arange(size)
+        x, y = flat % width, (flat // width) % shape[2]
+        weight = (1 - np.abs(x / f - c)) * (1 - np.abs(y / f - c))
+        array[:] = weight.reshape(shape).astype(np.float32)
+
+
+class Orthogonal(Initializer):
+    """An orthogonal matrix (from an SVD of random values) scaled by `scale`, reshaped to the weight."""
+
+    def __init__(self, scale=1.414, rand_type="uniform"):
+        super().__init__(scale=scale, rand_type=rand_type)
+        self.scale, self.rand_type = scale, rand_type
+
+    def _init_weight(self, name, array):
+        rows = array.shape[0]
+        cols = int(np.prod(array.shape[1:]))
+        if self.rand_type == "uniform":
+            values = random.generator().uniform(-1.0, 1.0, (rows, cols))
+        else:
+            values = random.generator().normal(0.0, 1.0, (rows, cols))
+        u, _, v = np.linalg.svd(values, full_matrices=False)
+        q = u if u.shape == values.shape else v
+        array[:] = (self.scale * q).reshape(array.shape)
+
+
+class LSTMBias(Initializer):
+    """LSTM biases: zero except the forget gate's (the second quarter), set to `forget_bias`."""
+
+    def __init__(self, forget_bias=1.0):
+        super().__init__(forget_bias=forget_bias)
+        self.forget_bias = forget_bias
+
+    def _init_weight(self, name, array):
+        values = np.zeros(array.shape, dtype=np.float32)
+        hidden = array.shape[0] // 4
+        values[hidden:2 * hidden] = self.forget_bias
+        array[:] = values
+
+
 def create(init) -> Initializer:
     if isinstance(init, Initializer):
         return init
@@ -103,6 +166,7 @@ def create(init) -> Initializer:
         return Uniform()
     if isinstance(init, str):
         table = {"zeros": Zero, "zero": Zero, "ones": One, "one": One, "uniform": Uniform, "normal": Normal,
-                 "xavier": Xavier, "msraprelu": MSRAPrelu}
+                 "xavier": Xavier, "msraprelu": MSRAPrelu, "bilinear": Bilinear,
+                 "orthogonal": Orthogonal, "lstmbias": LSTMBias}
         return table[init.lower()]()
     raise ValueError("unknown initializer %r" % (init,))

@@ -128,6 +128,15 @@ for name in ("SequenceMask", "SequenceLast", "SequenceReverse"):
 case("_contrib_box_nms", [((3, 6), ("attached", [[0, 0.9, 0, 0, 2, 2], [0, 0.7, 0.1, 0.1, 2.1, 2.1], [1, 0.5, 3, 3, 4, 4]]))],
      overlap_thresh=0.5, id_index=0)
 case("CTCLoss", [((5, 2, 4), X), ((2, 2), [1, 3, 2, 2])])  # the second label repeats: a blank between
+for name in ("degrees", "radians", "_contrib_div_sqrt_dim", "arcsinh"):
+    case(name, [(S, X)])
+case("rcbrt", [(S, POS)])
+case("arccosh", [((2, 3), ("attached", [1.5, 2, 3, 1.2, 4, 7]))])  # defined above 1 only
+case("arctanh", [(S, UNIT)])
+case("hard_sigmoid", [(S, X)], alpha=0.8, beta=0.5)  # clipped beyond |x| = 0.625
+case("moments", [((2, 3, 4), X)], axes=(0, 2))
+case("moments", [((2, 3), X)], axes=(1,), keepdims=True)
+case("_contrib_boolean_mask", [((3, 2), X), ((3,), [0, 1, 1])])
 
 # gradients that are not the derivative of the forward, by definition: random masks, and the loss
 # outputs whose gradient is the loss's (checked against MXNet's in tests/test_autograd_golden.py)

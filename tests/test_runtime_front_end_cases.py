@@ -10,7 +10,7 @@ import pytest
 import runtime
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from record_front_end import _gluon_rnn, _rnn_inputs, _sync_bn_training, _zoo_model  # noqa: E402  (the recorded cases' deterministic inputs)
+from record_front_end import _gluon_rnn, _input_grad, _rnn_inputs, _sync_bn_training, _zoo_model  # noqa: E402  (the recorded cases' deterministic inputs)
 
 CASES = [json.loads(line) for line in (Path(__file__).parent / "data" / "front_end_cases.jsonl").read_text().splitlines()]
 
@@ -51,10 +51,12 @@ def test_front_end_case_matches_mxnet(case):
         if isinstance(want, dict) and "error" in want:
             with pytest.raises(Exception) as raised:
                 eval(case["code"], {"mx": mx, "np": np, "_rnn_inputs": _rnn_inputs, "_gluon_rnn": _gluon_rnn,
-                                               "_sync_bn_training": _sync_bn_training, "_zoo_model": _zoo_model})
+                                               "_sync_bn_training": _sync_bn_training, "_zoo_model": _zoo_model,
+                 "_input_grad": _input_grad})
             assert type(raised.value).__name__ == want["error"] or (
                 want["error"] == "MXNetError" and isinstance(raised.value, runtime.MXNetError))
             return
         _compare(_encode(eval(case["code"], {"mx": mx, "np": np, "_rnn_inputs": _rnn_inputs, "_gluon_rnn": _gluon_rnn,
-                                               "_sync_bn_training": _sync_bn_training, "_zoo_model": _zoo_model})), want, case["code"],
+                                               "_sync_bn_training": _sync_bn_training, "_zoo_model": _zoo_model,
+                 "_input_grad": _input_grad})), want, case["code"],
                  scaled=case["id"].startswith("model_zoo/"))

@@ -153,6 +153,43 @@ CASES = [
     ("gluon/LSTM/hybridized", "RNN", "_gluon_rnn('rnn.LSTM(3, num_layers=2, layout=\\'NTC\\')', 'hybrid')"),
     ("gluon/GRU/states", "RNN", "_gluon_rnn('rnn.GRU(3, layout=\\'NTC\\')', 'states')"),
     ("gluon/RNN/tanh", "RNN", "_gluon_rnn('rnn.RNN(3, activation=\\'tanh\\', layout=\\'NTC\\')', 'layer')"),
+    ("init/bilinear", "_zeros", "(lambda w: [mx.init.Bilinear()._init_weight('w', w), w][1])(mx.nd.zeros((1, 1, 4, 4)))"),
+    ("init/bilinear/odd", "_zeros", "(lambda w: [mx.init.Bilinear()._init_weight('w', w), w][1])(mx.nd.zeros((2, 1, 3, 5)))"),
+    ("init/lstmbias", "_zeros", "(lambda w: [mx.init.LSTMBias(2.5)._init_weight('b', w), w][1])(mx.nd.zeros((8,)))"),
+    ("init/orthogonal", "dot", "(lambda w: [mx.init.Orthogonal(scale=2.0)._init_weight('w', w), "
+                               "mx.nd.round(mx.nd.dot(w, w, transpose_b=True) * 1000)][1])(mx.nd.zeros((3, 5)))"),
+    ("init/orthogonal/tall", "dot", "(lambda w: [mx.init.Orthogonal(rand_type='normal')._init_weight('w', w), "
+                                    "mx.nd.round(mx.nd.dot(w, w, transpose_a=True) * 1000)][1])(mx.nd.zeros((4, 2)))"),
+    ("init/constant/dumps/array", "_ones", "mx.init.Constant(mx.nd.ones((2, 1)) * 3).dumps()"),
+    ("init/constant/dumps/numpy", "_ones", "mx.init.Constant(np.arange(3)).dumps()"),
+    ("init/constant/dumps/scalar", "_ones", "mx.init.Constant(1).dumps()"),
+    ("init/create/orthogonal", "_zeros", "type(mx.init.create('orthogonal')).__name__"),
+    ("grad/rcbrt", "rcbrt", "_input_grad(mx.nd.rcbrt, [1, 8, 0.5, -27])"),
+    ("grad/degrees", "degrees", "_input_grad(mx.nd.degrees, [1, -2])"),
+    ("grad/radians", "radians", "_input_grad(mx.nd.radians, [1, -2])"),
+    ("grad/hard_sigmoid", "hard_sigmoid", "_input_grad(lambda x: mx.nd.hard_sigmoid(x, alpha=0.3, beta=0.4), "
+                                          "[-5, -1, 0, 1, 1.9, 5], [[1, 2, 3, 4, 5, 6]])"),
+    ("grad/div_sqrt_dim", "_contrib_div_sqrt_dim", "_input_grad(mx.nd.contrib.div_sqrt_dim, [[1, 2, 3, 4], [5, 6, 7, 8]])"),
+    ("grad/moments", "moments", "_input_grad(lambda x: mx.nd.moments(x, axes=(1,)), [[1, 2, 4], [3, 5, 9]], "
+                                "[[1, 2], [0.5, -1]])"),
+    ("grad/moments/keepdims", "moments", "_input_grad(lambda x: mx.nd.moments(x, axes=(0, 2), keepdims=True), "
+                                         "[[[1, 2], [4, 0]], [[3, 5], [9, 1]]])"),
+    ("grad/boolean_mask", "_contrib_boolean_mask", "_input_grad(lambda x: mx.nd.contrib.boolean_mask(x, "
+                                                   "mx.nd.array([0, 1, 1])), [[1, 2], [3, 4], [5, 6]], [[[1, 2], [3, 4]]])"),
+    ("grad/arcsinh", "arcsinh", "_input_grad(mx.nd.arcsinh, [-2, 0, 0.5, 3])"),
+    ("grad/arccosh", "arccosh", "_input_grad(mx.nd.arccosh, [1.5, 2, 7])"),
+    ("grad/arctanh", "arctanh", "_input_grad(mx.nd.arctanh, [-0.5, 0, 0.9])"),
+    ("init/equal", "_zeros", "[mx.init.Constant(-10.0) == mx.init.Constant(-10.0), mx.init.Constant(1) == mx.init.Constant(2), "
+                   "mx.init.Zero() == mx.init.One(), mx.init.Xavier() != mx.init.Xavier(), mx.init.Zero() == 0]"),
+    ("executor/backward_first", "repeat", "(lambda g: [mx.sym.repeat(mx.sym.var('x'), repeats=2, axis=0).bind(mx.cpu(), "
+                                          "{'x': mx.nd.ones((2, 3))}, args_grad={'x': g}).backward(mx.nd.arange(12).reshape((4, 3))), "
+                                          "g][1])(mx.nd.zeros((2, 3)))"),
+    ("executor/backward_null_reqs", "FullyConnected", "(lambda e: [e.forward(is_train=True), e.backward(e.outputs[0]), "
+                                   "e.outputs[0]][2])(mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2, no_bias=True, "
+                                   "name='fc').bind(mx.cpu(), {'x': mx.nd.ones((1, 3)), 'fc_weight': mx.nd.ones((2, 3))}, "
+                                   "args_grad={'x': mx.nd.zeros((1, 3)), 'fc_weight': mx.nd.zeros((2, 3))}, grad_req='null'))"),
+    ("gluon/parameter_dict/str", "_zeros", "[str(mx.gluon.ParameterDict('net1_')).splitlines()[0], "
+                                           "str(mx.gluon.ParameterDict()).splitlines()[0]]"),
 ]
 
 
@@ -189,6 +226,20 @@ def _gluon_rnn(build, how):
         outputs, states = block(data, block.begin_state(2))
         return [outputs] + list(states)
     return block(data)
+
+
+def _input_grad(function, data, head_grads=None):
+    """[outputs, gradient of the input]: `function` of one float32 input, run under autograd.record,
+    then backward from its outputs (with `head_grads`, one list per output, or ones)."""
+    import mxnet as mx
+    x = mx.nd.array(data)
+    x.attach_grad()
+    with mx.autograd.record():
+        outputs = function(x)
+    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    heads = [mx.nd.array(h) for h in head_grads] if head_grads else [mx.nd.ones_like(o) for o in outputs]
+    mx.autograd.backward(outputs, heads)
+    return outputs + [x.grad]
 
 
 def _sync_bn_training():
@@ -253,7 +304,7 @@ def record(mx):
         try:
             result = encode(eval(code, {"mx": mx, "np": np, "_rnn_inputs": _rnn_inputs,
                                    "_gluon_rnn": _gluon_rnn, "_sync_bn_training": _sync_bn_training,
-                                   "_zoo_model": _zoo_model}))
+                                   "_zoo_model": _zoo_model, "_input_grad": _input_grad}))
         except Exception as exc:  # noqa: BLE001  (the type is what is recorded)
             result = {"error": type(exc).__name__}
         yield {"id": case_id, "op": op, "code": code, "result": result}

@@ -282,7 +282,8 @@ class ParameterDict:
 
     def __repr__(self) -> str:
         body = "\n".join("  " + repr(p) for p in self._params.values())
-        return "%s(\n%s\n)" % (self._prefix or "ParameterDict", body)
+        # MXNet's header: the prefix and a space, or nothing
+        return "%s(\n%s\n)" % (self._prefix + " " if self._prefix else "", body)
 
     def get(self, name: str, **kwargs) -> Parameter:
         full = self._prefix + name
