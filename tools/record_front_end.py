@@ -190,6 +190,9 @@ CASES = [
                                    "args_grad={'x': mx.nd.zeros((1, 3)), 'fc_weight': mx.nd.zeros((2, 3))}, grad_req='null'))"),
     ("gluon/parameter_dict/str", "_zeros", "[str(mx.gluon.ParameterDict('net1_')).splitlines()[0], "
                                            "str(mx.gluon.ParameterDict()).splitlines()[0]]"),
+    ("nd/reset_arrays", "_zeros", "(lambda x, y: [mx.nd.reset_arrays(x, y, num_arrays=2), x, y])(mx.nd.ones((2, 2)), "
+                                  "mx.nd.ones((3,), dtype='float16'))"),
+    ("nd/reset_arrays/count", "_zeros", "mx.nd.reset_arrays(mx.nd.ones((2,)), mx.nd.ones((2,)), num_arrays=1)"),
 ]
 
 
