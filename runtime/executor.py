@@ -124,7 +124,6 @@ class Executor:
             self.outputs = [NDArray(np.zeros(s, t or np.float32), ctx) for s, t in zip(out_shapes, out_types)]
         self._grad_reqs = _grad_requests(arg_names, grad_req)
         self.grad_dict = _named_gradients(arg_names, args_grad, self._grad_reqs)
-        self._gradients_bound = args_grad is not None
         self._saved_values = None  # every node's outputs of the last forward, kept for backward
 
     @staticmethod
@@ -243,10 +242,8 @@ class Executor:
     def backward(self, out_grads=None, is_train=True) -> None:
         """Gradients of the outputs (times out_grads, ones where not given) into grad_arrays, as
         each argument's grad_req says."""
-        if not self._gradients_bound:
-            raise MXNetError("backward needs gradient arrays bound (args_grad or simple_bind)")
         if not self.grad_dict:
-            return  # gradient arrays bound, but every grad_req is null: nothing to write
+            return  # no gradient arrays bound, or every grad_req null: nothing to write (MXNet raises nothing)
         if self._saved_values is None:
             # as MXNet, backward may come first: it then reads the bound arguments as they are
             self._saved_values = self._forward_values(True)
