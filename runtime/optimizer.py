@@ -225,43 +225,10 @@ def _each(index, weight, grad, state):
     return [(index, weight, grad, state)]
 
 
-@register
-class SGD(Optimizer):
-    """w -= lr * (clip(rescale * g) + wd * w), through a momentum buffer when momentum > 0."""
+class _MomentumOptimizer(Optimizer):
+    """SGD and NAG: one momentum buffer per weight (none without momentum), and a float32 master
+    copy beside it under multi_precision."""
 
-    def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
-        super().__init__(**kwargs)
-        self.momentum = momentum
-        self.lazy_update = lazy_update  # dense gradients only here: every row is updated either way
-        self.aggregate_num = 4
-
-    def create_state(self, index, weight):
-        return _zeros_like(weight) if self.momentum != 0.0 else None
-
-    def create_state_multi_precision(self, index, weight):
-        return _momentum_and_master(self, index, weight)
-
-    def update_multi_precision(self, index, weight, grad, state):
-        _update_through_master(self, index, weight, grad, state)
-
-    def update(self, index, weight, grad, state):
-        items = _each(index, weight, grad, state)
-        self._update_count([i for i, _, _, _ in items])
-        for (i, w, g, mom), lr, wd in zip(items, self._get_lrs([i for i, *_ in items]),
-                                          self._get_wds([i for i, *_ in items])):
-            step = lr * self._scaled(g)
-            if mom is not None:
-                mom._data *= self.momentum
-                mom._data -= lr * wd * w._data
-                mom._data -= step
-                w._data += mom._data
-            else:
-                w._data *= 1 - lr * wd
-                w._data -= step
-
-
-@register
-class NAG(Optimizer):
     def __init__(self, momentum=0.0, **kwargs):
         super().__init__(**kwargs)
         self.momentum = momentum
@@ -275,6 +242,34 @@ class NAG(Optimizer):
     def update_multi_precision(self, index, weight, grad, state):
         _update_through_master(self, index, weight, grad, state)
 
+
+@register
+class SGD(_MomentumOptimizer):
+    """w -= lr * (clip(rescale * g) + wd * w), through a momentum buffer when momentum > 0."""
+
+    def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
+        super().__init__(momentum=momentum, **kwargs)
+        self.lazy_update = lazy_update  # dense gradients only here: every row is updated either way
+        self.aggregate_num = 4
+
+    def update(self, index, weight, grad, state):
+        items = _each(index, weight, grad, state)
+        indices = [i for i, *_ in items]
+        self._update_count(indices)
+        for (i, w, g, mom), lr, wd in zip(items, self._get_lrs(indices), self._get_wds(indices)):
+            step = lr * self._scaled(g)
+            if mom is not None:
+                mom._data *= self.momentum
+                mom._data -= lr * wd * w._data
+                mom._data -= step
+                w._data += mom._data
+            else:
+                w._data *= 1 - lr * wd
+                w._data -= step
+
+
+@register
+class NAG(_MomentumOptimizer):
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
