@@ -385,8 +385,8 @@ def _apply_fixes(args, run, settings, configured):
     sources = dict(run.sources)
     changed = fixed = unwritten = announced = revealed = 0
     for job, done in zip(jobs, fix_all(jobs, package)):
-        path, source, result = done.path, job[1], done.result
-        for diagnostic, reason in result.dropped:
+        path, source = done.path, job[1]
+        for diagnostic, reason in done.dropped:
             print("hyblint: warning: %s:%d:%d: %s fix not applied: %s" % (
                 path, diagnostic.location.row, diagnostic.location.column, diagnostic.code, reason),
                 file=sys.stderr)
@@ -396,20 +396,21 @@ def _apply_fixes(args, run, settings, configured):
             remaining.extend(job[5])
             unwritten += 1
             continue
-        remaining.extend(result.remaining)
-        announced += result.announced
-        if not result.changed:
+        remaining.extend(done.remaining)
+        announced += done.announced
+        if not done.changed:
             continue
         changed += 1
-        fixed += len(result.applied)
-        revealed += result.revealed
+        fixed += len(done.applied)
+        revealed += done.revealed
         if args.diff:
-            sys.stdout.writelines(_patch_lines(source.text, result.source, path))
+            sys.stdout.writelines(_patch_lines(source.text, done.source, path))
             continue
-        sources[path] = replace(source, text=result.source)  # what the remaining diagnostics refer to
+        if done.source is not None:
+            sources[path] = replace(source, text=done.source)  # what the remaining diagnostics refer to
         if args.show_fixes:
-            for d in result.applied:
-                print("Fixed %s:%d:%d: %s %s" % (path, d.location.row, d.location.column, d.code, d.fix.message))
+            for applied in done.applied:
+                print("Fixed %s:%d:%d: %s %s" % (path, applied.row, applied.column, applied.code, applied.message))
     note = _count_note(announced, fixed, revealed)
     if args.diff:
         print("Would fix %d error%s%s." % (fixed, "" if fixed == 1 else "s", note) if fixed

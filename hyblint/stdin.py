@@ -48,7 +48,7 @@ def fix_buffer(source: SourceFile, diagnostics: List[Diagnostic], settings: Sett
     job = (source.path, source, settings_for(source.path, settings, root), hierarchy_of(sources, settings),
            unsafe, diagnostics, False)  # False: nothing is written, the text goes back to the caller
     [done] = fix_all([job], package_of(sources))
-    return done.result.source, done.result.remaining, len(done.result.applied)
+    return done.source, done.remaining, len(done.applied)
 
 
 def show_diff(source: SourceFile, fixed: str, out: TextIO) -> None:

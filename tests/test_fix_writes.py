@@ -266,6 +266,6 @@ def test_files_fixed_in_worker_processes_are_fixed_as_in_this_one(tmp_path, monk
     alone = fixing.fix_all(jobs)
     monkeypatch.setattr(fixing, "PARALLEL_THRESHOLD", 2)
     parallel = fixing.fix_all(jobs)
-    assert [(f.path, f.result.source, f.result.applied, f.result.remaining) for f in parallel] == \
-           [(f.path, f.result.source, f.result.applied, f.result.remaining) for f in alone]
-    assert sum(f.result.changed for f in alone) == 9
+    assert [(f.path, f.source, f.applied, f.remaining) for f in parallel] == \
+           [(f.path, f.source, f.applied, f.remaining) for f in alone]
+    assert sum(f.changed for f in alone) == 9

@@ -56,7 +56,7 @@ def run_with(method, paths, monkeypatch):
              [d for d in run.diagnostics if d.filename == path], False)
             for path in paths if path in run.sources and "net_" in path]
     fixed = fixing.fix_all(jobs, lint.package_of(run.sources))
-    return run.diagnostics, [(f.path, f.result.source, f.result.remaining) for f in fixed]
+    return run.diagnostics, [(f.path, f.source, f.remaining) for f in fixed]
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
