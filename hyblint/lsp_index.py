@@ -14,12 +14,29 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from hyblint.analysis.index import Package
-from hyblint.discovery import discover
+from hyblint.config import ConfigError
+from hyblint.discovery import discover_in_projects
 from hyblint.files import InputError, read_source
+from hyblint.projects import Project, Projects
+from hyblint.settings import Settings
 
 # A workspace folder holding more Python files than this (a home directory, a checkout of many
 # projects) is indexed only up to it: reading them all would hold up the first check for minutes.
 MAX_INDEXED_FILES = 20_000
+
+
+def _indexed_files(roots: List[str]) -> List[str]:
+    """The Python files of the folders that `hyblint check` of them would check: each directory
+    judged by its own project's exclusions (a nested pyproject.toml's below it). A configuration
+    that cannot be read excludes nothing beyond the defaults (its own documents say why)."""
+    projects = Projects(lambda settings: settings)
+
+    def project_of(path: str) -> Project:
+        try:
+            return projects.of_path(path)
+        except ConfigError:
+            return Settings(), Path(path if os.path.isdir(path) else os.path.dirname(path) or ".").resolve()
+    return discover_in_projects(roots, project_of)
 
 
 def _worth_indexing(text: str) -> bool:
@@ -39,8 +56,7 @@ class WorkspaceIndex:
         if self._texts is None:
             texts: Dict[str, str] = {}
             if self.roots:
-                root = Path(self.roots[0])
-                for path in discover(self.roots, (), root)[:MAX_INDEXED_FILES]:
+                for path in _indexed_files(self.roots)[:MAX_INDEXED_FILES]:
                     try:
                         text = read_source(path).text
                     except (InputError, OSError):
