@@ -13,98 +13,20 @@ stand-in, and names the runtime's `mxnet` lacks at import time are filled in the
 that a model fails only when it really uses something missing (its line says what).
 """
 import collections
-import importlib.abc
-import importlib.machinery
 import json
 import os
-import re
 import signal
 import sys
 import time
-import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import runtime  # noqa: E402
-
-REAL = ("gluoncv", "numpy", "scipy", "runtime", "numba", "llvmlite")
-
-
-class StandIn(types.ModuleType):
-    """A module, class or function that no model calls: every attribute is another stand-in."""
-    __path__ = []
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        value = StandIn(self.__name__ + "." + name)
-        setattr(self, name, value)
-        return value
-
-    def __call__(self, *args, **kwargs):
-        return StandIn(self.__name__ + "()")
-
-    def __mro_entries__(self, bases):
-        return (object,)
-
-
-class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds what no other finder does (outside the packages that must be real), and the parts of
-    `mxnet` that the runtime does not have (`mxnet.gluon.data`, ...)."""
-
-    def find_spec(self, name, path, target=None):
-        if name.split(".")[0] in REAL:
-            return None
-        if name.split(".")[0] == "mxnet":
-            return None if name in sys.modules else importlib.machinery.ModuleSpec(name, self)
-        for finder in sys.meta_path:
-            if finder is not self and getattr(finder, "find_spec", None) is not None:
-                try:
-                    if finder.find_spec(name, path, target) is not None:
-                        return None
-                except (ImportError, ValueError):
-                    continue
-        return importlib.machinery.ModuleSpec(name, self)
-
-    def create_module(self, spec):
-        return StandIn(spec.name)
-
-    def exec_module(self, module):
-        pass
-
+from zoo_source import build, import_gluoncv_zoo, input_shape  # noqa: E402  (tools/ is this script's folder)
 
 def import_model_zoo(root: str):
     runtime.as_mxnet()
-    import mxnet as mx
-    mx.base.string_types, mx.base.numeric_types = (str,), (float, int)
-    sys.meta_path.append(StandInFinder())
-    package = types.ModuleType("gluoncv")
-    package.__path__ = [os.path.join(root, "gluoncv")]
-    sys.modules["gluoncv"] = package
-    filled = []
-    for _ in range(200):  # each round fills one missing name and imports again
-        try:
-            import gluoncv.model_zoo as zoo
-            return zoo, filled
-        except (ImportError, AttributeError) as exc:
-            found = re.match(r"cannot import name '(\w+)' from '([\w.]+)'", str(exc)) or \
-                re.match(r"module '([\w.]+)' has no attribute '(\w+)'", str(exc))
-            if found is None:
-                raise
-            name, owner = found.groups() if str(exc).startswith("cannot") else found.groups()[::-1]
-            # the runtime's namespaces are named runtime.sym / runtime.nd in messages
-            shown = owner.replace("runtime.sym", "mxnet.symbol").replace("runtime.nd", "mxnet.ndarray")
-            setattr(sys.modules.get(shown) or sys.modules[owner], name, StandIn(owner + "." + name))
-            filled.append(owner + "." + name)
-            for key in [k for k in sys.modules if k.startswith("gluoncv.")]:
-                del sys.modules[key]
-    raise SystemExit("gluoncv.model_zoo did not import after filling %d names" % len(filled))
-
-
-def input_shape(name: str):
-    sizes = [("cifar", (32, 32)), ("inception", (299, 299)), ("ssd_300", (300, 300)), ("ssd_512", (512, 512)),
-             ("yolo3", (320, 320)), ("rcnn", (320, 320)), ("center_net", (512, 512)), ("pose", (256, 192))]
-    return (1, 3) + next((size for part, size in sizes if part in name), (224, 224))
+    return import_gluoncv_zoo(root, fill_mxnet=True)
 
 
 class OverTime(Exception):
@@ -120,10 +42,7 @@ def run_one(zoo, name, mx, np):
     signal.signal(signal.SIGALRM, _over_time)
     signal.alarm(90)
     try:
-        try:
-            net = zoo.get_model(name, pretrained=False, pretrained_base=False)
-        except TypeError:
-            net = zoo.get_model(name, pretrained=False)
+        net = build(zoo, name)
         stage = "eager"
         net.initialize()
         x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, input_shape(name)).astype("float32"))

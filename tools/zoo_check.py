@@ -1,0 +1,211 @@
+"""Compare the runtime's outputs with real MXNet 1.9.1's on GluonCV's model zoo, with the same parameters.
+
+    python tools/zoo_check.py --mxnet PYTHON --gluoncv SRC [--json OUT] [--timeout S] [NAME-PART ...]
+
+SRC holds GluonCV's sources (the gluoncv wheel unpacked, as the corpus script does). For each name of
+the zoo's registry (those holding one of the NAME-PARTs, when given):
+  - real MXNet (PYTHON: a virtual environment with mxnet==1.9.1) builds the model with
+    pretrained=False, initializes it with a seeded generator, runs it on a seeded input and saves
+    the parameters, the input and the outputs;
+  - the runtime builds the same model, loads those parameters and runs the same input eagerly,
+    then hybridized; each output must equal MXNet's (rtol 1e-4, atol 1e-5).
+Prints a line per model and, per family (the module that defines the model), how many were built on
+MXNet, equal, differ and fail on the runtime, and how many failed on MXNet itself; --json writes
+every model's outcome. Each side runs in
+a process of its own per batch of models; a model gets --timeout seconds on each side.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+ROOT = TOOLS.parent
+RTOL, ATOL = 1e-4, 1e-5
+
+
+class OverTime(Exception):
+    pass
+
+
+def _over_time(*_):
+    raise OverTime("over the time limit")
+
+
+def _outputs(value):
+    """The arrays of a model's output (nested tuples and lists flattened), as NumPy."""
+    if isinstance(value, (list, tuple)):
+        return [array for item in value for array in _outputs(item)]
+    return [value.asnumpy()] if hasattr(value, "asnumpy") else []
+
+
+def _failure(stage: str, exc: BaseException) -> dict:
+    lines = str(exc).strip().splitlines()
+    return {"status": stage + "-failed", "detail": "%s: %s" % (type(exc).__name__, lines[-1][:300] if lines else "")}
+
+
+def record(zoo, name: str, work: Path, timeout: int) -> dict:
+    """Real MXNet's side: build, initialize, run; the parameters, input and outputs into `work`."""
+    import mxnet as mx
+    import numpy as np
+    from zoo_source import build, input_shape
+    stage = "build"
+    signal.alarm(timeout)
+    try:
+        net = build(zoo, name)
+        stage = "run"
+        mx.random.seed(0)
+        np.random.seed(0)
+        net.initialize()
+        x = np.random.RandomState(0).uniform(-1, 1, input_shape(name)).astype("float32")
+        outputs = _outputs(net(mx.nd.array(x)))
+        net.save_parameters(str(work / (name + ".params")))
+        np.savez(str(work / (name + ".npz")), x=x, *outputs)
+        return {"status": "recorded", "family": type(net).__module__.rsplit(".", 1)[-1]}
+    except BaseException as exc:  # a model may raise anything while it is built
+        return dict(_failure(stage, exc), family="")
+    finally:
+        signal.alarm(0)
+
+
+def compare(zoo, name: str, work: Path, timeout: int) -> dict:
+    """The runtime's side: the same model with MXNet's parameters, eagerly then hybridized."""
+    import mxnet as mx
+    import numpy as np
+    from zoo_source import build
+    recorded = np.load(str(work / (name + ".npz")))
+    expected = [recorded["arr_%d" % i] for i in range(len(recorded.files) - 1)]
+    stage = "build"
+    signal.alarm(timeout)
+    try:
+        net = build(zoo, name)
+        stage = "load"
+        net.load_parameters(str(work / (name + ".params")))
+        found = {}
+        for stage in ("eager", "hybridized"):
+            if stage == "hybridized":
+                net.hybridize()
+            outputs = _outputs(net(mx.nd.array(recorded["x"])))
+            found[stage] = _difference(outputs, expected)
+        if any(excess is None for excess in found.values()):
+            return {"status": "differ", "detail": "outputs of other shapes or counts than MXNet's"}
+        worst = max(found.values())
+        return {"status": "equal" if worst <= 0 else "differ",
+                "detail": "beyond tolerance by %.3g eagerly, %.3g hybridized" % (found["eager"], found["hybridized"])}
+    except BaseException as exc:
+        return _failure(stage, exc)
+    finally:
+        signal.alarm(0)
+
+
+def _difference(outputs, expected):
+    """How far the worst element is beyond the tolerance (<= 0: every output is close); None when
+    the outputs do not even have the same shapes."""
+    import numpy as np
+    if len(outputs) != len(expected) or any(a.shape != b.shape for a, b in zip(outputs, expected)):
+        return None
+    worst = float("-inf")
+    for found, wanted in zip(outputs, expected):
+        if found.size:
+            excess = np.abs(found.astype("float64") - wanted) - (ATOL + RTOL * np.abs(wanted))
+            worst = max(worst, float(np.nanmax(excess)) if not np.isnan(excess).all() else 0.0)
+            if (np.isnan(found) != np.isnan(wanted)).any():
+                worst = max(worst, float("inf"))
+    return worst if worst != float("-inf") else 0.0
+
+
+def side_main(argv) -> None:
+    """One side's process: the models named on standard input, one JSON line out for each."""
+    side, source, work, timeout = argv[0], argv[1], Path(argv[2]), int(argv[3])
+    sys.path.insert(0, str(TOOLS))
+    if side == "runtime":
+        sys.path.insert(0, str(ROOT))
+        import runtime
+        runtime.as_mxnet()
+    from zoo_source import import_gluoncv_zoo
+    signal.signal(signal.SIGALRM, _over_time)
+    zoo, _ = import_gluoncv_zoo(source, fill_mxnet=side == "runtime")
+    if side == "list":
+        print(json.dumps(list(zoo.get_model_list())), flush=True)
+        return
+    step = record if side == "mxnet" else compare
+    for line in sys.stdin:
+        name = line.strip()
+        print(json.dumps({"name": name, **step(zoo, name, work, timeout)}), flush=True)
+
+
+def run_side(python: str, side: str, names, source: str, work: Path, timeout: int) -> dict:
+    """{name: outcome} from one side, restarting past a model whose process died."""
+    outcomes, left = {}, list(names)
+    while left:
+        process = subprocess.run([python, str(Path(__file__)), "--side", side, source, str(work), str(timeout)],
+                                 input="\n".join(left) + "\n", capture_output=True, text=True)
+        for line in process.stdout.splitlines():
+            if line.startswith("{"):
+                outcome = json.loads(line)
+                name = outcome.pop("name")
+                outcomes[name] = outcome
+                print("  %-40s %-8s %s" % (name, side, outcome["status"]), flush=True)
+        done = [name for name in left if name in outcomes]
+        if len(done) < len(left):  # the process ended in the middle of a model: that one failed
+            crashed = left[len(done)]
+            tail = process.stderr.strip().splitlines()
+            outcomes[crashed] = {"status": "crashed", "detail": tail[-1][:300] if tail else "exit %d" % process.returncode,
+                                 "family": ""}
+            done.append(crashed)
+        left = [name for name in left if name not in outcomes]
+    return outcomes
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--side":
+        return side_main(sys.argv[2:])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("parts", nargs="*", help="check the names holding one of these")
+    parser.add_argument("--mxnet", required=True, help="Python of a virtual environment with mxnet==1.9.1")
+    parser.add_argument("--gluoncv", required=True, help="a directory holding gluoncv/model_zoo")
+    parser.add_argument("--json", help="write every model's outcome here")
+    parser.add_argument("--timeout", type=int, default=300, help="seconds per model and side")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        listed = subprocess.run([args.mxnet, str(Path(__file__)), "--side", "list", args.gluoncv, scratch, "0"],
+                                capture_output=True, text=True, check=True).stdout
+        names = [n for n in json.loads(listed.strip().splitlines()[-1])
+                 if not args.parts or any(part in n for part in args.parts)]
+        print("%d models" % len(names), flush=True)
+        on_mxnet = run_side(args.mxnet, "mxnet", names, args.gluoncv, work, args.timeout)
+        recorded = [n for n in names if on_mxnet[n]["status"] == "recorded"]
+        on_runtime = run_side(sys.executable, "runtime", recorded, args.gluoncv, work, args.timeout)
+    results = {name: {"mxnet": on_mxnet[name], "runtime": on_runtime.get(name)} for name in names}
+    families = collections.defaultdict(collections.Counter)
+    for name, outcome in results.items():
+        family = outcome["mxnet"].get("family") or "(failed on MXNet)"
+        families[family]["built"] += outcome["runtime"] is not None
+        families[family]["mxnet failed"] += outcome["runtime"] is None
+        if outcome["runtime"] is not None:
+            status = outcome["runtime"]["status"]
+            families[family][status if status in ("equal", "differ") else "fail"] += 1
+        print("%-40s %-10s %s" % (name, (outcome["runtime"] or outcome["mxnet"])["status"],
+                                  (outcome["runtime"] or outcome["mxnet"]).get("detail", "")))
+    columns = ("built", "equal", "differ", "fail", "mxnet failed")
+    print("\n%-24s" % "family" + "".join("%14s" % column for column in columns))
+    total = collections.Counter()
+    for family in sorted(families):
+        counts = families[family]
+        total.update(counts)
+        print("%-24s" % family + "".join("%14d" % counts[column] for column in columns))
+    print("%-24s" % "all" + "".join("%14d" % total[column] for column in columns))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
