@@ -1,9 +1,10 @@
 """Compare the runtime's outputs with real MXNet 1.9.1's on GluonCV's model zoo, with the same parameters.
 
-    python tools/zoo_check.py --mxnet PYTHON --gluoncv SRC [--json OUT] [--timeout S] [NAME-PART ...]
+    python tools/zoo_check.py --mxnet PYTHON --gluoncv SRC [--json OUT] [--timeout S]
+                              [--skip PART ...] [NAME-PART ...]
 
 SRC holds GluonCV's sources (the gluoncv wheel unpacked, as the corpus script does). For each name of
-the zoo's registry (those holding one of the NAME-PARTs, when given):
+the zoo's registry (those holding one of the NAME-PARTs, when given, and none of the --skip PARTs):
   - real MXNet (PYTHON: a virtual environment with mxnet==1.9.1) builds the model with
     pretrained=False, initializes it with a seeded generator, runs it on a seeded input and saves
     the parameters, the input and the outputs;
@@ -171,6 +172,7 @@ def main() -> None:
     parser.add_argument("parts", nargs="*", help="check the names holding one of these")
     parser.add_argument("--mxnet", required=True, help="Python of a virtual environment with mxnet==1.9.1")
     parser.add_argument("--gluoncv", required=True, help="a directory holding gluoncv/model_zoo")
+    parser.add_argument("--skip", nargs="*", default=[], help="leave out the names holding one of these")
     parser.add_argument("--json", help="write every model's outcome here")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per model and side")
     args = parser.parse_args()
@@ -179,7 +181,8 @@ def main() -> None:
         listed = subprocess.run([args.mxnet, str(Path(__file__)), "--side", "list", args.gluoncv, scratch, "0"],
                                 capture_output=True, text=True, check=True).stdout
         names = [n for n in json.loads(listed.strip().splitlines()[-1])
-                 if not args.parts or any(part in n for part in args.parts)]
+                 if (not args.parts or any(part in n for part in args.parts))
+                 and not any(part in n for part in args.skip)]
         print("%d models" % len(names), flush=True)
         on_mxnet = run_side(args.mxnet, "mxnet", names, args.gluoncv, work, args.timeout)
         recorded = [n for n in names if on_mxnet[n]["status"] == "recorded"]
