@@ -7,6 +7,8 @@ than the analysis. When a method cannot be cut out cleanly, the whole module is 
 """
 from __future__ import annotations
 
+import bisect
+
 from collections import OrderedDict
 from dataclasses import replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
@@ -257,8 +259,10 @@ def one_per_failure(violations: List[Violation], facts) -> List[Violation]:
         seen.add(id(v.node))
         operand = _operand(v.node)
         start = index.get(id(operand)) if operand is not None else None
-        if start is not None and any(start <= i < facts.ends[start] for i in reported):
-            continue
+        if start is not None:
+            first = bisect.bisect_left(reported, start)  # the first reported node from the operand on
+            if first < len(reported) and reported[first] < facts.ends[start]:
+                continue
         kept.append(v)
     return kept
 

@@ -60,3 +60,16 @@ def test_fix_is_safe_exactly_when_the_target_is_fresh(code, body, args, expected
 def test_a_global_name_is_never_fresh():
     source = hybrid_block("global y\ny = F.relu(x)\nz = y\ny += 1\nreturn z")
     assert applicabilities(source, "HYB006") == [UNSAFE]
+
+
+def test_a_method_of_many_writes_is_read_once_not_once_per_write(monkeypatch):
+    """Each write asks whether its name is fresh; the answers share one reading of the method, so
+    that the work grows with the method's length, not with its square (2,000 writes took minutes)."""
+    from hyblint.analysis import freshness
+    reads = []
+    counted = freshness._only_read_safely
+    monkeypatch.setattr(freshness, "_only_read_safely", lambda *args, **kwargs: reads.append(1) or counted(*args, **kwargs))
+    writes = 300
+    body = "y = F.relu(x)\n" + "".join("a%d = F.tanh(x)\ny += a%d\n" % (i, i) for i in range(writes)) + "return y"
+    assert applicabilities(hybrid_block(body, "x"), "HYB006") == [SAFE] * writes
+    assert len(reads) <= 4 * writes

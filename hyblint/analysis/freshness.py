@@ -15,7 +15,8 @@ call, `reshape`, `expand_dims`, `identity` and `BlockGrad` included, returns a n
 """
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from collections import OrderedDict
+from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -26,31 +27,81 @@ _PASSING_OPS = frozenset({"cond", "foreach", "while_loop", "Custom"})
 def is_fresh(name: str, statement: cst.BaseSmallStatement, function: cst.FunctionDef, F: str,
              is_tensor: Callable[[cst.BaseExpression], bool]) -> bool:
     """Whether `name` holds a fresh tensor when `statement` (an in-place write into it) runs."""
-    if _declared_outside(name, function):
+    facts = _facts_of(function, F, is_tensor)
+    if name in facts.declared_outside:
         return False
-    before = _preceding(statement, function.body)
-    if before is None or not _only_read_safely(name, statement, F, skip=_write_target(statement)):
+    place = facts.places.get(id(statement))
+    if place is None or not _only_read_safely(name, statement, F, skip=_write_target(statement)):
         return False
-    return _fresh_after(name, before, F, is_tensor)
+    items, index = place
+    return index > 0 and facts.fresh_after_each(name, items)[index - 1]
 
 
-def _fresh_after(name: str, items: List[cst.CSTNode], F: str, is_tensor) -> bool:
-    """Whether `name` holds a fresh tensor once `items` (one block's statements) have run."""
-    for item in reversed(items):
-        if isinstance(item, cst.Assign) and _binds_only(item, name):
-            return _is_fresh_value(item.value, F, is_tensor)
-        if isinstance(item, cst.AugAssign) and isinstance(item.target, cst.Name) and item.target.value == name:
-            # the same array, still fresh (eagerly) or a new one (once rewritten)
-            if not _only_read_safely(name, item.value, F):
-                return False
-            continue
-        if isinstance(item, cst.If):
-            # an if/elif/else whose every branch ends with the name fresh: fresh on every path
-            branches = _branches(item)
-            return branches is not None and all(_fresh_after(name, _items(b), F, is_tensor) for b in branches)
-        if not _only_read_safely(name, item, F):
-            return False
-    return False
+class _FunctionFacts:
+    """What every question about one function shares, read once: a method with many in-place
+    writes asks once per write, and reading the whole method each time would cost the square of
+    its length."""
+
+    def __init__(self, function: cst.FunctionDef, F: str, is_tensor) -> None:
+        self.function, self.F, self.is_tensor = function, F, is_tensor
+        self.declared_outside = _declared_outside(function)
+        # each block's statements (small and compound, in order) by the id of its suite, and each
+        # small statement's block and place there; the lists live as long as these facts, so
+        # that their ids name them
+        self.blocks: Dict[int, List[cst.CSTNode]] = {}
+        self.places: Dict[int, Tuple[List[cst.CSTNode], int]] = {}
+        _index_blocks(function.body, self.blocks, self.places)
+        self._fresh: Dict[Tuple[str, int], List[bool]] = {}
+
+    def fresh_after_each(self, name: str, items: List[cst.CSTNode]) -> List[bool]:
+        """Whether `name` holds a fresh tensor once each of `items` (one block's statements) has
+        run: a binding decides; a safe read leaves it as it was, any other use makes it stale; an
+        if/elif/else decides by the ends of its branches."""
+        key = (name, id(items))
+        found = self._fresh.get(key)
+        if found is not None:
+            return found
+        F, is_tensor = self.F, self.is_tensor
+        states: List[bool] = []
+        fresh = False
+        for item in items:
+            if isinstance(item, cst.Assign) and _binds_only(item, name):
+                fresh = _is_fresh_value(item.value, F, is_tensor)
+            elif isinstance(item, cst.AugAssign) and isinstance(item.target, cst.Name) and item.target.value == name:
+                # the same array, still fresh (eagerly) or a new one (once rewritten)
+                fresh = fresh and _only_read_safely(name, item.value, F)
+            elif isinstance(item, cst.If):
+                # an if/elif/else whose every branch ends with the name fresh: fresh on every path
+                branches = _branches(item)
+                fresh = branches is not None and all(self._fresh_at_end(name, self.blocks[id(b)]) for b in branches)
+            else:
+                fresh = fresh and _only_read_safely(name, item, F)
+            states.append(fresh)
+        self._fresh[key] = states
+        return states
+
+    def _fresh_at_end(self, name: str, items: List[cst.CSTNode]) -> bool:
+        states = self.fresh_after_each(name, items)
+        return bool(states) and states[-1]
+
+
+# The facts of the functions checked last: the rules of one check ask about the same function.
+_FACTS: "OrderedDict[tuple, _FunctionFacts]" = OrderedDict()
+_FACTS_SIZE = 8
+
+
+def _facts_of(function: cst.FunctionDef, F: str, is_tensor) -> _FunctionFacts:
+    # a bound method is a new object at each access: its instance and function identify it
+    judge = (id(getattr(is_tensor, "__self__", None)), getattr(is_tensor, "__func__", is_tensor))
+    key = (id(function), F, judge)
+    found = _FACTS.get(key)
+    if found is not None and found.function is function:
+        _FACTS.move_to_end(key)
+        return found
+    found = _FACTS[key] = _FunctionFacts(function, F, is_tensor)
+    if len(_FACTS) > _FACTS_SIZE:
+        _FACTS.popitem(last=False)
+    return found
 
 
 def _branches(node: cst.If) -> Optional[List[cst.BaseSuite]]:
@@ -64,17 +115,6 @@ def _branches(node: cst.If) -> Optional[List[cst.BaseSuite]]:
         return None
     branches.append(node.orelse.body)
     return branches
-
-
-def _items(suite: cst.BaseSuite) -> List[cst.CSTNode]:
-    """A block's statements in order, the small statements of one line each on its own."""
-    items: List[cst.CSTNode] = []
-    for line in suite.body if isinstance(suite, cst.IndentedBlock) else [suite]:
-        if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            items.extend(line.body)
-        else:
-            items.append(line)
-    return items
 
 
 def _write_target(statement) -> Optional[cst.Name]:
@@ -115,40 +155,37 @@ def _is_operator(call: cst.Call, F: str) -> bool:
                and not isinstance(arg.value, cst.Lambda) for arg in call.args)
 
 
-def _declared_outside(name: str, function: cst.FunctionDef) -> bool:
-    found = False
+def _declared_outside(function: cst.FunctionDef) -> frozenset:
+    """The names the function declares `global` or `nonlocal`."""
+    found = set()
 
     class Declarations(cst.CSTVisitor):
         def visit_Global(self, node: cst.Global) -> None:
-            nonlocal found
-            found = found or any(n.name.value == name for n in node.names)
+            found.update(n.name.value for n in node.names)
 
         def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-            nonlocal found
-            found = found or any(n.name.value == name for n in node.names)
+            found.update(n.name.value for n in node.names)
 
     function.body.visit(Declarations())
-    return found
+    return frozenset(found)
 
 
-def _preceding(statement, body: cst.BaseSuite) -> Optional[List[cst.CSTNode]]:
-    """The statements (small ones and compound ones) before `statement` in its own block, in
-    order; None when it is not found."""
+def _index_blocks(body: cst.BaseSuite, blocks: Dict[int, List[cst.CSTNode]],
+                  places: Dict[int, Tuple[List[cst.CSTNode], int]]) -> None:
+    """Notes the statements of each block under `body` (itself included), and for each small
+    statement its block and its place there."""
     items: List[cst.CSTNode] = []
+    blocks[id(body)] = items
     lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
     for line in lines:
         if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in line.body:
-                if small is statement:
-                    return items
+                places[id(small)] = (items, len(items))
                 items.append(small)
             continue
         for suite in _suites(line):
-            found = _preceding(statement, suite)
-            if found is not None:
-                return found
+            _index_blocks(suite, blocks, places)
         items.append(line)
-    return None
 
 
 def _suites(compound) -> List[cst.BaseSuite]:
