@@ -108,5 +108,5 @@ def build(zoo, name: str):
     """The model, untrained (and without a trained backbone where its factory takes one)."""
     try:
         return zoo.get_model(name, pretrained=False, pretrained_base=False)
-    except TypeError:
+    except (TypeError, Warning):  # a factory that takes no such argument (some raise a Warning)
         return zoo.get_model(name, pretrained=False)
