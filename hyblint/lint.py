@@ -75,8 +75,8 @@ def _check_one(job: Tuple[str, str, Settings, FrozenSet[str]], package: Package)
 
 def _triage_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> Union[Triage, List[Diagnostic], tuple]:
     """What is left of a file for a checker, or, when nothing is, its diagnostics alone (the text,
-    which this process has, need not travel back). A worker that holds the run's index reads what
-    it knows of the file here too: (the triage with its context, what the index read)."""
+    which this process has, need not travel back). A screener forked with the run's index reads
+    what it knows of the file here too: (the triage with its context, what the index read)."""
     path, text, settings, extra = job
     first = triage(text, path, settings, extra_hybrid_classes=extra)
     if first.settled:
@@ -92,47 +92,16 @@ def _finish_one(first: Triage) -> List[Diagnostic]:
     return finish(first)
 
 
-# The run's index and hybrid classes in a worker. A screener inherits them when it forks (or gets
-# them pickled, under spawn); a checker, forked before the files were read, is sent them when it
-# has started (`_adopt`). Then a job names its file instead of carrying the text, and a checker
-# checks a file whole, where the text would otherwise travel three times.
-_PACKAGE: Optional[Package] = None
-_EXTRA: FrozenSet[str] = frozenset()
 
 
-def _adopt(state: Tuple[Dict[str, str], FrozenSet[str]]) -> None:
-    global _PACKAGE, _EXTRA
-    texts, _EXTRA = state
-    _PACKAGE = Package(texts)
-    _PACKAGE.prepare()
+# The run's index in a screener (inherited when it forks): None in the checkers, which fork
+# before the files are read; what they triage, this process reads the index for.
+_PACKAGE = None
 
 
-def _named(ref: Tuple[str, Settings]) -> Tuple[str, str, Settings, FrozenSet[str]]:
-    path, settings = ref
-    return path, _PACKAGE.texts[path], settings, _EXTRA
-
-
-def _triage_named(ref: Tuple[str, Settings]):
-    return _triage_one(_named(ref))
-
-
-def _check_named(ref: Tuple[str, Settings]) -> Union[List[Diagnostic], tuple]:
-    """A file's diagnostics, or (its diagnostics, what the index read for them)."""
-    first = _triage_one(_named(ref))
-    if isinstance(first, list):
-        return first
-    first, noted = first
-    return _finish_one(first), noted
-
-
-def _finish_named(first: Triage) -> List[Diagnostic]:
-    """`first` arrives without its source, which the worker holds."""
-    return _finish_one(replace(first, source=_PACKAGE.texts[first.filename]))
-
-
-def _start_screener(package: Package = None, extra: FrozenSet[str] = frozenset()) -> None:
-    global _PACKAGE, _EXTRA
-    _PACKAGE, _EXTRA = package, extra
+def _start_screener(package: Package = None) -> None:
+    global _PACKAGE
+    _PACKAGE = package
     # Checking builds many short-lived trees without reference cycles; the cycle collector would
     # only scan them again and again. A worker lives for one run.
     gc.disable()
@@ -156,11 +125,10 @@ def _collector_paused():
 
 class _Crew:
     """Screeners triage files and read the package index for what triage left; checkers finish
-    it, and check files whole when nothing waits for them. Half of the workers (at least one) are
-    checkers. In a check, this process is one of the screeners: it holds the index and every text
-    already, and would otherwise only wait (on two CPUs, a check runs one checker and no screener
-    process). It takes the smallest files, so that it is never long away from feeding the workers,
-    which take the largest."""
+    it, and triage files when nothing waits for them (the index for those is read here). Half of
+    the workers (at least one) are checkers. In a check, this process is one of the screeners: it
+    holds the index and every text already, and would otherwise only wait (on two CPUs, a check
+    runs one checker and no screener process)."""
 
     def __init__(self, count: int, setup: Optional[Callable[[], None]] = None):
         """`setup`: run in each worker once it has started (picklable, for spawn)."""
@@ -176,10 +144,9 @@ class _Crew:
     def _with_setup(self, initializer):
         return initializer if self.setup is None else functools.partial(run_all, (initializer, self.setup))
 
-    def _start_screeners(self, package: Optional[Package] = None, count: Optional[int] = None,
-                         extra: FrozenSet[str] = frozenset()) -> None:
+    def _start_screeners(self, package: Optional[Package] = None, count: Optional[int] = None) -> None:
         if not any(member.kind == "screen" for member in self.members):
-            start = self._with_setup(functools.partial(_start_screener, package, extra))
+            start = self._with_setup(functools.partial(_start_screener, package))
             self.members += [Worker(self.context, start, "screen")
                              for _ in range(self.screeners if count is None else count)]
 
@@ -195,46 +162,36 @@ class _Crew:
 
     def run(self, jobs: List[tuple], package: Package) -> List[Tuple[tuple, List[Diagnostic]]]:
         package.prepare()  # once here, not once per screener
-        extra = jobs[0][3] if jobs else frozenset()
-        self._start_screeners(package, self.screeners - 1, extra)
-        adopted = {id(member) for member in self.members if member.kind == "screen"}
-        # largest first: the workers take from this end, this process from the other
+        self._start_screeners(package, self.screeners - 1)
+        # largest first, which leave the most for the checkers; the workers take the smallest, so
+        # that one idle meanwhile is never long busy with a file when a checking job comes
         to_screen = deque(sorted(jobs, key=lambda job: -len(job[1])))
         to_finish: deque = deque()
+        needs_context: deque = deque()  # triaged files whose methods left wait for the index
         waiting = 0  # characters of method text in to_finish
         results = []
-
-        def feed(member) -> bool:
-            """Sends `member` a job if one suits it; False when none was sent."""
-            nonlocal waiting
-            if id(member) not in adopted:  # what it is sent next comes after this
-                if not member.send(_adopt, (package.texts, extra), (None, "adopt")):
-                    return False
-                adopted.add(id(member))
-                return True
-            steal = member.kind == "screen" and not to_screen and waiting > STEAL_THRESHOLD
-            if to_finish and (member.kind == "check" or steal):
-                job, first = to_finish[0]
-                if not member.send(_finish_named, replace(first, source=""), (job, "finish")):
-                    return False
-                to_finish.popleft()
-                waiting -= _method_text(first)
-                return True
-            if to_screen:
-                job = to_screen[0]
-                work = _check_named if member.kind == "check" else _triage_named
-                if not member.send(work, (job[0], job[2]), (job, member.kind)):
-                    return False
-                to_screen.popleft()
-                return True
-            return False
-
         while True:
             for member in self.members:
-                while member.has_room and feed(member):
-                    pass
-            if to_screen:  # screened here, one file at a time, the smallest
-                job = to_screen.pop()
+                if member.job is not None:
+                    continue
+                steal = member.kind == "screen" and not to_screen and waiting > STEAL_THRESHOLD
+                if to_finish and (member.kind == "check" or steal):
+                    job, first = to_finish.popleft()
+                    waiting -= _method_text(first)
+                    member.send(_finish_one, first, (job, "finish"))
+                elif to_screen:
+                    job = to_screen.pop()
+                    member.send(_triage_one, job, (job, "triage"))
+            busy = any(member.job is not None for member in self.members)
+            if needs_context:
+                # What the package index knows is read here, where every file's text is, one file
+                # at a time while the workers run, so that none waits for the next job meanwhile.
+                job, first = needs_context.popleft()
+                to_finish.append((job, with_context(first, package)))
+                waiting += _method_text(first)
+                ready = wait_for_any(self.members, timeout=0)
+            elif to_screen:  # screened here, one file at a time, likewise
+                job = to_screen.popleft()
                 first = triage(job[1], job[0], job[2], extra_hybrid_classes=job[3])
                 if first.settled:
                     results.append((job, first.diagnostics))
@@ -242,7 +199,7 @@ class _Crew:
                     to_finish.append((job, with_context(first, package)))
                     waiting += _method_text(first)
                 ready = wait_for_any(self.members, timeout=0)
-            elif not any(member.jobs for member in self.members):
+            elif not busy:
                 return results
             else:
                 ready = wait_for_any(self.members)
@@ -251,18 +208,16 @@ class _Crew:
                 if done is STARTING:
                     continue
                 job, step = done
-                if step == "adopt":
-                    continue
-                if isinstance(value, list):
+                if step != "triage" or isinstance(value, list):
                     results.append((job, value))
-                elif step == "check":  # (diagnostics, what the index read for them)
-                    package.note(value[1])
-                    results.append((job, value[0]))
-                else:  # triaged with the index: (what is left, what the index read)
+                elif isinstance(value, tuple):  # read with the index already
                     first, noted = value
                     package.note(noted)
                     to_finish.append((job, first))
                     waiting += _method_text(first)
+                else:
+                    needs_context.append((job, value))
+
 
     def map(self, function: Callable[[Any], Any], jobs: Sequence[Any],
             size: Callable[[Any], int]) -> List[Tuple[int, Any]]:

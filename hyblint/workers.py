@@ -1,4 +1,4 @@
-"""Worker processes of two kinds, fed over pipes.
+"""Worker processes of two kinds, fed one job at a time over pipes.
 
 A check has two halves: triage (syntax, screening) needs no libcst, the rest does, and importing
 libcst costs a process as much as screening a whole corpus. So a run keeps screeners, which never
@@ -6,10 +6,8 @@ import it, and checkers, which import it once when they start, and forks all of 
 thread exists in this process (forking a threaded process can deadlock the child, which is why
 this is not a concurrent.futures pool: those start a thread per pool).
 
-A worker holds at most two jobs: the one it works on and, when its message is small, the next,
-so that it does not wait for this process between two short jobs. A large message is sent only to
-an idle worker, which is waiting in `recv`: neither side can then block on a full pipe while the
-other does too (a small one fits in the pipe's buffer whatever the worker is doing).
+One job in flight per worker: the worker is waiting in `recv` whenever a job is sent to it, so
+neither side can block on a full pipe while the other does too.
 """
 from __future__ import annotations
 
@@ -17,8 +15,6 @@ import os
 import signal
 import sys
 import traceback
-from collections import deque
-from multiprocessing.reduction import ForkingPickler
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
@@ -48,9 +44,6 @@ def _serve(connection, initializer: Callable[[], None]) -> None:
 
 
 STARTING = "starting"
-# A message this short waits in the pipe's buffer (64 KiB on Linux, 4 KiB at least by POSIX) for a
-# busy worker without blocking the sender.
-SMALL_MESSAGE = 4096
 
 
 class Worker:
@@ -60,28 +53,13 @@ class Worker:
         self.process = context.Process(target=_serve, args=(child_end, initializer), daemon=True)
         self.process.start()
         child_end.close()
-        # the jobs sent and not yet answered, oldest first; it starts busy with its initializer,
-        # so that nothing is queued behind a slow start while another worker could take it
-        self.jobs: deque = deque([STARTING])
+        # what it is working on, None when idle; it starts busy with its initializer, so that
+        # nothing is queued behind a slow start while another worker could take it
+        self.job: Optional[Any] = STARTING
 
-    @property
-    def job(self) -> Optional[Any]:
-        """The job it works on; None when idle."""
-        return self.jobs[0] if self.jobs else None
-
-    @property
-    def has_room(self) -> bool:
-        """Whether it may take a job now: it is idle, or works on one job, not starting."""
-        return not self.jobs or (len(self.jobs) == 1 and self.jobs[0] is not STARTING)
-
-    def send(self, function: Callable, argument: Any, job: Any) -> bool:
-        """Sends the job unless the worker is busy and its message is not small: False then."""
-        message = ForkingPickler.dumps((function, argument))
-        if self.jobs and len(message) > SMALL_MESSAGE:
-            return False
-        self.jobs.append(job)
-        self.connection.send_bytes(message)
-        return True
+    def send(self, function: Callable, argument: Any, job: Any) -> None:
+        self.job = job
+        self.connection.send((function, argument))
 
     def receive(self) -> Tuple[Any, Any]:
         """(the job, its result) of the finished worker; raises WorkerError for a failed job."""
@@ -89,7 +67,7 @@ class Worker:
             ok, value = self.connection.recv()
         except (EOFError, OSError) as exc:
             raise WorkerError("a worker process ended unexpectedly (%s)" % exc) from None
-        job = self.jobs.popleft()
+        job, self.job = self.job, None
         if not ok:
             raise WorkerError(value)
         return job, value
@@ -144,5 +122,5 @@ def run_all(initializers) -> None:
 def wait_for_any(workers: List[Worker], timeout: Optional[float] = None) -> List[Worker]:
     """The busy workers that have finished their job (blocks until one has, or `timeout` passes)."""
     from multiprocessing.connection import wait
-    busy: Dict[Any, Worker] = {w.connection: w for w in workers if w.jobs}
+    busy: Dict[Any, Worker] = {w.connection: w for w in workers if w.job is not None}
     return [busy[connection] for connection in wait(list(busy), timeout)] if busy else []
