@@ -184,6 +184,9 @@ class MXNetFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name != "mxnet":
             for child in _children(name):
                 importlib.import_module(child)
+        if name == "mxnet.test_utils":
+            # MXNet's test_utils imports mxnet as mx: its tests take `mx` from `import *` of it
+            module.mx = sys.modules["mxnet"]
 
     def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):
         wanted = context.name

@@ -6,18 +6,33 @@ the gradient checks use MXNet's Executor API (bind with args_grad and grad_req, 
 # ruff: noqa: F401  (names that `from mxnet.test_utils import *` gives MXNet's tests)
 from __future__ import annotations
 
+import bz2
 import contextlib
+import errno
 import functools
+import gzip
+import json
+import logging
 import numbers
 import os
 import platform
 import random
+import struct
 import sys
 import time
+import traceback
+import zipfile
+from collections import OrderedDict
+from contextlib import contextmanager
 
 import numpy as np
 import numpy.random as rnd
 import numpy.testing as npt
+
+try:  # MXNet's test_utils imports it as `ss`, which its tests use through the star import
+    import scipy.stats as ss
+except ImportError:  # pragma: no cover - SciPy comes with the runtime's extra
+    ss = None
 
 from runtime.base import MXNetError
 from runtime.context import Context, cpu, current_context
