@@ -8,6 +8,17 @@ import numpy as np
 from runtime import random
 
 
+class InitDesc(str):
+    """A parameter's name with the attributes of its variable (`__init__`: an initializer of its
+    own, as `Variable(init=...)` and composing BatchNorm or a PReLU give it)."""
+
+    def __new__(cls, name, attrs=None, global_init=None):
+        desc = super().__new__(cls, name)
+        desc.attrs = dict(attrs or {})
+        desc.global_init = global_init
+        return desc
+
+
 class Initializer:
     def __init__(self, **kwargs):
         self._kwargs = kwargs
@@ -23,8 +34,12 @@ class Initializer:
         return type(self) is type(other) and self._kwargs == other._kwargs
 
     def __call__(self, name: str, array) -> None:
-        """Fill `array` (an NDArray) for the parameter called `name`."""
-        if name.endswith(("bias", "beta", "running_mean", "moving_mean")):
+        """Fill `array` (an NDArray) for the parameter called `name`; a variable's own initializer
+        (an InitDesc's `__init__`) comes first, as in MXNet."""
+        own = getattr(name, "attrs", {}).get("__init__")
+        if own:
+            create(own)._init_weight(name, array)
+        elif name.endswith(("bias", "beta", "running_mean", "moving_mean")):
             array[:] = 0.0
         elif name.endswith(("gamma", "running_var", "moving_var")):
             array[:] = 1.0
@@ -167,6 +182,9 @@ def create(init) -> Initializer:
     if isinstance(init, str):
         table = {"zeros": Zero, "zero": Zero, "ones": One, "one": One, "uniform": Uniform, "normal": Normal,
                  "xavier": Xavier, "msraprelu": MSRAPrelu, "bilinear": Bilinear,
-                 "orthogonal": Orthogonal, "lstmbias": LSTMBias}
+                 "orthogonal": Orthogonal, "lstmbias": LSTMBias, "constant": Constant}
+        if init.startswith("["):  # an initializer's dumps(): ["name", {arguments}]
+            name, arguments = json.loads(init)
+            return table[name.lower()](**arguments)
         return table[init.lower()]()
     raise ValueError("unknown initializer %r" % (init,))

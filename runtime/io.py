@@ -112,10 +112,9 @@ class NDArrayIter(DataIter):
             raise ValueError("last_batch_handle must be 'pad', 'discard' or 'roll_over'")
         self.data = _named_arrays(data, data_name)
         self.label = _named_arrays(label, label_name)
+        # the first data array's examples are the iterator's; like MXNet 1.9.1, the others are
+        # indexed alike without a check of their lengths
         self.num_data = self.data[0][1].shape[0]
-        for name, values in self.data + self.label:
-            if values.shape[0] != self.num_data:
-                raise ValueError("All arrays must have the same number of examples (%s)" % name)
         if last_batch_handle == "discard" and self.num_data < batch_size:
             raise ValueError("batch_size needs to be smaller than data size.")
         self.shuffle = shuffle

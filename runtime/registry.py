@@ -18,7 +18,7 @@ filled in, out_shapes); without it, output shapes come from running the kernel o
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -202,6 +202,9 @@ class OpDef:
     # None: no gradient) per input, all NumPy; None here means MXNet registers no FGradient
     gradient: Optional[Callable] = None
     gradient_selective: bool = False        # the gradient takes `needed` (a flag per input) and skips the others
+    # the initializer (MXNet's JSON form) that composing gives an input's variable when it names
+    # none (BatchNorm's moving_var: one): Module.init_params and Initializer read it as __init__
+    input_inits: Dict[str, str] = field(default_factory=dict)
 
     @property
     def variadic(self) -> bool:
@@ -214,13 +217,18 @@ class OpDef:
         return self.visible_outputs(attrs) if self.visible_outputs else self.outputs(attrs)
 
     def parse_attrs(self, given: Dict[str, Any]) -> Dict[str, Any]:
-        """MXNet's defaults, then the given values parsed; unknown or malformed ones are errors."""
+        """MXNet's defaults, then the given values parsed; unknown or malformed ones are errors
+        (unknown ones only where the operator has parameters at all)."""
         parsed = {}
         for key, value in given.items():
             spec = self.attrs.get(key)
             if spec is None:
                 if key.startswith("__") or key in ("name", "attr"):
                     continue  # symbol attributes such as __shape__ travel on the node
+                if not self.attrs:
+                    # an operator without parameters has no parser in MXNet 1.9.1, which then
+                    # ignores whatever is passed (`zeros_like(x, dtype=...)` in GluonCV's CenterNet)
+                    continue
                 raise MXNetError("Cannot find argument '%s' in operator %s. Valid arguments: %s"
                                  % (key, self.name, ", ".join(self.attrs) or "(none)"))
             try:

@@ -132,6 +132,16 @@ class Symbol:
         out.update(node.extra)
         return out
 
+    def attr_dict(self) -> Dict[str, Dict[str, str]]:
+        """Every node's attributes by its name (those with any)."""
+        found = {}
+        for node in self._order():
+            attrs = {k: str(v) for k, v in node.attrs.items()}
+            attrs.update(node.extra)
+            if attrs:
+                found[node.name] = attrs
+        return found
+
     def _set_attr(self, **kwargs) -> None:
         self._outputs[0][0].extra.update({k: str(v) for k, v in kwargs.items()})
 
@@ -424,6 +434,9 @@ def compose(op: OpDef, public_name: str, args, kwargs) -> Symbol:
         if len(value._outputs) != 1:
             raise MXNetError("%s: input %s is a group of %d outputs; select one" % (public_name, input_name,
                                                                                    len(value._outputs)))
+        init = op.input_inits.get(input_name)
+        if init is not None and value._outputs[0][0].is_variable:
+            value._outputs[0][0].extra.setdefault("__init__", init)  # as MXNet, on the variable itself
         edges.append(value._outputs[0])
     node = Node(op, node_name, parsed, edges, {k: str(v) for k, v in (attr or {}).items()})
     return Symbol([(node, i) for i in range(op.visible(parsed))])

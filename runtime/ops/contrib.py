@@ -103,7 +103,7 @@ def _sync_batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momen
 
 
 def _declare_sync_batch_norm():
-    from runtime.ops.nn import _bn_outputs, _channel_params, _with_outputs
+    from runtime.ops.nn import MOVING_STATISTICS_INITS, _bn_outputs, _channel_params, _with_outputs
     from runtime.registry import str_, uniform_types
     declare("_contrib_SyncBatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
             attrs=[Attr("eps", float_, 1e-3), Attr("momentum", float_, 0.9), Attr("fix_gamma", bool_, True),
@@ -111,6 +111,7 @@ def _declare_sync_batch_norm():
                    Attr("ndev", int_, 1), Attr("key", str_, required=True)],
             kernel=_sync_batch_norm, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
             output_names=("output", "mean", "var"), visible_outputs=lambda a: 3 if a["output_mean_var"] else 1,
+            input_inits=MOVING_STATISTICS_INITS,
             infer=_with_outputs(_channel_params(5), lambda s, a: _bn_outputs(s, dict(a, axis=1))),
             types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))
 

@@ -60,7 +60,7 @@ def _leaky_kernel(data, gamma=None, **attrs):
 _LEAKY = declare("LeakyReLU", inputs=("data", "gamma"), attrs=[
     Attr("act_type", choice("leaky", "elu", "selu", "gelu", "prelu", "rrelu"), "leaky"),
     Attr("slope", float_, 0.25), Attr("lower_bound", float_, 0.125), Attr("upper_bound", float_, 0.334)],
-    kernel=_leaky_kernel, infer=_leaky_shapes)
+    kernel=_leaky_kernel, infer=_leaky_shapes, input_inits={"gamma": '["Constant", {"value": 0.25}]'})
 _LEAKY.input_names = lambda attrs: ["data", "gamma"] if attrs.get("act_type") == "prelu" else ["data"]
 
 declare("clip", attrs=[Attr("a_min", float_, required=True), Attr("a_max", float_, required=True)],

@@ -176,13 +176,16 @@ def _bn_outputs(in_shapes, attrs):
     return [in_shapes[0], c, c]
 
 
+# what composing a batch normalization gives its moving statistics' variables (checked on MXNet 1.9.1)
+MOVING_STATISTICS_INITS = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'}
+
 declare("BatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
         attrs=[Attr("eps", float_, 1e-3), Attr("momentum", float_, 0.9), Attr("fix_gamma", bool_, True),
                Attr("use_global_stats", bool_, False), Attr("output_mean_var", bool_, False), Attr("axis", int_, 1),
                Attr("cudnn_off", bool_, False), Attr("min_calib_range", optional(float_), None),
                Attr("max_calib_range", optional(float_), None)],
         kernel=k.batch_norm, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
-        output_names=("output", "mean", "var"),
+        output_names=("output", "mean", "var"), input_inits=MOVING_STATISTICS_INITS,
         visible_outputs=lambda a: 3 if a["output_mean_var"] else 1,
         infer=_with_outputs(_channel_params(5), _bn_outputs),
         types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))

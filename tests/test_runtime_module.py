@@ -1,0 +1,108 @@
+"""mxnet.mod.Module on the runtime, against what MXNet 1.9.1 recorded (tools/record_module_cases.py)."""
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import runtime
+
+runtime.as_mxnet()
+import mxnet as mx  # noqa: E402
+
+CASE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "training" / "module.json").read_text())
+
+
+def network():
+    data = mx.sym.var("data")
+    hidden = mx.sym.FullyConnected(data, num_hidden=6, name="fc1")
+    hidden = mx.sym.BatchNorm(hidden, name="bn", fix_gamma=False)
+    hidden = mx.sym.LeakyReLU(hidden, act_type="leaky", slope=0.1, name="leaky")
+    out = mx.sym.FullyConnected(hidden, num_hidden=3, name="fc2")
+    return mx.sym.SoftmaxOutput(out, name="softmax")
+
+
+def assert_params(found, recorded):
+    assert sorted(found) == sorted(recorded)
+    for name, values in recorded.items():
+        np.testing.assert_allclose(found[name].asnumpy(), np.array(values), rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+def trained():
+    x, y = np.array(CASE["x"], "float32"), np.array(CASE["y"], "float32")
+    module = mx.mod.Module(network(), data_names=("data",), label_names=("softmax_label",))
+    train = mx.io.NDArrayIter(x, y, batch_size=CASE["batch_size"], shuffle=False, last_batch_handle="pad")
+    module.fit(train, num_epoch=3, optimizer="sgd", optimizer_params={"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01},
+               arg_params={k: mx.nd.array(v) for k, v in CASE["arg_params"].items()},
+               aux_params={k: mx.nd.array(v) for k, v in CASE["aux_params"].items()}, eval_metric="acc")
+    return module, train
+
+
+def test_fit_trains_as_mxnet_does():
+    module, train = trained()
+    recorded = CASE["after_sgd"]
+    arg_params, aux_params = module.get_params()
+    assert_params(arg_params, recorded["arg_params"])
+    assert_params(aux_params, recorded["aux_params"])
+    [(name, value)] = module.score(train, "ce")
+    assert name == recorded["score"][0][0]
+    assert value == pytest.approx(recorded["score"][0][1], rel=1e-4)
+    predicted = module.predict(train)
+    assert predicted.shape == (10, 3)  # the last batch's padding is left out
+    np.testing.assert_allclose(predicted.asnumpy(), np.array(recorded["predict"]), rtol=1e-4, atol=1e-5)
+
+
+def test_a_checkpoint_resumes_with_the_optimizer_states(tmp_path):
+    module, train = trained()
+    prefix = os.path.join(str(tmp_path), "net")
+    module.save_checkpoint(prefix, 3, save_optimizer_states=True)
+    assert sorted(os.listdir(str(tmp_path))) == ["net-0003.params", "net-0003.states", "net-symbol.json"]
+    loaded = mx.mod.Module.load(prefix, 3, load_optimizer_states=True, data_names=("data",),
+                                label_names=("softmax_label",))
+    loaded.bind(data_shapes=train.provide_data, label_shapes=train.provide_label)
+    loaded.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01})
+    train.reset()
+    loaded.forward_backward(next(iter(train)))
+    loaded.update()
+    assert_params(loaded.get_params()[0], CASE["after_resumed_step"]["arg_params"])
+
+
+def test_init_params_takes_each_variables_own_initializer_first():
+    """`Variable(init=...)`, and what composing BatchNorm and a PReLU gives their variables."""
+    symbol = mx.sym.LeakyReLU(mx.sym.BatchNorm(mx.sym.var("data"), name="bn"),
+                              gamma=mx.sym.var("slope", init=mx.init.Constant(0.5)), act_type="prelu", name="act")
+    module = mx.mod.Module(symbol, label_names=None)
+    module.bind(data_shapes=[("data", (2, 3))], for_training=False)
+    module.init_params(mx.init.Uniform(0.1))
+    recorded = CASE["own_initializers"]
+    arg_params, aux_params = module.get_params()
+    assert_params(arg_params, recorded["arg_params"])
+    assert_params(aux_params, recorded["aux_params"])
+    attrs = symbol.attr_dict()
+    for name in ("bn_moving_mean", "bn_moving_var", "slope"):
+        assert json.loads(attrs[name]["__init__"]) == json.loads(recorded["attr_dict"][name]["__init__"])
+
+
+def test_a_prelu_slope_composed_without_a_variable_starts_at_a_quarter():
+    module = mx.mod.Module(mx.sym.LeakyReLU(mx.sym.var("data"), act_type="prelu"), label_names=None)
+    module.bind(data_shapes=[("data", (10, 10))])
+    module.init_params()
+    [slope] = module.get_params()[0].values()
+    assert (slope.asnumpy() == 0.25).all()
+
+
+def test_operators_without_parameters_ignore_what_they_are_given():
+    """MXNet 1.9.1 has no attribute parser for them (checked there: exp, relu, zeros_like,
+    broadcast_maximum take `foo=1`); operators with parameters still reject unknown ones."""
+    x = mx.nd.array([[1.0, 2.0]])
+    assert mx.nd.broadcast_maximum(mx.nd.array([0.0]), x, axis=1).shape == (1, 2)
+    assert (mx.nd.zeros_like(x, dtype="float16").asnumpy() == 0).all()
+    with pytest.raises(mx.base.MXNetError, match="foo"):
+        mx.nd.sum(x, foo=1)
+
+
+def test_ndarray_iter_indexes_labels_by_the_data_examples():
+    """MXNet 1.9.1 does not check the labels' length against the data's."""
+    it = mx.io.NDArrayIter(mx.nd.ones((4, 2)), {"label": mx.nd.arange(8)}, batch_size=2)
+    assert [b.label[0].asnumpy().tolist() for b in it] == [[0.0, 1.0], [2.0, 3.0]]
