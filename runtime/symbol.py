@@ -418,17 +418,42 @@ def _substitute(symbol: Symbol, mapping: Dict[str, Tuple[Node, int]]) -> Symbol:
 
 
 # ---- composition
+# Keys a composed operator takes as attributes of its node (and of the variables composing it
+# creates) rather than as parameters: `FullyConnected(..., lr_mult=0)` (MXNet 1.9.1's C API).
+HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage", "profiler_scope")
+
+
+def _node_attributes(attrs: Dict, attr) -> Dict[str, str]:
+    """The node's own attributes: `attr=`, and the hidden keys taken out of `attrs` (both as MXNet
+    keeps them: `__lr_mult__` and `lr_mult`)."""
+    extra = {k: str(v) for k, v in (attr or {}).items()}
+    for key in list(attrs):
+        for hidden in HIDDEN_KEYS:
+            if key == hidden:
+                value = str(attrs.pop(key))
+                extra["__%s__" % key] = extra[key] = value
+            elif key.endswith("_" + hidden):
+                raise MXNetError("setting variable attributes with %s is deprecated. please instead use\n"
+                                 "w = Variable(%s=%s)\nsym = YourSymbolName(%s=w)"
+                                 % (key, hidden, attrs[key], key[:-len(hidden) - 1]))
+    return extra
+
+
 def compose(op: OpDef, public_name: str, args, kwargs) -> Symbol:
     name = kwargs.pop("name", None)
     attr = kwargs.pop("attr", None)
     inputs, attrs = split_arguments(op, args, kwargs, lambda v: isinstance(v, Symbol))
+    extra = _node_attributes(attrs, attr)
     parsed = op.parse_attrs(attrs)
     hint = public_name.rsplit(".", 1)[-1].lower()
     node_name = naming.current().get(name, hint)
+    # a variable that composing creates carries the node's attributes, as in MXNet (an operator's
+    # lr_mult reaches its weight so)
+    inherited = dict({k: str(v) for k, v in attrs.items()}, **extra)
     edges = []
     for input_name, value in present_inputs(op, inputs, parsed):
         if value is None:
-            value = var("%s_%s" % (node_name, input_name))
+            value = var("%s_%s" % (node_name, input_name), attr=inherited)
         if not isinstance(value, Symbol):
             raise TypeError("%s: input %s must be a Symbol, got %s" % (public_name, input_name, type(value).__name__))
         if len(value._outputs) != 1:
@@ -438,7 +463,7 @@ def compose(op: OpDef, public_name: str, args, kwargs) -> Symbol:
         if init is not None and value._outputs[0][0].is_variable:
             value._outputs[0][0].extra.setdefault("__init__", init)  # as MXNet, on the variable itself
         edges.append(value._outputs[0])
-    node = Node(op, node_name, parsed, edges, {k: str(v) for k, v in (attr or {}).items()})
+    node = Node(op, node_name, parsed, edges, extra)
     return Symbol([(node, i) for i in range(op.visible(parsed))])
 
 

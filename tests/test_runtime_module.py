@@ -8,13 +8,17 @@ import pytest
 
 import runtime
 
-runtime.as_mxnet()
-import mxnet as mx  # noqa: E402
-
 CASE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "training" / "module.json").read_text())
 
 
-def network():
+@pytest.fixture
+def mx():
+    """`import mxnet` means the runtime within each test (and only there)."""
+    with runtime.as_mxnet() as package:
+        yield package
+
+
+def network(mx):
     data = mx.sym.var("data")
     hidden = mx.sym.FullyConnected(data, num_hidden=6, name="fc1")
     hidden = mx.sym.BatchNorm(hidden, name="bn", fix_gamma=False)
@@ -29,9 +33,9 @@ def assert_params(found, recorded):
         np.testing.assert_allclose(found[name].asnumpy(), np.array(values), rtol=1e-4, atol=1e-5, err_msg=name)
 
 
-def trained():
+def trained(mx):
     x, y = np.array(CASE["x"], "float32"), np.array(CASE["y"], "float32")
-    module = mx.mod.Module(network(), data_names=("data",), label_names=("softmax_label",))
+    module = mx.mod.Module(network(mx), data_names=("data",), label_names=("softmax_label",))
     train = mx.io.NDArrayIter(x, y, batch_size=CASE["batch_size"], shuffle=False, last_batch_handle="pad")
     module.fit(train, num_epoch=3, optimizer="sgd", optimizer_params={"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01},
                arg_params={k: mx.nd.array(v) for k, v in CASE["arg_params"].items()},
@@ -39,8 +43,8 @@ def trained():
     return module, train
 
 
-def test_fit_trains_as_mxnet_does():
-    module, train = trained()
+def test_fit_trains_as_mxnet_does(mx):
+    module, train = trained(mx)
     recorded = CASE["after_sgd"]
     arg_params, aux_params = module.get_params()
     assert_params(arg_params, recorded["arg_params"])
@@ -53,8 +57,8 @@ def test_fit_trains_as_mxnet_does():
     np.testing.assert_allclose(predicted.asnumpy(), np.array(recorded["predict"]), rtol=1e-4, atol=1e-5)
 
 
-def test_a_checkpoint_resumes_with_the_optimizer_states(tmp_path):
-    module, train = trained()
+def test_a_checkpoint_resumes_with_the_optimizer_states(mx, tmp_path):
+    module, train = trained(mx)
     prefix = os.path.join(str(tmp_path), "net")
     module.save_checkpoint(prefix, 3, save_optimizer_states=True)
     assert sorted(os.listdir(str(tmp_path))) == ["net-0003.params", "net-0003.states", "net-symbol.json"]
@@ -68,7 +72,7 @@ def test_a_checkpoint_resumes_with_the_optimizer_states(tmp_path):
     assert_params(loaded.get_params()[0], CASE["after_resumed_step"]["arg_params"])
 
 
-def test_init_params_takes_each_variables_own_initializer_first():
+def test_init_params_takes_each_variables_own_initializer_first(mx):
     """`Variable(init=...)`, and what composing BatchNorm and a PReLU gives their variables."""
     symbol = mx.sym.LeakyReLU(mx.sym.BatchNorm(mx.sym.var("data"), name="bn"),
                               gamma=mx.sym.var("slope", init=mx.init.Constant(0.5)), act_type="prelu", name="act")
@@ -84,7 +88,7 @@ def test_init_params_takes_each_variables_own_initializer_first():
         assert json.loads(attrs[name]["__init__"]) == json.loads(recorded["attr_dict"][name]["__init__"])
 
 
-def test_a_prelu_slope_composed_without_a_variable_starts_at_a_quarter():
+def test_a_prelu_slope_composed_without_a_variable_starts_at_a_quarter(mx):
     module = mx.mod.Module(mx.sym.LeakyReLU(mx.sym.var("data"), act_type="prelu"), label_names=None)
     module.bind(data_shapes=[("data", (10, 10))])
     module.init_params()
@@ -92,7 +96,7 @@ def test_a_prelu_slope_composed_without_a_variable_starts_at_a_quarter():
     assert (slope.asnumpy() == 0.25).all()
 
 
-def test_operators_without_parameters_ignore_what_they_are_given():
+def test_operators_without_parameters_ignore_what_they_are_given(mx):
     """MXNet 1.9.1 has no attribute parser for them (checked there: exp, relu, zeros_like,
     broadcast_maximum take `foo=1`); operators with parameters still reject unknown ones."""
     x = mx.nd.array([[1.0, 2.0]])
@@ -102,7 +106,26 @@ def test_operators_without_parameters_ignore_what_they_are_given():
         mx.nd.sum(x, foo=1)
 
 
-def test_ndarray_iter_indexes_labels_by_the_data_examples():
+def test_ndarray_iter_indexes_labels_by_the_data_examples(mx):
     """MXNet 1.9.1 does not check the labels' length against the data's."""
     it = mx.io.NDArrayIter(mx.nd.ones((4, 2)), {"label": mx.nd.arange(8)}, batch_size=2)
     assert [b.label[0].asnumpy().tolist() for b in it] == [[0.0, 1.0], [2.0, 3.0]]
+
+
+def test_an_operators_lr_mult_reaches_the_variables_composing_creates(mx):
+    """`FullyConnected(..., lr_mult=0)` is an attribute of the node and of the weight and bias it
+    creates, not a parameter; a variable given with its own lr_mult keeps it (MXNet 1.9.1)."""
+    bias = mx.sym.var("fc1_bias", lr_mult=1.0)
+    fc1 = mx.sym.FullyConnected(mx.sym.var("data"), bias=bias, name="fc1", num_hidden=10, lr_mult=0)
+    fc2 = mx.sym.FullyConnected(fc1, name="fc2", num_hidden=10, wd_mult=0.5)
+    attrs = fc2.attr_dict()
+    assert attrs["fc1_weight"]["__lr_mult__"] == "0" and attrs["fc1_weight"]["lr_mult"] == "0"
+    assert attrs["fc1_bias"]["__lr_mult__"] == "1.0"
+    module = mx.mod.Module(fc2, label_names=None)
+    module.bind(data_shapes=[("data", (5, 10))])
+    module.init_params(mx.init.Uniform(1.0))
+    module.init_optimizer(optimizer_params={"learning_rate": 1.0})
+    assert module._optimizer.lr_mult == {"fc1_bias": 1.0, "fc1_weight": 0.0}
+    assert module._optimizer.wd_mult == {"fc2_bias": 0.5, "fc2_weight": 0.5, "fc1_bias": 0.0}
+    with pytest.raises(mx.base.MXNetError, match="weight_lr_mult is deprecated"):
+        mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, weight_lr_mult=0)

@@ -90,11 +90,9 @@ def test_ndarray_iter_pads_the_last_batch_from_the_start():
 def test_star_import_of_test_utils_gives_what_mxnet_tests_use():
     """MXNet's test files take `mx`, `ss`, `json`, `logging`... from `from mxnet.test_utils import *`:
     its test_utils imports them at module level (checked on MXNet 1.9.1)."""
-    import runtime
-    runtime.as_mxnet()
     names = {}
-    exec("from mxnet.test_utils import *", names)
-    import mxnet
+    with runtime.as_mxnet() as mxnet:
+        exec("from mxnet.test_utils import *", names)
     assert names["mx"] is mxnet
     for name in ("np", "ss", "json", "logging", "struct", "OrderedDict", "contextmanager"):
         assert names.get(name) is not None, name
