@@ -129,3 +129,25 @@ def test_an_operators_lr_mult_reaches_the_variables_composing_creates(mx):
     assert module._optimizer.wd_mult == {"fc2_bias": 0.5, "fc2_weight": 0.5, "fc1_bias": 0.0}
     with pytest.raises(mx.base.MXNetError, match="weight_lr_mult is deprecated"):
         mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, weight_lr_mult=0)
+
+
+def test_reflection_pad_2d_and_the_deprecated_params_files(mx, tmp_path):
+    """Values and names recorded on MXNet 1.9.1."""
+    from mxnet.gluon import nn
+    x = mx.nd.array(np.arange(2 * 1 * 3 * 4).reshape(2, 1, 3, 4))
+    assert nn.ReflectionPad2D(1)(x).asnumpy()[0, 0].tolist() == [
+        [5.0, 4.0, 5.0, 6.0, 7.0, 6.0], [1.0, 0.0, 1.0, 2.0, 3.0, 2.0], [5.0, 4.0, 5.0, 6.0, 7.0, 6.0],
+        [9.0, 8.0, 9.0, 10.0, 11.0, 10.0], [5.0, 4.0, 5.0, 6.0, 7.0, 6.0]]
+    net = nn.HybridSequential(prefix="net_")
+    with net.name_scope():
+        net.add(nn.Dense(2, in_units=3))
+    net.initialize()
+    path = str(tmp_path / "net.params")
+    with pytest.warns(UserWarning, match="save_params is deprecated"):
+        net.save_params(path)
+    assert sorted(mx.nd.load(path)) == ["dense0_bias", "dense0_weight"]
+    before = net[0].weight.data().asnumpy()
+    net[0].weight.set_data(mx.nd.zeros((2, 3)))
+    with pytest.warns(UserWarning, match="load_params is deprecated"):
+        net.load_params(path)
+    assert (net[0].weight.data().asnumpy() == before).all()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import warnings
 from collections import OrderedDict
 from typing import Dict, Optional, Tuple
 
@@ -214,16 +215,28 @@ class Block:
         params = self._collect_params_with_prefix()
         save_arrays(filename, {k: v.data().asnumpy() for k, v in params.items()})
 
+    def save_params(self, filename: str) -> None:
+        """MXNet's deprecated form: the parameters by their names less this block's prefix."""
+        warnings.warn("save_params is deprecated. Please use save_parameters. Note that if you want load from "
+                      "SymbolBlock later, please use export instead.")
+        self.collect_params().save(filename, strip_prefix=self.prefix)
+
+    def load_params(self, filename: str, ctx=None, allow_missing=False, ignore_extra=False) -> None:
+        warnings.warn("load_params is deprecated. Please use load_parameters.")
+        self.load_parameters(filename, ctx, allow_missing, ignore_extra)
+
     def load_parameters(self, filename: str, ctx=None, allow_missing=False, ignore_extra=False, cast_dtype=False,
                         dtype_source="current") -> None:
         from runtime.serialization import load_arrays
         loaded = load_arrays(filename)
         params = self._collect_params_with_prefix()
         if not any("." in k for k in loaded) and loaded and not any(k in params for k in loaded):
-            # a file saved with full parameter names (save_params / export)
+            # a file saved with full parameter names (export), or with this block's prefix left
+            # out of them (save_params)
             by_name = {p.name: p for p in params.values()}
-            loaded = {k: v for k, v in loaded.items()}
-            params = {name: by_name[name] for name in by_name}
+            if not any(k in by_name for k in loaded):
+                loaded = {self.prefix + k: v for k, v in loaded.items()}
+            params = by_name
         for name, param in params.items():
             if name not in loaded:
                 if allow_missing:

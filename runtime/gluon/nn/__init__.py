@@ -7,4 +7,4 @@ from runtime.gluon.nn.basic_layers import (ELU, GELU, SELU, Activation, BatchNor
                                            Sequential, Swish)
 from runtime.gluon.nn.conv_layers import (AvgPool1D, AvgPool2D, Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose,
                                           Conv3D, GlobalAvgPool1D, GlobalAvgPool2D, GlobalMaxPool1D, GlobalMaxPool2D,
-                                          MaxPool1D, MaxPool2D)
+                                          MaxPool1D, MaxPool2D, ReflectionPad2D)

@@ -138,3 +138,18 @@ class GlobalAvgPool1D(_pool_class(1, "avg", True)):
 
 class GlobalAvgPool2D(_pool_class(2, "avg", True)):
     pass
+
+
+class ReflectionPad2D(HybridBlock):
+    """Pads the last two axes by reflection: `padding` on each side of each, or MXNet's eight-number
+    pad_width (none on the batch and channel axes)."""
+
+    def __init__(self, padding=0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(padding, (int, float)):
+            padding = (0, 0, 0, 0, padding, padding, padding, padding)
+        assert len(padding) == 8
+        self._padding = padding
+
+    def hybrid_forward(self, F, x):
+        return F.pad(x, mode="reflect", pad_width=self._padding)
