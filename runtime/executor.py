@@ -125,6 +125,7 @@ class Executor:
         self._grad_reqs = _grad_requests(arg_names, grad_req)
         self.grad_dict = _named_gradients(arg_names, args_grad, self._grad_reqs)
         self._saved_values = None  # every node's outputs of the last forward, kept for backward
+        self._monitor = None  # (callback, monitor_all): see set_monitor_callback
 
     @staticmethod
     def _named(names: List[str], given, what: str) -> Dict[str, NDArray]:
@@ -162,8 +163,8 @@ class Executor:
             if name not in self.arg_dict:
                 raise MXNetError("Unknown argument %s" % name)
             self.arg_dict[name]._data[...] = value._data if isinstance(value, NDArray) else value
-        if self.grad_dict:
-            # gradients are wanted: run node by node, keeping what backward reads
+        if self.grad_dict or self._monitor is not None:
+            # gradients are wanted, or a monitor: run node by node, keeping what backward reads
             self._saved_values = self._forward_values(is_train)
             self._saved_train = is_train
             values = [self._saved_values[id(n)][i] for n, i in self._symbol._outputs]
@@ -219,6 +220,22 @@ class Executor:
         self.outputs = [NDArray(values[id(n)][i], self._ctx) for n, i in self._symbol._outputs]
         return self.outputs
 
+    def set_monitor_callback(self, callback, monitor_all: bool = False) -> None:
+        """`callback(name, array)` for each output of each operator as forward runs it, named
+        `NODE_OUTPUT` (`conv_output`); with `monitor_all`, for its inputs first too: each input by its
+        own name, then as `NODE_INPUT` (`conv_weight`)."""
+        self._monitor = (callback, monitor_all)
+
+    def _monitor_inputs(self, node, arrays) -> None:
+        callback = self._monitor[0]
+        for (child, index), name, array in zip(node.inputs, node.op.input_names(node.attrs), arrays):
+            callback(_entry_name(child, index), NDArray(array, self._ctx))
+            callback("%s_%s" % (node.name, name), NDArray(array, self._ctx))
+
+    def _monitor_outputs(self, node, results) -> None:
+        for index, array in enumerate(results):
+            self._monitor[0](_entry_name(node, index), NDArray(array, self._ctx))
+
     def _forward_values(self, is_train: bool) -> Dict[int, List[np.ndarray]]:
         """Every node's outputs (by node id), running the graph node by node."""
         values: Dict[int, List[np.ndarray]] = {}
@@ -228,6 +245,8 @@ class Executor:
                 values[id(node)] = [bound[node.name]._data]
                 continue
             arrays = [values[id(child)][index] for child, index in node.inputs]
+            if self._monitor is not None and self._monitor[1]:
+                self._monitor_inputs(node, arrays)
             try:
                 results = node.op.run(arrays, node.attrs, is_train=is_train)
             except MXNetError as exc:
@@ -237,6 +256,8 @@ class Executor:
                 arrays[3][...] = momentum * arrays[3] + (1 - momentum) * results[1]
                 arrays[4][...] = momentum * arrays[4] + (1 - momentum) * results[2]
             values[id(node)] = results
+            if self._monitor is not None:
+                self._monitor_outputs(node, results)
         return values
 
     def backward(self, out_grads=None, is_train=True) -> None:
@@ -276,6 +297,15 @@ class Executor:
                 target._data += value.astype(target._data.dtype, copy=False)
             else:
                 np.copyto(target._data, value, casting="unsafe")
+
+
+def _entry_name(node: Node, index: int) -> str:
+    """An output's name as MXNet's monitor gives it: a variable's own, else NODE_OUTPUT."""
+    if node.is_variable:
+        return node.name
+    if node.op.output_names:
+        return "%s_%s" % (node.name, node.op.output_names[index])
+    return "%s_output" % node.name if node.num_outputs() == 1 else "%s_output%d" % (node.name, index)
 
 
 def graph_gradients(order: List[Node], heads, values: Dict[int, List[np.ndarray]], head_grads: List[np.ndarray],

@@ -107,3 +107,22 @@ def test_backward_without_gradients_bound_writes_nothing_as_in_mxnet():
 def test_symbol_gradient_is_not_implemented_as_in_mxnet():
     with pytest.raises(MXNetError, match="not implemented"):
         (sym.var("x") * 2).gradient(["x"])
+
+
+def test_a_monitor_sees_each_operators_outputs_and_with_monitor_all_its_inputs():
+    """The names MXNet 1.9.1's monitor gives (its test_op_output_names_monitor / all_names)."""
+    import runtime
+    with runtime.as_mxnet() as mx:
+        data = mx.sym.Variable("data", shape=(2, 3, 4, 4))
+        for symbol, outputs, everything in (
+                (mx.sym.Convolution(data, kernel=(2, 2), num_filter=1, name="conv"), ["conv_output"],
+                 ["data", "conv_data", "conv_weight", "conv_weight", "conv_bias", "conv_bias", "conv_output"]),
+                (mx.sym.concat(data, data, dim=0, name="concat"), ["concat_output"],
+                 ["data", "concat_arg0", "data", "concat_arg1", "concat_output"])):
+            for monitor_all, expected in ((False, outputs), (True, everything)):
+                seen = []
+                executor = symbol.simple_bind(mx.cpu(), grad_req="null")
+                executor.set_monitor_callback(lambda name, array: seen.append((name, array.shape)), monitor_all)
+                executor.forward()
+                assert [name for name, _ in seen] == expected
+        assert seen[-1][1] == (4, 3, 4, 4)
