@@ -73,6 +73,8 @@ MODULES: Dict[str, str] = {
     "mxnet.contrib.amp.amp": "runtime.contrib.amp.amp",
     "mxnet.gluon.contrib": "runtime.gluon.contrib",
     "mxnet.gluon.contrib.nn": "runtime.gluon.contrib:nn",
+    "mxnet.gluon.contrib.rnn": "runtime.gluon.contrib:rnn",
+    "mxnet.gluon.contrib.data": "runtime.gluon.contrib:data",
     # the training API
     "mxnet.optimizer": "runtime.optimizer",
     "mxnet.optimizer.optimizer": "runtime.optimizer",

@@ -1,10 +1,13 @@
-"""`gluon.contrib.nn`: the contributed layers that model code commonly imports."""
+"""`gluon.contrib`: the contributed layers (`nn`), recurrent cells (`rnn`) and samplers (`data`) that model
+code commonly imports."""
 from __future__ import annotations
 
 import types
 
 from runtime.gluon.block import HybridBlock
+from runtime.gluon.data.sampler import Sampler
 from runtime.gluon.nn import BatchNorm, Concurrent, Embedding, HybridConcurrent
+from runtime.gluon.rnn import contrib_cells
 
 
 class Identity(HybridBlock):
@@ -98,3 +101,30 @@ nn = types.ModuleType("mxnet.gluon.contrib.nn")
 nn.__dict__.update(Identity=Identity, SyncBatchNorm=SyncBatchNorm, HybridConcurrent=HybridConcurrent,
                    Concurrent=Concurrent, SparseEmbedding=SparseEmbedding, PixelShuffle1D=PixelShuffle1D,
                    PixelShuffle2D=PixelShuffle2D, PixelShuffle3D=PixelShuffle3D)
+
+
+class IntervalSampler(Sampler):
+    """Indices 0, interval, 2*interval, ...; with `rollover` it then starts again from 1, 2, ... until
+    every index below `length` has been visited once."""
+
+    def __init__(self, length, interval, rollover=True):
+        if interval >= length:
+            raise AssertionError("Interval {} must be smaller than length {}".format(interval, length))
+        self._length, self._interval, self._rollover = length, interval, rollover
+
+    def __iter__(self):
+        starts = range(self._interval) if self._rollover else range(1)
+        return (index for start in starts for index in range(start, self._length, self._interval))
+
+    def __len__(self):
+        # MXNet 1.9.1 reports the dataset's length even when no rollover visits fewer indices
+        return self._length
+
+
+data = types.ModuleType("mxnet.gluon.contrib.data")
+data.__dict__.update(IntervalSampler=IntervalSampler)
+
+rnn = types.ModuleType("mxnet.gluon.contrib.rnn")
+rnn.__dict__.update({name: getattr(contrib_cells, name) for name in (
+    "LSTMPCell", "VariationalDropoutCell", "Conv1DRNNCell", "Conv2DRNNCell", "Conv3DRNNCell", "Conv1DLSTMCell",
+    "Conv2DLSTMCell", "Conv3DLSTMCell", "Conv1DGRUCell", "Conv2DGRUCell", "Conv3DGRUCell")})
