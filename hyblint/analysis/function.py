@@ -6,6 +6,7 @@ first iteration (`acc = 0; acc += F.sum(x)`) is seen as one in the second.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set
 
@@ -586,6 +587,27 @@ def _annotation_kind(annotation) -> Optional[Kind]:
     return None
 
 
+# `label : list, length 2` (numpydoc) or `label (list of NDArray): ...` (Google) in a docstring.
+_DOCUMENTED_TYPE = re.compile(r"^[ \t]*\**(\w+)[ \t]*(?::[ \t]*([^\n]+)|\(([^)\n]+)\)[ \t]*:)", re.MULTILINE)
+_SEQUENCE_WORD = re.compile(r"[ \t]*(?:list|tuple|sequence|iterable)\b", re.IGNORECASE)
+
+
+def _documented_sequences(function: cst.FunctionDef, names: Set[str], evidence: Dict[str, str]) -> List[str]:
+    """Parameters the method's own docstring declares lists or tuples (every alternative of the
+    type named, `list of NDArray` but not `NDArray or list`), as an annotation would, unless the
+    body uses them as a tensor could only be used."""
+    docstring = function.get_docstring(clean=False)
+    if not docstring:
+        return []
+    declared = []
+    for match in _DOCUMENTED_TYPE.finditer(docstring):
+        name, kind = match.group(1), (match.group(2) or match.group(3)).split(",")[0]
+        if name in names and evidence.get(name) != "tensor" and all(
+                _SEQUENCE_WORD.match(alternative) for alternative in re.split(r"\bor\b|\|", kind)):
+            declared.append(name)
+    return declared
+
+
 def _named_for_states(name: str) -> bool:
     lowered = name.lower()
     return any(word in lowered for word in STATE_WORDS) or lowered.endswith("list")
@@ -685,6 +707,8 @@ def analyze(function: cst.FunctionDef, module: ModuleFacts,
     tensors = params[2:] + list(function.params.kwonly_params)
     nodes, ends = preorder(function.body)  # one walk serves the scans below and the rules
     evidence = _usage_evidence(nodes, {p.name.value for p in tensors}, namespace)
+    for name in _documented_sequences(function, {p.name.value for p in tensors}, evidence):
+        evidence[name] = "sequence"
     for param in tensors:
         env[param.name.value] = _parameter_kind(param, evidence, context)
     return _walk_function(function, module, namespace, env, nodes, ends, context, True)
