@@ -31,6 +31,11 @@ SILENT = {
     "while_loop outputs are python structures": hybrid_block(
         "outs, states = F.contrib.while_loop(cond, func, [x], max_iterations=3)\nreturn states[0][:2]"),
     "child result indexed by an integer": hybrid_block("out = self.encoder(x)\nreturn out[0]"),
+    # GluonTS's DeepState: a helper builds a distribution object, whose method returns a tuple
+    "tuple from a method no tensor has": hybrid_block(
+        "lds, _ = self.compute_lds(F, x)\nll, mean, cov = lds.log_prob(x)\nreturn ll", args="x"),
+    "mapping argument iterated by items": hybrid_block(
+        "return [F.relu(v) for k, v in data.items()]", args="data"),
     # gluon-nlp's BERT SQuAD loss, called with `loss(out, [start, end])` from a training script
     "list parameter declared in a numpydoc docstring": hybrid_block(
         '"""Loss.\n\nParameters\n----------\nlabel : list, length is 2\n"""\nreturn x - label[0] - label[1]',

@@ -16,8 +16,8 @@ from hyblint.analysis.index import ClassContext, Helper
 from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.module import ModuleFacts, dotted
 from hyblint.analysis.vocabulary import (COUNTED_OUTPUTS, GROUP_OPS, LIST_METHODS, NAMESPACE_PREFIXES, NESTED_OPS,
-                                         PYTHON_BUILTINS, PYTHON_METHODS, STATE_WORDS, TENSOR_PLURALS, UNKNOWN_COUNT,
-                                         output_count)
+                                         PYTHON_BUILTINS, PYTHON_METHODS, STATE_WORDS, TENSOR_METHODS, TENSOR_PLURALS,
+                                         UNKNOWN_COUNT, output_count)
 from hyblint.analysis.walk import preorder
 
 # Methods only a tensor has: a parameter used with one is a tensor, whatever its name.
@@ -207,6 +207,8 @@ class _Walker:
             receiver = self.expr(func.value, env)
             method = func.attr.value
             if receiver in (Kind.TENSOR, Kind.MAYBE):
+                if method not in TENSOR_METHODS:
+                    return Kind.UNKNOWN  # `dist.log_prob(x)`: no tensor has it, so the receiver is something else
                 if method in GROUP_OPS:  # `x.split(num_outputs=2)`, `x.topk(ret_typ='both')`
                     return _outputs_kind(method, node, 1)
                 if method in PYTHON_METHODS:
