@@ -36,6 +36,10 @@ SILENT = {
         "lds, _ = self.compute_lds(F, x)\nll, mean, cov = lds.log_prob(x)\nreturn ll", args="x"),
     "mapping argument iterated by items": hybrid_block(
         "return [F.relu(v) for k, v in data.items()]", args="data"),
+    # Sockeye's factored embedding: the split's other outputs, starred, are a list
+    "starred target of a split": hybrid_block(
+        "x, *factors = F.split(x, num_outputs=self.n, axis=2)\nfor f, c in zip(factors, self.configs):\n"
+        "    x = F.broadcast_add(x, F.Embedding(f, input_dim=c))\nreturn F.broadcast_add(x, factors[0])"),
     # gluon-nlp's BERT SQuAD loss, called with `loss(out, [start, end])` from a training script
     "list parameter declared in a numpydoc docstring": hybrid_block(
         '"""Loss.\n\nParameters\n----------\nlabel : list, length is 2\n"""\nreturn x - label[0] - label[1]',

@@ -352,13 +352,16 @@ class _Walker:
 
     def _assign_target(self, target, value, kind: Kind, env):
         if isinstance(target, (cst.Tuple, cst.List)):
-            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements):
+            starred = any(isinstance(t, cst.StarredElement) for t in target.elements)
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements) \
+                    and not starred:
                 for t, v in zip(target.elements, value.elements):
                     self._assign_target(t.value, v.value, self.kinds.get(id(v.value), Kind.UNKNOWN), env)
                 return
             element = _element_of(kind)
             for t in target.elements:
-                self._bind(t.value, element, env)
+                # `x, *rest = F.split(...)`: a starred target is always a Python list
+                self._bind(t.value, Kind.SEQUENCE if isinstance(t, cst.StarredElement) else element, env)
             return
         if isinstance(target, (cst.Subscript, cst.Attribute)):
             self.expr(target, env)
