@@ -31,6 +31,21 @@ SILENT = {
     "while_loop outputs are python structures": hybrid_block(
         "outs, states = F.contrib.while_loop(cond, func, [x], max_iterations=3)\nreturn states[0][:2]"),
     "child result indexed by an integer": hybrid_block("out = self.encoder(x)\nreturn out[0]"),
+    # GluonTS's DeepState: a helper builds a distribution object, whose method returns a tuple
+    "tuple from a method no tensor has": hybrid_block(
+        "lds, _ = self.compute_lds(F, x)\nll, mean, cov = lds.log_prob(x)\nreturn ll", args="x"),
+    "mapping argument iterated by items": hybrid_block(
+        "return [F.relu(v) for k, v in data.items()]", args="data"),
+    # Sockeye's factored embedding: the split's other outputs, starred, are a list
+    "starred target of a split": hybrid_block(
+        "x, *factors = F.split(x, num_outputs=self.n, axis=2)\nfor f, c in zip(factors, self.configs):\n"
+        "    x = F.broadcast_add(x, F.Embedding(f, input_dim=c))\nreturn F.broadcast_add(x, factors[0])"),
+    # gluon-nlp's BERT SQuAD loss, called with `loss(out, [start, end])` from a training script
+    "list parameter declared in a numpydoc docstring": hybrid_block(
+        '"""Loss.\n\nParameters\n----------\nlabel : list, length is 2\n"""\nreturn x - label[0] - label[1]',
+        args="x, label"),
+    "list parameter declared in a Google docstring": hybrid_block(
+        '"""Args:\n    targets (tuple of NDArray): the two targets\n"""\nreturn x - targets[1]', args="x, targets"),
 }
 
 SILENT_MODULES = {
@@ -76,6 +91,14 @@ def test_trap_stays_silent(name):
 @pytest.mark.parametrize("name", sorted(SILENT_MODULES))
 def test_module_trap_stays_silent(name):
     assert check_source(SILENT_MODULES[name], "trap.py", ALL) == []
+
+
+def test_docstring_that_allows_a_tensor_does_not_make_a_list():
+    # `NDArray or list` may be a tensor, and a parameter passed to an operator is one
+    for doc, body in (("label : NDArray or list", "return x - label[0]"),
+                      ("label : list", "return F.relu(label) + label[0]")):
+        source = hybrid_block('"""%s"""\n%s' % (doc, body), args="x, label")
+        assert [d.code for d in check_source(source, "trap.py")] == ["HYB001"]
 
 
 def test_accumulator_that_becomes_a_tensor_in_a_loop_is_flagged():

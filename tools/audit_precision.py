@@ -3,8 +3,11 @@
     python3 tools/audit_precision.py --mxnet /path/to/mxnet/bin/python --root DIR --cases CASES.json
 
 CASES.json lists blocks of the code under DIR to build and run: `{"build": "pkg.module:callable",
-"kwargs": {...}, "shape": [1, 3, 224, 224]}`, or `"inputs": [[1, 20, 64], [1, 10]]` for a block called
-with several inputs (each uniform in [0, 1), or `{"shape": [1], "fill": 7}` for a constant one). Each case runs in a subprocess of the MXNet
+"kwargs": {...}, "shape": [1, 3, 224, 224]}` (`"pkg.module:Class.method"` builds `Class(**kwargs)`
+and runs the block its `method()` returns), or `"inputs": [[1, 20, 64], [1, 10]]` for a block called
+with several inputs (each uniform in [0, 1), or `{"shape": [1], "fill": 7}` for a constant one,
+`"dtype": "int32"` in it for another type than float32,
+`null` for None, `{"list": [[2, 1], [2, 1]]}` for a list of tensors). Each case runs in a subprocess of the MXNet
 interpreter: the block is built and initialized, called eagerly, then hybridized and called again
 while the lines of DIR that run are recorded. Each diagnostic of hyblint on DIR (error severity)
 in a file a case ran is judged:
@@ -45,11 +48,21 @@ def flat(out):
     return [out.asnumpy()] if hasattr(out, "asnumpy") else []
 try:
     module, name = build.split(":")
+    name, *methods = name.split(".")
     net = getattr(importlib.import_module(module), name)(**kwargs)
+    for method in methods:  # `Estimator.create_training_network`: the block a method of the built object makes
+        net = getattr(net, method)()
     net.initialize()
     mx.random.seed(0)
-    x = [mx.nd.full(shape=tuple(i["shape"]), val=i["fill"]) if isinstance(i, dict) else
-         mx.nd.random.uniform(shape=tuple(i)) for i in inputs]
+    def make(i):
+        if i is None:
+            return None
+        if isinstance(i, dict) and "list" in i:
+            return [make(j) for j in i["list"]]
+        if isinstance(i, dict):
+            return mx.nd.full(shape=tuple(i["shape"]), val=i["fill"], dtype=i.get("dtype", "float32"))
+        return mx.nd.random.uniform(shape=tuple(i))
+    x = [make(i) for i in inputs]
     eager = flat(net(*x))
 except Exception as exc:
     result["error"] = "not built or eager failed: %s: %s" % (type(exc).__name__, str(exc).splitlines()[0][:200] if str(exc) else "")

@@ -6,6 +6,7 @@ first iteration (`acc = 0; acc += F.sum(x)`) is seen as one in the second.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set
 
@@ -15,8 +16,8 @@ from hyblint.analysis.index import ClassContext, Helper
 from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.module import ModuleFacts, dotted
 from hyblint.analysis.vocabulary import (COUNTED_OUTPUTS, GROUP_OPS, LIST_METHODS, NAMESPACE_PREFIXES, NESTED_OPS,
-                                         PYTHON_BUILTINS, PYTHON_METHODS, STATE_WORDS, TENSOR_PLURALS, UNKNOWN_COUNT,
-                                         output_count)
+                                         PYTHON_BUILTINS, PYTHON_METHODS, STATE_WORDS, TENSOR_METHODS, TENSOR_PLURALS,
+                                         UNKNOWN_COUNT, output_count)
 from hyblint.analysis.walk import preorder
 
 # Methods only a tensor has: a parameter used with one is a tensor, whatever its name.
@@ -206,6 +207,8 @@ class _Walker:
             receiver = self.expr(func.value, env)
             method = func.attr.value
             if receiver in (Kind.TENSOR, Kind.MAYBE):
+                if method not in TENSOR_METHODS:
+                    return Kind.UNKNOWN  # `dist.log_prob(x)`: no tensor has it, so the receiver is something else
                 if method in GROUP_OPS:  # `x.split(num_outputs=2)`, `x.topk(ret_typ='both')`
                     return _outputs_kind(method, node, 1)
                 if method in PYTHON_METHODS:
@@ -349,13 +352,16 @@ class _Walker:
 
     def _assign_target(self, target, value, kind: Kind, env):
         if isinstance(target, (cst.Tuple, cst.List)):
-            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements):
+            starred = any(isinstance(t, cst.StarredElement) for t in target.elements)
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements) \
+                    and not starred:
                 for t, v in zip(target.elements, value.elements):
                     self._assign_target(t.value, v.value, self.kinds.get(id(v.value), Kind.UNKNOWN), env)
                 return
             element = _element_of(kind)
             for t in target.elements:
-                self._bind(t.value, element, env)
+                # `x, *rest = F.split(...)`: a starred target is always a Python list
+                self._bind(t.value, Kind.SEQUENCE if isinstance(t, cst.StarredElement) else element, env)
             return
         if isinstance(target, (cst.Subscript, cst.Attribute)):
             self.expr(target, env)
@@ -586,6 +592,27 @@ def _annotation_kind(annotation) -> Optional[Kind]:
     return None
 
 
+# `label : list, length 2` (numpydoc) or `label (list of NDArray): ...` (Google) in a docstring.
+_DOCUMENTED_TYPE = re.compile(r"^[ \t]*\**(\w+)[ \t]*(?::[ \t]*([^\n]+)|\(([^)\n]+)\)[ \t]*:)", re.MULTILINE)
+_SEQUENCE_WORD = re.compile(r"[ \t]*(?:list|tuple|sequence|iterable)\b", re.IGNORECASE)
+
+
+def _documented_sequences(function: cst.FunctionDef, names: Set[str], evidence: Dict[str, str]) -> List[str]:
+    """Parameters the method's own docstring declares lists or tuples (every alternative of the
+    type named, `list of NDArray` but not `NDArray or list`), as an annotation would, unless the
+    body uses them as a tensor could only be used."""
+    docstring = function.get_docstring(clean=False)
+    if not docstring:
+        return []
+    declared = []
+    for match in _DOCUMENTED_TYPE.finditer(docstring):
+        name, kind = match.group(1), (match.group(2) or match.group(3)).split(",")[0]
+        if name in names and evidence.get(name) != "tensor" and all(
+                _SEQUENCE_WORD.match(alternative) for alternative in re.split(r"\bor\b|\|", kind)):
+            declared.append(name)
+    return declared
+
+
 def _named_for_states(name: str) -> bool:
     lowered = name.lower()
     return any(word in lowered for word in STATE_WORDS) or lowered.endswith("list")
@@ -685,6 +712,8 @@ def analyze(function: cst.FunctionDef, module: ModuleFacts,
     tensors = params[2:] + list(function.params.kwonly_params)
     nodes, ends = preorder(function.body)  # one walk serves the scans below and the rules
     evidence = _usage_evidence(nodes, {p.name.value for p in tensors}, namespace)
+    for name in _documented_sequences(function, {p.name.value for p in tensors}, evidence):
+        evidence[name] = "sequence"
     for param in tensors:
         env[param.name.value] = _parameter_kind(param, evidence, context)
     return _walk_function(function, module, namespace, env, nodes, ends, context, True)

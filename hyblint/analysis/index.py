@@ -28,7 +28,8 @@ from hyblint.analysis.kinds import Kind, join
 from hyblint.analysis.screen import _dotted, _literal_argument, _walk
 from hyblint.analysis.module import ClassLine, ModuleFacts, collect_imports, scan_classes
 from hyblint.analysis.vocabulary import (COUNTED_OUTPUTS, GROUP_OPS, NAMESPACE_PREFIXES, NESTED_OPS, PYTHON_BUILTINS,
-                                         PYTHON_METHODS, STATE_WORDS, TENSOR_PLURALS, UNKNOWN_COUNT, output_count)
+                                         PYTHON_METHODS, STATE_WORDS, TENSOR_METHODS, TENSOR_PLURALS, UNKNOWN_COUNT,
+                                         output_count)
 
 # Gluon layers whose call gives one tensor.
 TENSOR_LAYERS = frozenset({
@@ -944,6 +945,8 @@ class _Scope:
         if isinstance(func, ast.Attribute):
             receiver = self.kind(func.value)
             if receiver is Kind.TENSOR:
+                if func.attr not in TENSOR_METHODS:
+                    return Kind.UNKNOWN  # no tensor has it: the receiver is something else
                 if func.attr in GROUP_OPS:  # `x.split(num_outputs=2)`, `x.topk(ret_typ='both')`
                     return outputs_kind(func.attr, node, 1)
                 return Kind.PYTHON if func.attr in PYTHON_METHODS else Kind.TENSOR

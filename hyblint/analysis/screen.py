@@ -27,7 +27,7 @@ from hyblint.analysis.vocabulary import (CONTEXT_ATTRIBUTES, CONVERSION_BUILTINS
                                          IMPERATIVE_PREFIXES, INDEX_ARGUMENT, NAMESPACE_PREFIXES, NESTED_OPS,
                                          ITERATING_BUILTINS, LIST_METHODS, NUMPY_FUNCTIONS, PYTHON_BUILTINS, PYTHON_METHODS,
                                          PYTHON_RANDOM_PREFIXES, REMOVED_NUMPY_NAMES, SHAPE_ATTRIBUTES, STATE_WORDS,
-                                         UNKNOWN_COUNT, output_count)
+                                         TENSOR_METHODS, UNKNOWN_COUNT, output_count)
 
 # What each rule reports on, as the rule class names it (`Rule.screen_triggers`; a test keeps the
 # two equal). The screen is sound for the codes listed here only: a selected rule absent from this
@@ -402,7 +402,7 @@ class _Screen:
         if type(func) is ast.Attribute and self.flavor(func.value) & T:
             if func.attr in GROUP_OPS:  # a method of the output table: one output or several
                 return imported | _outputs_flavor(func.attr, node, 1)
-            return imported | (0 if func.attr in PYTHON_METHODS else T)
+            return imported | (0 if func.attr in PYTHON_METHODS or func.attr not in TENSOR_METHODS else T)
         return imported
 
     def _reportable(self, node: ast.AST) -> bool:

@@ -82,6 +82,29 @@ NESTED_OPS = frozenset({"foreach", "while_loop", "cond", "rand_zipfian"})
 # Tensor methods whose result is a Python value; those of the output table give groups, any other a tensor.
 PYTHON_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist", "wait_to_read", "list_arguments",
                             "list_outputs", "infer_shape", "infer_type", "attr", "list_attr"})
+# Every public attribute of MXNet 1.9.1's NDArray and Symbol (`dir()`, no underscore): a method
+# called on a value that is none of these is not a tensor's, so that value is no tensor.
+TENSOR_METHODS = frozenset({"T", "abs", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "argmax",
+                            "argmax_channel", "argmin", "argsort", "as_in_context", "as_nd_ndarray",
+                            "as_np_ndarray", "asnumpy", "asscalar", "astype", "attach_grad", "attr",
+                            "attr_dict", "backward", "bind", "broadcast_axes", "broadcast_like",
+                            "broadcast_to", "cbrt", "ceil", "clip", "context", "copy", "copyto", "cos",
+                            "cosh", "ctx", "debug_str", "degrees", "depth_to_space", "detach", "diag",
+                            "dtype", "eval", "exp", "expand_dims", "expm1", "fix", "flatten", "flip", "floor",
+                            "get_backend_symbol", "get_children", "get_internals", "grad", "gradient",
+                            "handle", "infer_shape", "infer_shape_partial", "infer_type",
+                            "infer_type_partial", "list_arguments", "list_attr", "list_auxiliary_states",
+                            "list_inputs", "list_outputs", "log", "log10", "log1p", "log2", "log_softmax",
+                            "max", "mean", "min", "name", "nanprod", "nansum", "ndim", "norm", "one_hot",
+                            "ones_like", "optimize_for", "pad", "pick", "prod", "radians", "rcbrt",
+                            "reciprocal", "relu", "repeat", "reshape", "reshape_like", "rint", "round",
+                            "rsqrt", "save", "shape", "shape_array", "sigmoid", "sign", "simple_bind", "sin",
+                            "sinh", "size", "size_array", "slice", "slice_assign", "slice_assign_scalar",
+                            "slice_axis", "slice_like", "softmax", "softmin", "sort", "space_to_depth",
+                            "split", "split_v2", "sqrt", "square", "squeeze", "stype", "sum", "swapaxes",
+                            "take", "tan", "tanh", "tile", "to_dlpack_for_read", "to_dlpack_for_write",
+                            "tojson", "topk", "tostype", "transpose", "trunc", "wait_to_read", "writable",
+                            "zeros_like"})
 # Methods only a list has: a parameter used with one is a list (its usage evidence).
 LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count"})
 # A parameter named with one of these (or ending in "list") is a list of tensors.
