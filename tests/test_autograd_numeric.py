@@ -213,3 +213,22 @@ def test_gradient_against_finite_differences(name, index):
             numeric[element] = (objective(plus) - objective(minus)) / (2 * step)
         np.testing.assert_allclose(variables[position].grad.asnumpy(), numeric, rtol=1e-4, atol=1e-6,
                                    err_msg="input %d" % position)
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_convolution_gradients_made_a_chunk_of_images_at_a_time_equal_the_whole_batchs(monkeypatch, groups):
+    from runtime.kernels import grad_nn
+    rng = np.random.RandomState(3)
+    data = rng.uniform(-1, 1, (5, 4, 7, 6)).astype(np.float32)
+    weight = rng.uniform(-1, 1, (6, 4 // groups, 3, 2)).astype(np.float32)
+    out_grad = rng.uniform(-1, 1, (5, 6, 4, 5)).astype(np.float32)  # the output of that geometry
+    geometry = ((3, 2), (2, 1), (1, 1), (1, 0), groups)
+
+    def both():
+        return (grad_nn.convolution_weight_grad(data, out_grad, *geometry),
+                grad_nn.convolution_data_grad(out_grad, weight, data.shape, *geometry))
+    whole = both()
+    monkeypatch.setattr(grad_nn, "COLUMN_BYTES", 1)  # one image per chunk
+    assert grad_nn._image_chunks(5, 100) == [(i, i + 1) for i in range(5)]
+    for chunked, expected in zip(both(), whole):
+        np.testing.assert_allclose(chunked, expected, rtol=1e-5, atol=1e-6)

@@ -37,6 +37,17 @@ def _pad(x: np.ndarray, pad, value=0.0, extra=None) -> np.ndarray:
     return np.pad(x, widths, constant_values=value)
 
 
+# A gradient's columns are made for a chunk of images at a time, under this many bytes (one image
+# at least); as the forward pass's (kernels.nn.COLUMN_BYTES).
+COLUMN_BYTES = 8 << 20
+
+
+def _image_chunks(n: int, bytes_per_image: int):
+    """(lo, hi) ranges covering the n images of a batch, each chunk's columns under COLUMN_BYTES."""
+    chunk = max(1, min(n, COLUMN_BYTES // max(1, bytes_per_image)))
+    return [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
+
+
 @numba.njit(cache=True, nogil=True)
 def _columns_2d(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols):
     """cols[(ch, i, j), (b, y, xx)] = x[b, ch, y*sh - ph + i*dh, xx*sw - pw + j*dw] (0 in the padding)."""
@@ -92,15 +103,20 @@ def convolution_weight_grad(data, out_grad, kernel, stride, dilate, pad, num_gro
     planar = _planar(data, out_grad, kernel, stride, dilate, pad)
     if planar is not None:
         x, g, (kh, kw, sh, sw, ph, pw, dh, dw) = planar
+        x = np.ascontiguousarray(x)
         n, c = x.shape[:2]
         f, oh, ow = g.shape[1:]
-        cols = np.empty((c * kh * kw, n * oh * ow), dtype=x.dtype)
-        _columns_2d(np.ascontiguousarray(x), kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols)
-        heads = np.ascontiguousarray(np.moveaxis(g, 1, 0)).reshape(f, -1)
         cg, fg = c // num_group, f // num_group
         taps = kh * kw
-        grads = [heads[k * fg:(k + 1) * fg] @ cols[k * cg * taps:(k + 1) * cg * taps].T for k in range(num_group)]
-        return np.concatenate(grads, axis=0).reshape((f, cg) + tuple(kernel))
+        grad = np.zeros((f, cg * taps), dtype=np.result_type(x.dtype, g.dtype))
+        # the columns of a chunk of images at a time: a whole batch's would be the step's largest buffer
+        for lo, hi in _image_chunks(n, c * taps * oh * ow * x.itemsize):
+            cols = np.empty((c * taps, (hi - lo) * oh * ow), dtype=x.dtype)
+            _columns_2d(x[lo:hi], kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols)
+            heads = np.ascontiguousarray(np.moveaxis(g[lo:hi], 1, 0)).reshape(f, -1)
+            for k in range(num_group):
+                grad[k * fg:(k + 1) * fg] += heads[k * fg:(k + 1) * fg] @ cols[k * cg * taps:(k + 1) * cg * taps].T
+        return grad.reshape((f, cg) + tuple(kernel))
     n, c = data.shape[:2]
     f = out_grad.shape[1]
     out_shape = out_grad.shape[2:]
@@ -128,14 +144,16 @@ def convolution_data_grad(out_grad, weight, data_shape, kernel, stride, dilate, 
         f, oh, ow = g.shape[1:]
         cg, fg = c // num_group, f // num_group
         taps = kh * kw
-        heads = np.ascontiguousarray(np.moveaxis(g, 1, 0)).reshape(f, -1)
-        cols = np.empty((c * taps, heads.shape[1]), dtype=np.result_type(out_grad.dtype, weight.dtype))
-        for k in range(num_group):
-            w = weight[k * fg:(k + 1) * fg].reshape(fg, cg * taps)
-            np.matmul(w.T, heads[k * fg:(k + 1) * fg], out=cols[k * cg * taps:(k + 1) * cg * taps])
+        dtype = np.result_type(out_grad.dtype, weight.dtype)
         height = data_shape[2] if len(data_shape) == 4 else 1
-        out = np.zeros((n, c, height, data_shape[-1]), dtype=cols.dtype)
-        _add_columns_2d(cols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, out)
+        out = np.zeros((n, c, height, data_shape[-1]), dtype=dtype)
+        for lo, hi in _image_chunks(n, c * taps * oh * ow * np.dtype(dtype).itemsize):
+            heads = np.ascontiguousarray(np.moveaxis(g[lo:hi], 1, 0)).reshape(f, -1)
+            cols = np.empty((c * taps, heads.shape[1]), dtype=dtype)
+            for k in range(num_group):
+                w = weight[k * fg:(k + 1) * fg].reshape(fg, cg * taps)
+                np.matmul(w.T, heads[k * fg:(k + 1) * fg], out=cols[k * cg * taps:(k + 1) * cg * taps])
+            _add_columns_2d(cols, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, out[lo:hi])
         return out.reshape(data_shape)
     n, c = data_shape[:2]
     f = out_grad.shape[1]
