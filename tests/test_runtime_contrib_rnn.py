@@ -85,6 +85,6 @@ def test_interval_sampler():
 
 
 def test_mxnet_module_paths():
-    runtime.as_mxnet()
-    from mxnet.gluon.contrib.rnn import LSTMPCell  # noqa: F401
-    from mxnet.gluon.contrib.data import IntervalSampler  # noqa: F401
+    with runtime.as_mxnet():
+        from mxnet.gluon.contrib.rnn import LSTMPCell  # noqa: F401
+        from mxnet.gluon.contrib.data import IntervalSampler  # noqa: F401

@@ -21,10 +21,10 @@ from hyblint.analysis.vocabulary import (COUNTED_OUTPUTS, GROUP_OPS, LIST_METHOD
 from hyblint.analysis.walk import preorder
 
 # Methods only a tensor has: a parameter used with one is a tensor, whatever its name.
-TENSOR_METHODS = {"reshape", "transpose", "expand_dims", "astype", "sum", "mean", "max", "min", "swapaxes",
-                  "slice_axis", "flatten", "squeeze", "broadcast_to", "broadcast_like", "softmax", "exp",
-                  "log", "relu", "sigmoid", "tanh", "clip", "abs", "argmax", "argmin", "tile", "norm",
-                  "asnumpy", "asscalar", "as_in_context", "zeros_like", "ones_like", "reshape_like"}
+TENSOR_EVIDENCE_METHODS = {"reshape", "transpose", "expand_dims", "astype", "sum", "mean", "max", "min", "swapaxes",
+                           "slice_axis", "flatten", "squeeze", "broadcast_to", "broadcast_like", "softmax", "exp",
+                           "log", "relu", "sigmoid", "tanh", "clip", "abs", "argmax", "argmin", "tile", "norm",
+                           "asnumpy", "asscalar", "as_in_context", "zeros_like", "ones_like", "reshape_like"}
 
 
 def _is_none(expr) -> bool:
@@ -654,7 +654,7 @@ def _usage_evidence(nodes: List[cst.CSTNode], names: Set[str], namespace: str) -
             if isinstance(func, cst.Attribute):
                 if func.attr.value in LIST_METHODS:
                     note(func.value, "sequence")
-                elif func.attr.value in TENSOR_METHODS:
+                elif func.attr.value in TENSOR_EVIDENCE_METHODS:
                     note(func.value, "tensor")
                 if isinstance(func.value, cst.Name) and func.value.value == namespace:
                     for arg in node.args:
