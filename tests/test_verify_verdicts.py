@@ -4,7 +4,9 @@ line; a flagged line that ran and did no harm is refuted."""
 import argparse
 import json
 import textwrap
+from pathlib import Path
 
+import jsonschema
 import pytest
 
 from hyblint.verify import arguments, command
@@ -155,3 +157,9 @@ def test_text_and_sarif_carry_the_verdicts(frozen, capsys):
     by_line = {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]): r for r in results}
     assert by_line[("HYB016", line_of("np.random.uniform()"))]["properties"]["verify"]["verdict"] == "confirmed"
     assert by_line[("HYB002", line_of("len(x) == 0"))]["properties"]["verify"]["verdict"] == "refuted"
+    # and as SARIF's result kind, which viewers filter on
+    assert by_line[("HYB016", line_of("np.random.uniform()"))]["kind"] == "fail"
+    assert by_line[("HYB002", line_of("len(x) == 0"))]["kind"] == "review"
+    assert {r["kind"] for r in results} <= {"fail", "review", "open"}
+    schema = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.validate(json.loads(sarif), schema)

@@ -49,6 +49,13 @@ def _uri(filename: str) -> str:
     return quote(path.as_posix(), safe="/-._~!$&'()*+,;=@") if not path.is_absolute() else path.as_uri()
 
 
+# A verify verdict as SARIF's result kind (2.1.0, 3.27.9): a run that failed at the line is a
+# confirmed problem ("fail"); a line that ran and agreed everywhere is a diagnostic a person should
+# look at again ("review": a lead for a false positive); a line no run judged stays "open".
+# (baselineState is not used: it compares with an earlier run's log, which verify does not read.)
+VERDICT_KINDS = {"confirmed": "fail", "refuted": "review", "not reached": "open", "inconclusive": "open"}
+
+
 def _region(start, end) -> dict:
     return {"startLine": start.row, "startColumn": start.column, "endLine": end.row, "endColumn": end.column}
 
@@ -81,6 +88,7 @@ def render(diagnostics: List[Diagnostic], sources: Dict, verdicts: Optional[List
             }]
         if verdicts is not None and verdicts[number] is not None:
             result["properties"] = {"verify": verdicts[number]}
+            result["kind"] = VERDICT_KINDS.get(verdicts[number].get("verdict"), "open")
         results.append(result)
     log = {
         "$schema": SCHEMA, "version": "2.1.0",

@@ -1,6 +1,7 @@
 """Verify many modules: each in its own worker process, several at once (`--jobs`), with a progress
 line on a terminal, and answers kept in a cache keyed by what decides them (the module's text and
-its fix, the runtime's code, the options), so that a second run re-verifies only what changed."""
+its fix, the project modules it imports, the runtime's code, the options), so that a second run
+re-verifies only what changed."""
 from __future__ import annotations
 
 import dataclasses
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from hyblint.verify import runner
+from hyblint.verify.local_imports import imports_digest
 
 # (path, source, fixed source or None, changed definitions, {definition: by-design codes})
 Job = Tuple[Path, str, Optional[str], List[str], dict]
@@ -62,7 +64,10 @@ class ResultCache:
 
     def key(self, job: Job) -> str:
         path, source, fixed, changed, by_design = job
-        text = json.dumps([self.fingerprint, str(path.resolve()), source, fixed, changed, by_design], sort_keys=True)
+        # the project modules it imports decide its answer as much as its own text does
+        imported = imports_digest(path, source)
+        text = json.dumps([self.fingerprint, str(path.resolve()), source, fixed, changed, by_design, imported],
+                          sort_keys=True)
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def get(self, key: str) -> Optional[Tuple[List[runner.BlockResult], list]]:
