@@ -48,7 +48,8 @@ def fingerprint(options: runner.VerifyOptions, extend_select: str) -> str:
         backend = "runtime " + _files_digest(runner.PROJECT_ROOT / "runtime", "*.py")
     from hyblint.config import find_config
     config = find_config(["."])  # the static diagnostics follow the configuration
-    settings = dict(config=config and "%s %d" % (config.resolve(), config.stat().st_mtime_ns), shapes=options.shapes, fix=options.fix, unsafe=options.unsafe_fixes, discover=options.discover,
+    settings = dict(config=config and "%s %d" % (config.resolve(), config.stat().st_mtime_ns),
+                    shapes=options.shapes, fix=options.fix, unsafe=options.unsafe_fixes, discover=options.discover,
                     timeout=options.timeout, seed=options.seed, rtol=options.rtol, atol=options.atol,
                     extend_select=extend_select)
     digest.update(json.dumps([__version__, backend, settings], sort_keys=True, default=str).encode())
@@ -122,7 +123,8 @@ class Progress:
 
 
 def verify_all(jobs: Sequence[Job], options: runner.VerifyOptions, cache: ResultCache, workers: int,
-               progress: Optional[Progress] = None) -> Iterator[Tuple[Job, str, List[runner.BlockResult], Optional[list]]]:
+               progress: Optional[Progress] = None
+               ) -> Iterator[Tuple[Job, str, List[runner.BlockResult], Optional[list]]]:
     """(job, its cache key, its block results, its static diagnostics when the cache had them), in
     the jobs' order; the modules not in the cache run in up to `workers` worker processes at once.
     The caller stores what it computes with `cache.put`. An InterpreterError stops the run."""
