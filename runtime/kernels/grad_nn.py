@@ -38,8 +38,11 @@ def _pad(x: np.ndarray, pad, value=0.0, extra=None) -> np.ndarray:
 
 
 # A gradient's columns are made for a chunk of images at a time, under this many bytes (one image
-# at least); as the forward pass's (kernels.nn.COLUMN_BYTES).
-COLUMN_BYTES = 8 << 20
+# at least). Smaller than the forward pass's (kernels.conv.COLUMN_BYTES): backward runs while every
+# saved activation and the gradients in flight are alive, so its columns add to a training step's
+# peak (8 MB chunks made two thirds of a LeNet step's traced peak at batch 256: 29.8 MiB, 18.3 with
+# 2 MB), and a product over 2 MB of columns is still large enough for BLAS.
+COLUMN_BYTES = 2 << 20
 
 
 def _image_chunks(n: int, bytes_per_image: int):
