@@ -550,6 +550,32 @@ def param_second_trainer_for_dense(mx):
     return x._trainer is second
 
 
+def param_dict_list_ctx(mx):
+    params = mx.gluon.ParameterDict("p_")
+    params.get("a", shape=SHAPE)
+    params.get("b", shape=SHAPE)
+    params["p_a"].initialize(ctx=[mx.cpu(2), mx.cpu(0)])
+    params["p_b"].initialize(ctx=[mx.cpu(1)])
+    return sorted(str(c) for c in params.list_ctx())
+
+
+def block_reset_ctx_after_hybridizing(mx):
+    """A hybridized net keeps running after its parameters move, with the moved values."""
+    net = mx.gluon.nn.Dense(2, in_units=3, prefix="d_")
+    net.initialize(ctx=_ctx(mx, 2))
+    net.hybridize()
+    for i, w in enumerate(net.weight.list_data()):
+        w[:] = i + 1
+    net.bias.set_data(mx.nd.zeros((2,)))
+    x = mx.nd.ones((1, 3))
+    before = [net(x.as_in_context(ctx)).asnumpy().tolist() for ctx in _ctx(mx, 2)]
+    net.collect_params().reset_ctx(_ctx(mx, 2))
+    same = [net(x.as_in_context(ctx)).asnumpy().tolist() for ctx in _ctx(mx, 2)]
+    net.collect_params().reset_ctx(mx.cpu(3))
+    moved = net(x.as_in_context(mx.cpu(3)))
+    return [before, same, moved.asnumpy().tolist(), str(moved.context)]
+
+
 def block_forward_and_train_on_contexts(mx):
     """Data split over two contexts, each copy of a (hybridized) net runs on its own, and the Trainer
     sums the gradients so that the copies stay equal."""

@@ -562,3 +562,8 @@ class SymbolBlock(HybridBlock):
 
     def hybridize(self, active=True, **kwargs):
         self._active = True
+
+    def reset_ctx(self, ctx):
+        """Its parameters on other contexts; the graphs bound to the old copies are dropped."""
+        self._cached.clear()
+        self.collect_params().reset_ctx(ctx)

@@ -289,9 +289,13 @@ class Parameter:
     def reset_ctx(self, ctx) -> None:
         ctx = _context_list(ctx)
         if self._data is not None:
-            from runtime import autograd
-            with autograd.pause():
-                self._init_impl(self._reduce(), ctx)
+            mean = self._reduce()
+            if ctx == self._ctx_list:
+                # the same contexts: the arrays stay (graphs cached by hybridized blocks are bound to them)
+                for arr in self._data:
+                    arr._data[...] = mean._data
+                return
+            self._init_impl(mean, ctx)
         elif self._deferred is not None:
             chosen, _, default_init, data = self._deferred
             self._deferred = (chosen, ctx, default_init, data)
@@ -408,6 +412,13 @@ class ParameterDict:
     def reset_ctx(self, ctx) -> None:
         for p in self._params.values():
             p.reset_ctx(ctx)
+
+    def list_ctx(self):
+        """Every context some parameter is initialized on (in no particular order, as MXNet's set)."""
+        contexts = set()
+        for param in self._params.values():
+            contexts.update(param.list_ctx())
+        return list(contexts)
 
     def setattr(self, name, value) -> None:
         for p in self._params.values():
