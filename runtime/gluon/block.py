@@ -348,13 +348,20 @@ class HybridBlock(Block):
         which is the current context meanwhile (as MXNet runs it)."""
         from runtime import nd
         ctx = _input_context(args)
-        with Context(ctx):
+        # the current context for this call: set on the thread directly (a `with` on the input's
+        # Context object would keep the previous one on that object, which other arrays share)
+        scope = Context._default
+        previous = getattr(scope, "value", None)
+        scope.value = ctx
+        try:
             try:
                 params = {k: v.data(ctx) for k, v in self._reg_params.items()}
             except DeferredInitializationError:
                 self._infer_param_shapes(*args)
                 params = {k: v.data(ctx) for k, v in self._reg_params.items()}
             return self.hybrid_forward(nd, *args, **params)
+        finally:
+            scope.value = previous
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError
