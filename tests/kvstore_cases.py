@@ -576,6 +576,51 @@ def block_reset_ctx_after_hybridizing(mx):
     return [before, same, moved.asnumpy().tolist(), str(moved.context)]
 
 
+def _shared_pair(mx):
+    class B(mx.gluon.Block):
+        def __init__(self, params=None):
+            super().__init__(params=params)
+            with self.name_scope():
+                self.weight = self.params.get("weight", shape=(2, 2))
+
+    class C(mx.gluon.Block):
+        def __init__(self, b1, b2):
+            super().__init__()
+            self.b1, self.b2 = b1, b2
+
+    b1 = B()
+    return C(b1, B(b1.collect_params()))
+
+
+def block_save_deduplicated(mx):
+    """A parameter shared by two blocks is saved once with deduplicate=True, and loads into both."""
+    net = _shared_pair(mx)
+    net.initialize(mx.init.Constant(3), ctx=_ctx(mx, 2))
+    with tempfile.TemporaryDirectory() as tmp:
+        once, twice = os.path.join(tmp, "once.params"), os.path.join(tmp, "twice.params")
+        net.save_parameters(once, deduplicate=True)
+        net.save_parameters(twice)
+        keys = [sorted(mx.nd.load(once)), sorted(mx.nd.load(twice))]
+        other = _shared_pair(mx)
+        other.load_parameters(once, ctx=mx.cpu(1))
+    return [keys, _values(other.b2.weight.list_data()), _contexts(other.b1.weight.list_data())]
+
+
+def block_load_cast_dtype(mx):
+    result = []
+    for source in ("current", "saved"):
+        net = mx.gluon.nn.Dense(2, in_units=2, prefix="d_")
+        net.initialize(ctx=_ctx(mx, 2))
+        net.cast("float16")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "p.params")
+            net.save_parameters(path)
+            net.cast("float32")
+            net.load_parameters(path, cast_dtype=True, dtype_source=source)
+        result.append([str(np.dtype(net.weight.dtype)), [str(np.dtype(w.dtype)) for w in net.weight.list_data()]])
+    return result
+
+
 def block_forward_and_train_on_contexts(mx):
     """Data split over two contexts, each copy of a (hybridized) net runs on its own, and the Trainer
     sums the gradients so that the copies stay equal."""

@@ -226,6 +226,10 @@ class Block:
     def save_parameters(self, filename: str, deduplicate: bool = False) -> None:
         from runtime.serialization import save_arrays
         params = self._collect_params_with_prefix()
+        if deduplicate:
+            # a parameter shared by several blocks once, under the last of its names (as MXNet keeps it)
+            last_name = {id(p): k for k, p in params.items()}
+            params = {k: p for k, p in params.items() if last_name[id(p)] == k}
         save_arrays(filename, {k: v._reduce().asnumpy() for k, v in params.items()})
 
     def save_params(self, filename: str) -> None:
@@ -250,12 +254,16 @@ class Block:
             if not any(k in by_name for k in loaded):
                 loaded = {self.prefix + k: v for k, v in loaded.items()}
             params = by_name
+        names = {}  # every name of each parameter: a shared one may be saved under any of them
         for name, param in params.items():
-            if name not in loaded:
+            names.setdefault(id(param), []).append(name)
+        for name, param in params.items():
+            saved_as = [n for n in names[id(param)] if n in loaded]
+            if not saved_as:
                 if allow_missing:
                     continue
                 raise MXNetError("Parameter '%s' is missing in file '%s'" % (name, filename))
-            param._load_init(loaded[name], ctx)
+            param._load_init(loaded[saved_as[0]], ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
         extra = set(loaded) - set(params)
         if extra and not ignore_extra:
             raise MXNetError("Parameter '%s' loaded from file '%s' is not present in this block"

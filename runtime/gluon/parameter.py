@@ -39,7 +39,7 @@ class Parameter:
                  allow_deferred_init=False, differentiable=True, stype="default", grad_stype="default"):
         self.name = name
         self._shape = (shape,) if isinstance(shape, int) else (tuple(shape) if shape is not None else None)
-        self.dtype = np.dtype(dtype).type
+        self._dtype = np.dtype(dtype).type
         self.lr_mult, self.wd_mult = lr_mult, wd_mult
         self.init = init
         self._differentiable_flag = differentiable
@@ -241,9 +241,18 @@ class Parameter:
         for arr in self._data:
             arr._data[...] = value
 
-    def _load_init(self, data, ctx) -> None:
+    def _load_init(self, data, ctx, cast_dtype=False, dtype_source="current") -> None:
         """Take loaded data: initialize on `ctx` (or the deferred contexts) if not initialized, else
-        set every copy, which must be on the contexts given."""
+        set every copy, which must be on the contexts given. With cast_dtype, data of another dtype
+        is cast to the parameter's ('current'), or the parameter is cast to the data's ('saved')."""
+        if cast_dtype:
+            assert dtype_source in ["current", "saved"]
+            value = data._data if isinstance(data, NDArray) else np.asarray(data)
+            if np.dtype(self.dtype).type != value.dtype.type:
+                if dtype_source == "current":
+                    data = value.astype(self.dtype)
+                else:
+                    self.cast(value.dtype)
         ctx = [ctx] if isinstance(ctx, Context) else ctx
         if self._data is None:
             if self._deferred is not None:
@@ -303,8 +312,17 @@ class Parameter:
             raise ValueError("Cannot reset context for Parameter '%s' because it has not been initialized."
                              % self.name)
 
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @dtype.setter
+    def dtype(self, dtype) -> None:
+        """Setting the dtype casts the parameter, as in MXNet."""
+        self.cast(dtype)
+
     def cast(self, dtype) -> None:
-        self.dtype = np.dtype(dtype).type
+        self._dtype = np.dtype(dtype).type
         if self._data is None:
             return
         self._data = [NDArray(d._data.astype(dtype), d.context) for d in self._data]
@@ -468,8 +486,4 @@ class ParameterDict:
                                                                                       ", ".join(self._params)))
                 continue
             param = self._params[name]
-            if cast_dtype and dtype_source == "saved":
-                param.dtype = value.dtype.type
-            elif cast_dtype:
-                value = value.astype(param.dtype)
-            param._load_init(value, ctx)
+            param._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
