@@ -95,7 +95,15 @@ class NDArray:
         return other
 
     def as_in_context(self, ctx: Context) -> "NDArray":
-        return self if ctx == self._ctx else _wrap(self._data, ctx)
+        """Itself on its own context, else a copy there (contexts do not share memory); a copy
+        of a recorded array is recorded too, so that gradients flow back to the original."""
+        if ctx == self._ctx:
+            return self
+        if self._on_tape():
+            moved = _call("identity", self)
+            moved._ctx = ctx
+            return moved
+        return _wrap(self._data.copy(), ctx)
 
     as_in_ctx = as_in_context
 

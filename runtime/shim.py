@@ -225,12 +225,15 @@ def _mxnet_modules() -> Dict[str, types.ModuleType]:
 
 
 def install() -> _Installed:
+    from runtime.kvstore import KVStore, TestStore
     from runtime.ndarray import NDArray
     from runtime.symbol import Symbol
 
     # MXNet's error messages and pickles name these classes by their MXNet paths
     Symbol.__module__ = "mxnet.symbol.symbol"
     NDArray.__module__ = "mxnet.ndarray.ndarray"
+    KVStore.__module__ = "mxnet.kvstore.kvstore"
+    TestStore.__module__ = "mxnet.kvstore.base"
     if any(isinstance(f, MXNetFinder) for f in sys.meta_path):
         importlib.import_module("mxnet")
         return _Installed(None, {})

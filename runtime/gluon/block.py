@@ -19,7 +19,7 @@ import numpy as np
 from runtime import autograd
 from runtime import name as naming
 from runtime.base import MXNetError
-from runtime.context import current_context
+from runtime.context import Context, current_context
 from runtime.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict
 from runtime.ndarray import NDArray
 from runtime.symbol import Group, Symbol, var
@@ -72,6 +72,19 @@ class _BlockScope:
             return
         self._name_scope.__exit__(*exc)
         _scope.value = self._old
+
+
+def _input_context(args) -> Context:
+    """The context of the first array among `args` (nested in lists and tuples or not)."""
+    for arg in args:
+        if isinstance(arg, NDArray):
+            return arg._ctx
+        if isinstance(arg, (list, tuple)):
+            flat, _ = _flatten(list(arg))
+            for item in flat:
+                if isinstance(item, NDArray):
+                    return item._ctx
+    return current_context()
 
 
 def _flatten(value) -> Tuple[list, object]:
@@ -213,7 +226,11 @@ class Block:
     def save_parameters(self, filename: str, deduplicate: bool = False) -> None:
         from runtime.serialization import save_arrays
         params = self._collect_params_with_prefix()
-        save_arrays(filename, {k: v.data().asnumpy() for k, v in params.items()})
+        if deduplicate:
+            # a parameter shared by several blocks once, under the last of its names (as MXNet keeps it)
+            last_name = {id(p): k for k, p in params.items()}
+            params = {k: p for k, p in params.items() if last_name[id(p)] == k}
+        save_arrays(filename, {k: v._reduce().asnumpy() for k, v in params.items()})
 
     def save_params(self, filename: str) -> None:
         """MXNet's deprecated form: the parameters by their names less this block's prefix."""
@@ -237,12 +254,16 @@ class Block:
             if not any(k in by_name for k in loaded):
                 loaded = {self.prefix + k: v for k, v in loaded.items()}
             params = by_name
+        names = {}  # every name of each parameter: a shared one may be saved under any of them
         for name, param in params.items():
-            if name not in loaded:
+            names.setdefault(id(param), []).append(name)
+        for name, param in params.items():
+            saved_as = [n for n in names[id(param)] if n in loaded]
+            if not saved_as:
                 if allow_missing:
                     continue
                 raise MXNetError("Parameter '%s' is missing in file '%s'" % (name, filename))
-            param.set_data(loaded[name])
+            param._load_init(loaded[saved_as[0]], ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
         extra = set(loaded) - set(params)
         if extra and not ignore_extra:
             raise MXNetError("Parameter '%s' loaded from file '%s' is not present in this block"
@@ -331,13 +352,24 @@ class HybridBlock(Block):
             return self.hybrid_forward(sym, x, *args, **params)
 
     def _run_eagerly(self, *args):
+        """hybrid_forward on NDArrays, with the parameters' copies on the first input's context,
+        which is the current context meanwhile (as MXNet runs it)."""
         from runtime import nd
+        ctx = _input_context(args)
+        # the current context for this call: set on the thread directly (a `with` on the input's
+        # Context object would keep the previous one on that object, which other arrays share)
+        scope = Context._default
+        previous = getattr(scope, "value", None)
+        scope.value = ctx
         try:
-            params = {k: v.data() for k, v in self._reg_params.items()}
-        except DeferredInitializationError:
-            self._infer_param_shapes(*args)
-            params = {k: v.data() for k, v in self._reg_params.items()}
-        return self.hybrid_forward(nd, *args, **params)
+            try:
+                params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+            except DeferredInitializationError:
+                self._infer_param_shapes(*args)
+                params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+            return self.hybrid_forward(nd, *args, **params)
+        finally:
+            scope.value = previous
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError
@@ -369,16 +401,18 @@ class HybridBlock(Block):
             param._finish_deferred_init()
 
     def _call_cached(self, *args):
+        # one graph per input signature and context: each context binds its own copies of the parameters
         if len(args) == 1 and type(args[0]) is NDArray:  # the common case, without a generator's cost on every call
             data = args[0]._data
-            key = ((data.shape, data.dtype),)
+            key = ((data.shape, data.dtype), args[0]._ctx)
             flat = args
         elif all(type(a) is NDArray for a in args):
-            key = tuple((a._data.shape, a._data.dtype) for a in args)
+            key = tuple((a._data.shape, a._data.dtype) for a in args) + (args[0]._ctx,)
             flat = args
         else:  # nested inputs: the structure is part of the signature
             flat, fmt = _flatten(list(args))
-            key = (repr(fmt),) + tuple((a._data.shape, a._data.dtype) for a in flat)
+            key = (repr(fmt),) + tuple((a._data.shape, a._data.dtype) for a in flat) + \
+                ((flat[0]._ctx,) if flat else ())
         graph = self._cached.get(key)
         if graph is None:
             graph = self._cached[key] = _CachedGraph(self, args)
@@ -395,9 +429,9 @@ class HybridBlock(Block):
         arg_names = set(graph.symbol.list_arguments())
         for param in self.collect_params().values():
             if param.name in arg_names:
-                arrays["arg:%s" % param.name] = param.data().asnumpy()
+                arrays["arg:%s" % param.name] = param._reduce().asnumpy()
             elif param.name in graph.symbol.list_auxiliary_states():
-                arrays["aux:%s" % param.name] = param.data().asnumpy()
+                arrays["aux:%s" % param.name] = param._reduce().asnumpy()
         save_arrays("%s-%04d.params" % (path, epoch), arrays)
 
 
@@ -423,13 +457,14 @@ class _CachedGraph:
         if unknown:
             raise MXNetError("hybrid_forward uses variables that are neither inputs nor parameters: %s"
                              % ", ".join(unknown))
-        bound = {n: params[n].data() for n in arg_names if n in params}
+        ctx = _input_context(args)
+        bound = {n: params[n].data(ctx) for n in arg_names if n in params}
         for name, value in zip(self.input_names, args):
             bound[name] = NDArray(np.array(value._data), value.context)
-        aux = {n: params[n].data() for n in self.symbol.list_auxiliary_states()}
+        aux = {n: params[n].data(ctx) for n in self.symbol.list_auxiliary_states()}
         from runtime.executor import Executor
         self.static_alloc = bool(block._flags.get("static_alloc"))
-        self.context = current_context()
+        self.context = ctx
         self.executor = Executor(self.symbol, self.context, bound, aux, static_alloc=self.static_alloc)
         self.bound_arrays = {id(_memory_of(a._data)) for a in list(bound.values()) + list(aux.values())}
         # under autograd.record(), the whole graph is one node of the tape over inputs and parameters
@@ -542,3 +577,8 @@ class SymbolBlock(HybridBlock):
 
     def hybridize(self, active=True, **kwargs):
         self._active = True
+
+    def reset_ctx(self, ctx):
+        """Its parameters on other contexts; the graphs bound to the old copies are dropped."""
+        self._cached.clear()
+        self.collect_params().reset_ctx(ctx)

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import numpy as np
 
 from runtime import initializer as init_module
 from runtime.base import MXNetError
-from runtime.context import current_context
+from runtime.context import Context, current_context
 from runtime.ndarray import NDArray
 
 
@@ -17,23 +17,41 @@ class DeferredInitializationError(MXNetError):
     """The parameter's shape is not known until the first forward pass."""
 
 
+def _context_list(ctx) -> list:
+    """MXNet's forms of `ctx` (None for the current context, one Context, or a list) as a list."""
+    if ctx is None:
+        return [current_context()]
+    if isinstance(ctx, Context):
+        return [ctx]
+    return list(ctx)
+
+
 class Parameter:
+    """A weight with one copy of its data and gradient per context it is initialized on.
+
+    Copies are independent arrays (cpu(0) and cpu(1) do not share memory); gluon.Trainer keeps
+    them equal by summing the gradients of every copy and updating each. The private state has
+    MXNet's names and forms (`_data` and `_grad` lists, `_ctx_list`, `_ctx_map`), which model code
+    copies to wrap a parameter.
+    """
+
     def __init__(self, name, grad_req="write", shape=None, dtype=np.float32, lr_mult=1.0, wd_mult=1.0, init=None,
                  allow_deferred_init=False, differentiable=True, stype="default", grad_stype="default"):
         self.name = name
         self._shape = (shape,) if isinstance(shape, int) else (tuple(shape) if shape is not None else None)
-        self.dtype = np.dtype(dtype).type
+        self._dtype = np.dtype(dtype).type
         self.lr_mult, self.wd_mult = lr_mult, wd_mult
         self.init = init
         self._differentiable_flag = differentiable
         self._grad_req = grad_req if differentiable else "null"
         self.allow_deferred_init = allow_deferred_init
-        self._data: Optional[NDArray] = None
-        self._deferred = None      # (initializer, ctx, default_init, data) waiting for a shape
+        self._data: Optional[List[NDArray]] = None   # one array per context of _ctx_list
+        self._grad: Optional[List[NDArray]] = None
+        self._ctx_list: Optional[list] = None
+        self._ctx_map = None       # [[index in _ctx_list by device_id] for cpu-like, for gpu] as MXNet keeps it
+        self._deferred = None      # (initializer, [contexts], default_init, data) waiting for a shape
         self._var = None
-        self._grad = None
         self._trainer = None
-        self._ctx_map = None
         self._stype, self._grad_stype = stype, grad_stype
 
     # MXNet's private state, which model code copies to wrap a parameter (GluonNLP's
@@ -41,15 +59,15 @@ class Parameter:
     @property
     def _deferred_init(self) -> tuple:
         """(initializer, [contexts], default initializer, data) while waiting for a shape, else ()."""
-        if self._deferred is None:
-            return ()
-        chosen, ctx, default_init, data = self._deferred
-        contexts = list(ctx) if isinstance(ctx, (list, tuple)) else [ctx if ctx is not None else current_context()]
-        return chosen, contexts, default_init, data
+        return self._deferred if self._deferred is not None else ()
 
     @_deferred_init.setter
     def _deferred_init(self, value) -> None:
-        self._deferred = tuple(value) if value else None
+        if value:
+            chosen, ctx, default_init, data = value
+            self._deferred = (chosen, _context_list(ctx), default_init, data)
+        else:
+            self._deferred = None
 
     @property
     def _allow_deferred_init(self) -> bool:
@@ -76,40 +94,57 @@ class Parameter:
             if self._grad is not None:
                 self._grad = None
                 if self._data is not None:
-                    self._data = self._data.detach()
+                    self._data = [d.detach() for d in self._data]
         elif self._data is not None:
             self._init_grad()
 
+    def _init_impl(self, data, ctx_list) -> None:
+        """A copy of `data` (an NDArray or NumPy array) on each context, and their gradients."""
+        self._ctx_list = list(ctx_list)
+        self._ctx_map = [[], []]
+        for i, ctx in enumerate(self._ctx_list):
+            devices = self._ctx_map[ctx.device_typeid & 1]
+            while len(devices) <= ctx.device_id:
+                devices.append(None)
+            devices[ctx.device_id] = i
+        value = data._data if isinstance(data, NDArray) else np.asarray(data)
+        self._data = [NDArray(np.array(value, dtype=self.dtype), ctx) for ctx in self._ctx_list]
+        self._init_grad()
+
     def _init_grad(self) -> None:
-        """A zero gradient beside the data, registered with autograd as the variable's gradient."""
+        """A zero gradient beside each copy, registered with autograd as that copy's gradient."""
+        if self._grad_req == "null":
+            self._grad = None
+            return
         from runtime import autograd
-        self._grad = NDArray(np.zeros(self._data.shape, dtype=self._data.dtype), self._data.context)
-        mark = getattr(autograd, "mark_variables", None)
-        if mark is not None:
-            mark([self._data], [self._grad], self._grad_req)
-        else:
-            self._data._grad = self._grad
+        self._grad = [NDArray(np.zeros(d.shape, dtype=d._data.dtype), d.context) for d in self._data]
+        autograd.mark_variables(self._data, self._grad, self._grad_req)
 
-    def _data_changed(self) -> None:
-        """The data array was (re)created: its gradient is too, unless gradients are off."""
-        if self._grad_req != "null":
-            self._init_grad()
-
-    @property
-    def _ctx_list(self):
-        return self.list_ctx() or None
-
-    @_ctx_list.setter
-    def _ctx_list(self, value) -> None:
-        pass  # one context: where the data lives says it
-
-    def _check_and_get(self, arr, ctx):
-        """The data held in `arr` (one array, or MXNet's list of one per context)."""
-        if isinstance(arr, (list, tuple)):
-            arr = arr[0] if arr else None
-        if arr is None:
-            return self.data(ctx)
-        return arr
+    def _check_and_get(self, arr_list, ctx):
+        """The array of `arr_list` (data or gradients) on `ctx`; all of them for ctx=list; with
+        ctx=None, the only one, or the current context's."""
+        if isinstance(arr_list, NDArray):
+            return [arr_list] if ctx is list else arr_list
+        if arr_list is not None:
+            if ctx is list:
+                return arr_list
+            if ctx is None:
+                if len(arr_list) == 1:
+                    return arr_list[0]
+                ctx = current_context()
+            devices = self._ctx_map[ctx.device_typeid & 1] if self._ctx_map else []
+            if ctx.device_id < len(devices) and devices[ctx.device_id] is not None:
+                return arr_list[devices[ctx.device_id]]
+            raise RuntimeError("Parameter '%s' was not initialized on context %s. It was only initialized on %s."
+                               % (self.name, str(ctx), str(self._ctx_list)))
+        if self._deferred is not None:
+            raise DeferredInitializationError(
+                "Parameter '%s' has not been initialized yet because initialization was deferred. Actual "
+                "initialization happens during the first forward pass. Please pass one batch of data through "
+                "the network before accessing Parameters." % self.name)
+        raise MXNetError("Parameter '%s' has not been initialized. Note that you should initialize parameters "
+                         "and create Trainer with Block.collect_params() instead of Block.params because the "
+                         "later does not include Parameters of nested child Blocks" % self.name)
 
     def __repr__(self) -> str:
         return "Parameter %s (shape=%s, dtype=%s)" % (self.name, self.shape, np.dtype(self.dtype).name)
@@ -133,26 +168,27 @@ class Parameter:
     def initialize(self, init=None, ctx=None, default_init=None, force_reinit=False):
         if self._data is not None and not force_reinit:
             return
+        self._data = self._grad = None
         chosen = init if init is not None else self.init
         default_init = init_module.create(default_init) if default_init is not None else init_module.Uniform()
+        self._deferred = (chosen, _context_list(ctx), default_init, None)
         if not self._shape_known():
             if not self.allow_deferred_init:
+                self._deferred = None
                 raise MXNetError("Cannot initialize Parameter '%s' because it has invalid shape: %s."
                                  % (self.name, self._shape))
-            self._deferred = (chosen, ctx, default_init, None)
             return
-        self._deferred = (chosen, ctx, default_init, None)
         self._finish_deferred_init()
 
     def _finish_deferred_init(self) -> None:
         if self._deferred is None:
             return
-        chosen, ctx, default_init, data = self._deferred
+        chosen, ctx_list, default_init, data = self._deferred
         if not self._shape_known():
             raise DeferredInitializationError(
                 "Parameter '%s' has not been initialized yet because initialization was deferred. Actual "
                 "initialization happens during the first forward pass." % self.name)
-        array = NDArray(np.zeros(self._shape, dtype=self.dtype), ctx if not isinstance(ctx, list) else ctx[0])
+        array = NDArray(np.zeros(self._shape, dtype=self.dtype), ctx_list[0])
         if data is not None:
             array[:] = data
         elif chosen is not None:
@@ -160,29 +196,31 @@ class Parameter:
             init_module.create(chosen)._init_weight(self.name, array)
         else:
             default_init(self.name, array)
-        self._data = array
         self._deferred = None
-        self._data_changed()
+        self._init_impl(array, ctx_list)
+
+    def _reduce(self) -> NDArray:
+        """The copies' mean on cpu(0), as saving and moving a parameter take it."""
+        copies = self.list_data()
+        total = copies[0]._data.copy()
+        for other in copies[1:]:
+            total += other._data
+        if len(copies) > 1:
+            total /= np.array(len(copies), dtype=total.dtype)
+        return NDArray(total, Context("cpu", 0))
 
     def data(self, ctx=None) -> NDArray:
-        if self._data is None:
-            if self._deferred is not None:
-                raise DeferredInitializationError(
-                    "Parameter '%s' has not been initialized yet because initialization was deferred. Actual "
-                    "initialization happens during the first forward pass. Please pass one batch of data through "
-                    "the network before accessing Parameters." % self.name)
-            raise MXNetError("Parameter '%s' has not been initialized. Note that you should initialize parameters "
-                             "and create Trainer with Block.collect_params() instead of Block.params because the "
-                             "later does not include Parameters of nested child Blocks" % self.name)
-        return self._data
+        return self._check_and_get(self._data, ctx)
 
     def list_data(self):
-        return [self.data()]
+        return self._check_and_get(self._data, list)
 
     def list_ctx(self):
-        if self._data is None and self._deferred is not None:
-            return self._deferred_init[1]
-        return [self.data().context] if self._data is not None else []
+        if self._data is None:
+            if self._deferred is not None:
+                return self._deferred[1]
+            raise RuntimeError("Parameter '%s' has not been initialized" % self.name)
+        return self._ctx_list
 
     def set_data(self, data) -> None:
         value = data._data if isinstance(data, NDArray) else np.asarray(data)
@@ -193,43 +231,102 @@ class Parameter:
                 self._deferred = (chosen, ctx, default_init, value)
                 self._finish_deferred_init()
                 return
-            self._data = NDArray(np.array(value, dtype=self.dtype))
-            self._data_changed()
+            self._init_impl(value, [current_context()])
             return
-        self._data._data[...] = value
+        trainer = self._trainer
+        if trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore \
+                and self not in trainer._params_to_init:
+            # the key-value store holds the weights it updates: it must take the new ones
+            trainer._reset_kvstore()
+        for arr in self._data:
+            arr._data[...] = value
+
+    def _load_init(self, data, ctx, cast_dtype=False, dtype_source="current") -> None:
+        """Take loaded data: initialize on `ctx` (or the deferred contexts) if not initialized, else
+        set every copy, which must be on the contexts given. With cast_dtype, data of another dtype
+        is cast to the parameter's ('current'), or the parameter is cast to the data's ('saved')."""
+        if cast_dtype:
+            assert dtype_source in ["current", "saved"]
+            value = data._data if isinstance(data, NDArray) else np.asarray(data)
+            if np.dtype(self.dtype).type != value.dtype.type:
+                if dtype_source == "current":
+                    data = value.astype(self.dtype)
+                else:
+                    self.cast(value.dtype)
+        ctx = [ctx] if isinstance(ctx, Context) else ctx
+        if self._data is None:
+            if self._deferred is not None:
+                assert ctx is None or set(ctx) == set(self._deferred[1]), \
+                    "Failed to load Parameter '%s' on %s because it was previous initialized on %s." \
+                    % (self.name, str(ctx), str(self.list_ctx()))
+                ctx = self._deferred[1]
+            elif ctx is None:
+                ctx = [Context("cpu", 0)]
+            value = data._data if isinstance(data, NDArray) else np.asarray(data)
+            self.shape = value.shape
+            self._deferred = None
+            self._init_impl(value, ctx)
+            return
+        assert ctx is None or set(ctx) == set(self.list_ctx()), \
+            "Failed to load Parameter '%s' on %s because it was previous initialized on %s." \
+            % (self.name, str(ctx), str(self.list_ctx()))
+        self.set_data(data)
+        self._deferred = None
 
     def _set_trainer(self, trainer) -> None:
+        # one trainer only for a sparse parameter (MXNet checks the declared storage type)
+        if self._stype != "default" and self._trainer and trainer and self._trainer is not trainer:
+            raise RuntimeError("Failed to set the trainer for Parameter '%s' because it was already set. More than "
+                               "one trainers for a %s Parameter is not supported." % (self.name, self._stype))
         self._trainer = trainer
 
-    def _grad_or_raise(self) -> NDArray:
+    def _grads_or_raise(self):
         if self._data is not None and self._grad is None:
             raise RuntimeError("Cannot get gradient array for Parameter '%s' because grad_req='null'" % self.name)
-        if self._data is None:
-            self.data()  # raises MXNet's not-initialized errors
         return self._grad
 
     def grad(self, ctx=None) -> NDArray:
-        return self._grad_or_raise()
+        return self._check_and_get(self._grads_or_raise(), ctx)
 
     def list_grad(self):
-        return [self._grad_or_raise()]
+        return self._check_and_get(self._grads_or_raise(), list)
 
     def zero_grad(self) -> None:
-        if self._grad is not None:
-            self._grad._data[...] = 0
+        for grad in self._grad or ():
+            grad._data[...] = 0
 
     def reset_ctx(self, ctx) -> None:
+        ctx = _context_list(ctx)
         if self._data is not None:
-            moved = self._data.as_in_context(ctx)
-            if moved is not self._data:
-                self._data = moved
-                self._data_changed()
+            mean = self._reduce()
+            if ctx == self._ctx_list:
+                # the same contexts: the arrays stay (graphs cached by hybridized blocks are bound to them)
+                for arr in self._data:
+                    arr._data[...] = mean._data
+                return
+            self._init_impl(mean, ctx)
+        elif self._deferred is not None:
+            chosen, _, default_init, data = self._deferred
+            self._deferred = (chosen, ctx, default_init, data)
+        else:
+            raise ValueError("Cannot reset context for Parameter '%s' because it has not been initialized."
+                             % self.name)
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @dtype.setter
+    def dtype(self, dtype) -> None:
+        """Setting the dtype casts the parameter, as in MXNet."""
+        self.cast(dtype)
 
     def cast(self, dtype) -> None:
-        self.dtype = np.dtype(dtype).type
-        if self._data is not None:
-            self._data = self._data.astype(dtype)
-            self._data_changed()
+        self._dtype = np.dtype(dtype).type
+        if self._data is None:
+            return
+        self._data = [NDArray(d._data.astype(dtype), d.context) for d in self._data]
+        self._init_grad()
 
     def var(self):
         from runtime.symbol import var
@@ -245,8 +342,13 @@ class Constant(Parameter):
         super().__init__(name, grad_req="null", shape=value.shape, dtype=value.dtype,
                          init=init_module.Constant(0.0))
         self.value = value
-        self._deferred = None
-        self._data = NDArray(value.copy())
+        self._init_impl(value, [current_context()])
+
+    def initialize(self, init=None, ctx=None, default_init=None, force_reinit=False):
+        """Its value, on the contexts asked for (it holds one from its creation)."""
+        contexts = _context_list(ctx)
+        if contexts != self._ctx_list:
+            self._init_impl(self.value, contexts)
 
 
 class ParameterDict:
@@ -329,6 +431,13 @@ class ParameterDict:
         for p in self._params.values():
             p.reset_ctx(ctx)
 
+    def list_ctx(self):
+        """Every context some parameter is initialized on (in no particular order, as MXNet's set)."""
+        contexts = set()
+        for param in self._params.values():
+            contexts.update(param.list_ctx())
+        return list(contexts)
+
     def setattr(self, name, value) -> None:
         for p in self._params.values():
             setattr(p, name, value)
@@ -346,7 +455,7 @@ class ParameterDict:
         arrays: Dict[str, np.ndarray] = {}
         for name, param in self._params.items():
             key = name[len(strip_prefix):] if strip_prefix and name.startswith(strip_prefix) else name
-            arrays[key] = param.data().asnumpy()
+            arrays[key] = param._reduce().asnumpy()
         save_arrays(filename, arrays)
 
     def load(self, filename: str, ctx=None, allow_missing: bool = False, ignore_extra: bool = False,
@@ -377,8 +486,4 @@ class ParameterDict:
                                                                                       ", ".join(self._params)))
                 continue
             param = self._params[name]
-            if cast_dtype and dtype_source == "saved":
-                param.dtype = value.dtype.type
-            elif cast_dtype:
-                value = value.astype(param.dtype)
-            param.set_data(value)
+            param._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
