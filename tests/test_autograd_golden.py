@@ -11,8 +11,9 @@ from runtime import autograd, nd
 from runtime.base import MXNetError
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "golden"
-# grads_outputs.jsonl: the loss-output operators' options (tools/record_output_grads.py)
-CASES = [json.loads(line) for name in ("grads.jsonl", "grads_outputs.jsonl")
+# grads_outputs.jsonl: the loss-output operators' options (tools/record_output_grads.py); grads_rnn.jsonl:
+# the fused recurrent operator (tools/record_rnn_grads.py)
+CASES = [json.loads(line) for name in ("grads.jsonl", "grads_outputs.jsonl", "grads_rnn.jsonl")
          for line in (GOLDEN / name).read_text().splitlines()]
 
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from runtime import autograd, nd
+from runtime.kernels import rnn as rnn_kernels
 from runtime.ops.grad_math import zero_gradient
 from runtime.registry import REGISTRY
 
@@ -128,6 +129,19 @@ for name in ("SequenceMask", "SequenceLast", "SequenceReverse"):
 case("_contrib_box_nms", [((3, 6), ("attached", [[0, 0.9, 0, 0, 2, 2], [0, 0.7, 0.1, 0.1, 2.1, 2.1], [1, 0.5, 3, 3, 4, 4]]))],
      overlap_thresh=0.5, id_index=0)
 case("CTCLoss", [((5, 2, 4), X), ((2, 2), [1, 3, 2, 2])])  # the second label repeats: a blank between
+# the fused recurrent operator: (sequence, batch, features) data, the flat parameters, the states
+for mode, layers, directions, projection, extra in [("lstm", 1, 1, None, {}), ("gru", 2, 1, None, {}),
+                                                    ("rnn_tanh", 1, 2, None, {}), ("rnn_relu", 2, 2, None, {}),
+                                                    ("lstm", 2, 2, None, {"state_outputs": True}),
+                                                    ("lstm", 1, 1, 2, {"state_outputs": True}),
+                                                    ("gru", 1, 2, None, {"use_sequence_length": True})]:
+    count = rnn_kernels.parameter_count(mode, 3, 3, layers, directions, projection)
+    states = [((layers * directions, 2, projection or 3), X)]
+    if mode == "lstm":
+        states.append(((layers * directions, 2, 3), X))
+    lengths = [((2,), [3, 2])] if extra.get("use_sequence_length") else []
+    case("RNN", [((3, 2, 3), X), ((count,), X)] + states + lengths, state_size=3, num_layers=layers, mode=mode,
+         bidirectional=directions == 2, projection_size=projection, **extra)
 for name in ("degrees", "radians", "_contrib_div_sqrt_dim", "arcsinh"):
     case(name, [(S, X)])
 case("rcbrt", [(S, POS)])

@@ -29,7 +29,7 @@ def _close(got, want, path="result"):
     np.testing.assert_allclose(np.array(got, dtype=np.float64), expected, rtol=1e-4, atol=1e-5, err_msg=path)
 
 
-@pytest.mark.parametrize("name", ["mlp_sgd", "cnn_adam", "lm_clip", "autograd_add"])
+@pytest.mark.parametrize("name", ["mlp_sgd", "cnn_adam", "lm_clip", "autograd_add", "lstm_lm"])
 def test_script_matches_mxnet(name):
     params = SCRIPTS / ("%s.params" % name)
     assert params.exists()  # the script loads it: a missing file would make it write fresh values

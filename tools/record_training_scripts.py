@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-SCRIPTS = ["mlp_sgd", "cnn_adam", "lm_clip", "autograd_add"]
+SCRIPTS = ["mlp_sgd", "cnn_adam", "lm_clip", "autograd_add", "lstm_lm"]
 
 
 def main():

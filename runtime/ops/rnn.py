@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from runtime.kernels import rnn as k
-from runtime.registry import Attr, bool_, choice, declare, float_, int_, optional
+from runtime.registry import Attr, bool_, choice, declare, float_, gradient_of, int_, optional
 
 
 def _input_names(attrs):
@@ -14,10 +14,14 @@ def _input_names(attrs):
     return names
 
 
-def _outputs(attrs):
+def _visible(attrs):
     if not attrs["state_outputs"]:
         return 1
     return 3 if attrs["mode"] == "lstm" else 2
+
+
+def _outputs(attrs):
+    return _visible(attrs) + 1  # and the dropout scales between layers, which the gradient reads
 
 
 def _shapes(in_shapes, attrs):
@@ -45,6 +49,7 @@ def _shapes(in_shapes, attrs):
         outputs.append((layers * directions, batch, recurrent))
         if attrs["mode"] == "lstm":
             outputs.append((layers * directions, batch, hidden))
+    outputs.append(k.mask_shape(steps, batch, layers, directions, recurrent))
     return wanted[:len(in_shapes)], outputs
 
 
@@ -60,5 +65,11 @@ _RNN = declare("RNN", inputs=("data", "parameters", "state", "state_cell", "sequ
     Attr("p", float_, 0.0), Attr("state_outputs", bool_, False), Attr("projection_size", optional(int_), None),
     Attr("lstm_state_clip_min", optional(float_), None), Attr("lstm_state_clip_max", optional(float_), None),
     Attr("lstm_state_clip_nan", bool_, False), Attr("use_sequence_length", bool_, False)],
-    kernel=k.rnn, infer=_shapes, num_outputs=_outputs, wants_training=True, types=_types)
+    kernel=k.rnn, infer=_shapes, num_outputs=_outputs, visible_outputs=_visible, wants_training=True, types=_types)
 _RNN.input_names = _input_names
+
+
+@gradient_of("RNN")
+def _rnn_gradient(inputs, outputs, out_grads, **attrs):
+    visible = _visible(attrs)
+    return k.rnn_backward(inputs, out_grads[:visible], outputs[visible], **attrs)

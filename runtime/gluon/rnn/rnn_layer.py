@@ -2,10 +2,16 @@
 1.x's parameter names (l0_i2h_weight, r1_h2h_bias...), layouts ('TNC' / 'NTC') and state handling."""
 from __future__ import annotations
 
+import re
+
 from runtime.gluon.block import HybridBlock
 from runtime.kernels.rnn import GATES
 from runtime.ndarray import NDArray
 from runtime.symbol import Symbol
+
+
+# a fused layer's parameter: direction (l or r), layer, then i2h/h2h/h2r and weight/bias
+_LAYER_PARAMETER = re.compile(r"([lr])(\d+)_((?:i2h|h2h|h2r)_(?:weight|bias))\Z")
 
 
 class _RNNLayer(HybridBlock):
@@ -66,9 +72,24 @@ class _RNNLayer(HybridBlock):
         return "{name}({mapping}{extra})".format(name=self.__class__.__name__, mapping=mapping, extra=extra)
 
     def _collect_params_with_prefix(self, prefix=""):
+        """Saved and loaded under the names of the stepped cells the layer replaced, as MXNet 1.9.1
+        writes them: `l0_i2h_weight` as `_unfused.0.i2h_weight`, and with two directions
+        `_unfused.0.l_cell.i2h_weight` / `_unfused.0.r_cell.i2h_weight` (so files round-trip)."""
         if prefix:
             prefix += "."
-        return {prefix + key: value for key, value in self._reg_params.items()}
+        both = any(key.startswith("r") for key in self._reg_params)
+        found = {}
+        for key, value in self._reg_params.items():
+            match = _LAYER_PARAMETER.match(key)
+            if match is None:
+                found[prefix + key] = value
+                continue
+            direction, layer, part = match.groups()
+            cell = "%s_cell." % direction if both else ""
+            found["%s_unfused.%s.%s%s" % (prefix, layer, cell, part)] = value
+        for name, child in self._children.items():
+            found.update(child._collect_params_with_prefix(prefix + name))
+        return found
 
     def state_info(self, batch_size=0):
         recurrent = self._projection_size or self._hidden_size
