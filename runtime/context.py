@@ -31,6 +31,13 @@ class Context:
 
     __str__ = __repr__
 
+    @classmethod
+    def _deprecated_default(cls) -> "Context":
+        import warnings
+        warnings.warn("Context.default_ctx has been deprecated. Please use Context.current_context() instead. "
+                      "Please use test_utils.set_default_context to set a default context", DeprecationWarning)
+        return current_context()
+
     def __enter__(self):
         self._old = getattr(Context._default, "value", None)
         Context._default.value = self
@@ -58,3 +65,17 @@ def current_context() -> Context:
 
 def num_gpus() -> int:
     return 0
+
+
+class _DefaultContext:
+    """`Context.default_ctx`, MXNet's deprecated class property: the current context, with a warning;
+    assigning it makes that context current on this thread."""
+
+    def __get__(self, instance, owner):
+        return owner._deprecated_default()
+
+    def __set__(self, instance, value):  # (on an instance; MXNet's setter is on the class)
+        Context._default.value = value
+
+
+Context.default_ctx = _DefaultContext()

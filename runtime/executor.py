@@ -26,17 +26,35 @@ def _node_error(node: Node, exc: Exception) -> MXNetError:
 
 
 def _declared_shape(node: Node) -> Optional[Tuple]:
-    text = node.extra.get("__shape__")
-    if not text:
-        return None
-    shape = tuple(ast.literal_eval(text))
+    shape = _partial_shape(node)
     return shape if shape and all(d > 0 for d in shape) else None
 
 
+def _partial_shape(node: Node) -> Optional[Tuple]:
+    """A variable's declared shape, 0 where a size is unknown (a deferred parameter's (40, 0))."""
+    text = node.extra.get("__shape__")
+    return tuple(ast.literal_eval(text)) if text else None
+
+
 def infer_shapes(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
-    """(argument shapes, output shapes, auxiliary shapes), like Symbol.infer_shape."""
+    """(argument shapes, output shapes, auxiliary shapes), like Symbol.infer_shape. Where an
+    operator knows the shape of an input that another operator computes (the flat parameter vector
+    of RNN, which gluon.rnn's layers concatenate from reshaped parameters), the producers that can
+    work back from their output's shape (`OpDef.infer_inputs`) tell their variables, and inference
+    runs again with what they learned."""
+    known = dict(known)
+    for _ in range(4):  # each round can only add variables' shapes
+        result, learned = _infer_shapes_once(symbol, known, partial)
+        if not learned:
+            return result
+        known.update(learned)
+    return result
+
+
+def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
     order = topological(symbol._outputs)
     shapes: Dict[int, List[Optional[Tuple]]] = {}
+    wanted: List[Tuple[Node, int, Tuple]] = []  # shapes consumers gave outputs that were unknown
     for node in order:
         if node.is_variable:
             shapes[id(node)] = [tuple(known[node.name]) if node.name in known else _declared_shape(node)]
@@ -50,18 +68,42 @@ def infer_shapes(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
         except MXNetError as exc:
             raise _node_error(node, exc) from None
         for (child, index), before, after in zip(node.inputs, in_shapes, completed):
-            if child.is_variable and before is None and after is not None:
-                shapes[id(child)][index] = tuple(after)
+            if before is None and after is not None:
+                if child.is_variable:
+                    shapes[id(child)][index] = tuple(after)
+                else:
+                    wanted.append((child, index, tuple(after)))
             elif before is not None and after is not None and tuple(before) != tuple(after):
                 raise MXNetError("Error in operator %s: %s" % (node.name, shape_inconsistent(before, after, node.op.bracket_shapes)))
         shapes[id(node)] = [tuple(s) if s is not None else None for s in (out_shapes or [None])]
+    learned: Dict[str, Tuple] = {}
+    for node, index, shape in wanted:
+        _work_back(node, shape, shapes, learned)
     aux = _aux_variables(order)
     args = [shapes[id(n)][0] for n in order if n.is_variable and id(n) not in aux]
     auxes = [shapes[id(n)][0] for n in order if n.is_variable and id(n) in aux]
     outs = [shapes[id(n)][i] if i < len(shapes[id(n)]) else None for n, i in symbol._outputs]
     if not partial and any(s is None for s in args + auxes + outs):
-        return None, None, None
-    return args, outs, auxes
+        return (None, None, None), learned
+    return (args, outs, auxes), learned
+
+
+def _work_back(node: Node, shape: Tuple, shapes, learned: Dict[str, Tuple]) -> None:
+    """`node`'s output must have `shape`: the variables it reads whose shapes that decides."""
+    if node.is_variable:
+        declared = _partial_shape(node)
+        if declared is None or (len(declared) == len(shape)
+                                and all(d in (0, s) for d, s in zip(declared, shape))):
+            learned[node.name] = shape
+        return
+    if node.op.infer_inputs is None:
+        return
+    partials = [shapes[id(child)][index] or (_partial_shape(child) if child.is_variable else None)
+                for child, index in node.inputs]
+    completed = node.op.infer_inputs(shape, partials, node.attrs)
+    for (child, index), before, after in zip(node.inputs, [shapes[id(c)][i] for c, i in node.inputs], completed):
+        if before is None and after is not None:
+            _work_back(child, tuple(after), shapes, learned)
 
 
 def _declared_dtype(node: Node) -> Optional[str]:

@@ -205,6 +205,9 @@ class OpDef:
     # the initializer (MXNet's JSON form) that composing gives an input's variable when it names
     # none (BatchNorm's moving_var: one): Module.init_params and Initializer read it as __init__
     input_inits: Dict[str, str] = field(default_factory=dict)
+    # infer_inputs(out_shape, in_shapes, attrs) -> in_shapes completed from the output's shape: for
+    # the operators whose inputs' shapes a later operator decides (an unknown size is None or a 0)
+    infer_inputs: Optional[Callable] = None
 
     @property
     def variadic(self) -> bool:
@@ -289,6 +292,9 @@ class OpDef:
             except MXNetError:
                 raise
             except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
+                if isinstance(exc, TypeError) and any(s is None for s in in_shapes):
+                    # a rule that needs an input's shape it was not given: its outputs stay unknown
+                    return list(in_shapes), [None] * self.outputs(attrs)
                 raise MXNetError("Error in operator %s: %s" % (self.name, exc)) from None
         if any(s is None for s in in_shapes):
             missing = [n for n, s in zip(self.input_names(attrs), in_shapes) if s is None]

@@ -129,6 +129,7 @@ for name in ("SequenceMask", "SequenceLast", "SequenceReverse"):
 case("_contrib_box_nms", [((3, 6), ("attached", [[0, 0.9, 0, 0, 2, 2], [0, 0.7, 0.1, 0.1, 2.1, 2.1], [1, 0.5, 3, 3, 4, 4]]))],
      overlap_thresh=0.5, id_index=0)
 case("CTCLoss", [((5, 2, 4), X), ((2, 2), [1, 3, 2, 2])])  # the second label repeats: a blank between
+case("_rnn_param_concat", [((6,), X), ((4,), X)], dim=0)
 # the fused recurrent operator: (sequence, batch, features) data, the flat parameters, the states
 for mode, layers, directions, projection, extra in [("lstm", 1, 1, None, {}), ("gru", 2, 1, None, {}),
                                                     ("rnn_tanh", 1, 2, None, {}), ("rnn_relu", 2, 2, None, {}),

@@ -4,7 +4,9 @@ MXNet's in tests/test_autograd_golden.py and finite differences in tests/test_au
 import numpy as np
 
 from runtime import autograd, nd
-from runtime.gluon import rnn
+from runtime import initializer as mx_init
+from runtime.gluon import nn, rnn
+from runtime.gluon.parameter import Parameter
 
 # recorded from MXNet 1.9.1: sorted(GRU(3, num_layers=2, bidirectional=B)._collect_params_with_prefix('net'))
 ONE_DIRECTION = ['net._unfused.0.h2h_bias', 'net._unfused.0.h2h_weight', 'net._unfused.0.i2h_bias',
@@ -47,3 +49,39 @@ def test_eager_and_hybridized_gradients_agree():
     for eager, hybrid in zip(*found):
         np.testing.assert_allclose(hybrid, eager, rtol=1e-5, atol=1e-7)
         assert np.abs(eager).sum() > 0
+
+
+def test_a_layer_of_unknown_input_size_in_a_hybridized_network_learns_it():
+    # RNN's flat parameter vector decides the concatenated i2h weights of both directions
+    net = nn.HybridSequential()
+    net.add(rnn.LSTM(10, bidirectional=True), nn.Dense(3))
+    net.hybridize()
+    net.initialize()
+    assert net(nd.ones((2, 3, 7))).shape == (2, 3)
+    layer = net[0]
+    assert layer.l0_i2h_weight.shape == layer.r0_i2h_weight.shape == (40, 7)
+
+
+def test_infer_shape_sets_the_parameters_shapes():
+    layer = rnn.GRU(4, num_layers=2)
+    layer.initialize()
+    x = nd.ones((5, 2, 3))
+    layer.infer_shape(x, layer.begin_state(2))
+    assert layer.l0_i2h_weight.shape == (12, 3) and layer.l1_i2h_weight.shape == (12, 4)
+
+
+def test_the_unfused_cells_compute_what_the_layer_does():
+    layer = rnn.LSTM(4, num_layers=2, bidirectional=True, input_size=3)
+    layer.initialize()
+    x = nd.array(np.random.RandomState(1).uniform(-1, 1, (5, 2, 3)).astype(np.float32))
+    stack = layer._unfuse()
+    assert sorted(stack.collect_params()) == sorted(layer.collect_params())
+    unrolled, _ = stack.unroll(5, x, layout="TNC", merge_outputs=True)
+    np.testing.assert_allclose(unrolled.asnumpy(), layer(x).asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_parameters_variable_carries_its_initializer():
+    # recorded from MXNet 1.9.1: Parameter('w', shape=(2,), init=...).var().attr('__init__')
+    assert Parameter("w", shape=(2,), init=mx_init.LSTMBias(2.0)).var().attr("__init__") \
+        == '["lstmbias", {"forget_bias": 2.0}]'
+    assert Parameter("w", shape=(2,)).var().attr("__init__") is None

@@ -400,6 +400,28 @@ class HybridBlock(Block):
                 param.shape = shapes[param.name]
             param._finish_deferred_init()
 
+    def _infer_attrs(self, infer: str, attribute: str, *args) -> None:
+        """Each parameter's `attribute` (shape or dtype) from the graph traced with the inputs'."""
+        inputs, graph, _ = self._trace(args)
+        given = [a for a in _flatten(list(args))[0] if a is not None]
+        arg_values, _, aux_values = getattr(graph, infer)(**{i.name: getattr(a, attribute)
+                                                             for i, a in zip(inputs, given)})
+        if arg_values is None:
+            raise ValueError("cannot infer the parameters' %s from inputs of %s"
+                             % (attribute, [getattr(a, attribute) for a in given]))
+        found = dict(zip(graph.list_arguments(), arg_values))
+        found.update(zip(graph.list_auxiliary_states(), aux_values))
+        for param in self.collect_params().values():
+            setattr(param, attribute, found[param.name])
+
+    def infer_shape(self, *args) -> None:
+        """Sets the parameters' shapes from the shapes of inputs (arrays or Symbols), as MXNet's."""
+        self._infer_attrs("infer_shape", "shape", *args)
+
+    def infer_type(self, *args) -> None:
+        """Sets the parameters' dtypes from the dtypes of inputs."""
+        self._infer_attrs("infer_type", "dtype", *args)
+
     def _call_cached(self, *args):
         # one graph per input signature and context: each context binds its own copies of the parameters
         if len(args) == 1 and type(args[0]) is NDArray:  # the common case, without a generator's cost on every call

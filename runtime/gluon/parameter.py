@@ -331,8 +331,9 @@ class Parameter:
     def var(self):
         from runtime.symbol import var
         if self._var is None:
+            # with its initializer, which binding a graph of it (mx.mod.Module) uses before the default
             self._var = var(self.name, shape=self._shape, dtype=self.dtype, lr_mult=self.lr_mult,
-                            wd_mult=self.wd_mult)
+                            wd_mult=self.wd_mult, init=self.init)
         return self._var
 
 

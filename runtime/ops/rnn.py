@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from runtime.kernels import rnn as k
+from runtime.kernels import tensor as tensor_kernels
 from runtime.registry import Attr, bool_, choice, declare, float_, gradient_of, int_, optional
 
 
@@ -73,3 +74,21 @@ _RNN.input_names = _input_names
 def _rnn_gradient(inputs, outputs, out_grads, **attrs):
     visible = _visible(attrs)
     return k.rnn_backward(inputs, out_grads[:visible], outputs[visible], **attrs)
+
+
+def _parameter_concat_inputs(out_shape, in_shapes, attrs):
+    """What the flat vector's size leaves for the parameters of unknown size, in equal parts: they
+    are the first layer's i2h weights of each direction, of one shape (as MXNet infers them)."""
+    missing = [i for i, s in enumerate(in_shapes) if s is None or 0 in s]
+    if not missing:
+        return in_shapes
+    rest = out_shape[0] - sum(s[0] for i, s in enumerate(in_shapes) if i not in missing)
+    if rest <= 0 or rest % len(missing):
+        return in_shapes
+    return [(rest // len(missing),) if i in missing else s for i, s in enumerate(in_shapes)]
+
+
+# gluon.rnn's layers join their parameters into RNN's flat vector with it: a concatenation whose
+# unknown inputs (a deferred input size) are learned from the vector's size, which RNN decides
+declare("_rnn_param_concat", inputs=("*data",), attrs=[Attr("dim", int_, 1)], kernel=tensor_kernels.concat,
+        infer_inputs=_parameter_concat_inputs)

@@ -398,9 +398,33 @@ def _reshape_shapes(in_shapes, attrs):
     return in_shapes, [k.reshape_shape(in_shapes[0], attrs["shape"], attrs["reverse"])]
 
 
+def _reshape_inputs(out_shape, in_shapes, attrs):
+    """The input's one unknown size (a 0 in its declared shape) from the output's element count."""
+    partial = in_shapes[0]
+    if partial is None or list(partial).count(0) != 1:
+        return in_shapes
+    known = int(np.prod([d for d in partial if d]))
+    total = int(np.prod(out_shape))
+    if known == 0 or total % known:
+        return in_shapes
+    return [tuple(d or total // known for d in partial)]
+
+
+def _concat_inputs(out_shape, in_shapes, attrs):
+    """The one input of unknown size along the axis: what the others leave of the output's."""
+    axis = attrs["dim"] % len(out_shape)
+    missing = [i for i, s in enumerate(in_shapes) if s is None or 0 in s]
+    if len(missing) != 1:
+        return in_shapes
+    rest = sum(s[axis] for i, s in enumerate(in_shapes) if i != missing[0])
+    completed = list(in_shapes)
+    completed[missing[0]] = tuple(out_shape[:axis]) + (out_shape[axis] - rest,) + tuple(out_shape[axis + 1:])
+    return completed
+
+
 declare("reshape", attrs=[Attr("shape", shape_, ()), Attr("reverse", bool_, False),
                           Attr("target_shape", shape_, ()), Attr("keep_highest", bool_, False)],
-        kernel=k.reshape, aliases=("Reshape",), infer=_reshape_shapes)
+        kernel=k.reshape, aliases=("Reshape",), infer=_reshape_shapes, infer_inputs=_reshape_inputs)
 declare("reshape_like", inputs=("lhs", "rhs"),
         attrs=[Attr(n, optional(int_), None) for n in ("lhs_begin", "lhs_end", "rhs_begin", "rhs_end")],
         kernel=k.reshape_like, check=_reshape_like_check, types=uniform_types(free=("rhs",)))
@@ -411,7 +435,7 @@ declare("transpose", attrs=[Attr("axes", shape_, ())], kernel=k.transpose, check
 declare("SwapAxis", attrs=[Attr("dim1", int_, 0), Attr("dim2", int_, 0)], kernel=k.swapaxes, aliases=("swapaxes",),
         check=_swapaxes_check)
 declare("Concat", inputs=("*data",), attrs=[Attr("dim", int_, 1)], kernel=k.concat, aliases=("concat",),
-        check=_concat_check, types=uniform_types(wording="concat"))
+        check=_concat_check, types=uniform_types(wording="concat"), infer_inputs=_concat_inputs)
 declare("stack", inputs=("*data",), attrs=[Attr("axis", int_, 0)], kernel=k.stack,
         check=_stack_check)
 declare("SliceChannel", attrs=[Attr("num_outputs", int_, required=True, low=1), Attr("axis", int_, 1),

@@ -44,7 +44,7 @@ def _format_sequence(length, inputs, layout, merge, in_layout=None):
             raise AssertionError("%d inputs for a sequence of %d steps" % (len(inputs), length))
         F = sym if isinstance(inputs[0], Symbol) else nd
         if F is nd:
-            batch_size = inputs[0].shape[batch_axis]
+            batch_size = inputs[0].shape[0]  # each step is (batch, features), whatever the layout
         if merge is True:
             inputs = F.stack(*inputs, axis=axis)
             in_axis = axis

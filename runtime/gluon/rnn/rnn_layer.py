@@ -36,6 +36,10 @@ class _RNNLayer(HybridBlock):
         self._dtype = dtype
         self._use_sequence_length = use_sequence_length
         self._gates = GATES[mode]
+        self._initializers = {"i2h_weight_initializer": i2h_weight_initializer,
+                              "h2h_weight_initializer": h2h_weight_initializer,
+                              "i2h_bias_initializer": i2h_bias_initializer,
+                              "h2h_bias_initializer": h2h_bias_initializer}
         self.skip_states = None
         rows = self._gates * hidden_size
         recurrent = self._projection_size or hidden_size
@@ -91,6 +95,33 @@ class _RNNLayer(HybridBlock):
             found.update(child._collect_params_with_prefix(prefix + name))
         return found
 
+    def _unfuse(self):
+        """The layer as a stack of stepped cells sharing its parameters (MXNet 1.9.1's `_unfuse`):
+        l0_, r0_, l1_... cells, bidirectional pairs, dropout cells between layers."""
+        from runtime.gluon.rnn import rnn_cell
+        if self._projection_size:
+            raise AssertionError("_unfuse does not support projection layer yet!")
+        if self._lstm_state_clip_min or self._lstm_state_clip_max:
+            raise AssertionError("_unfuse does not support state clipping yet!")
+
+        def cell(prefix, input_size):
+            kwargs = dict(self._initializers, input_size=input_size, prefix=prefix)
+            if self._mode in ("rnn_relu", "rnn_tanh"):
+                return rnn_cell.RNNCell(self._hidden_size, activation=self._mode[4:], **kwargs)
+            return (rnn_cell.LSTMCell if self._mode == "lstm" else rnn_cell.GRUCell)(self._hidden_size, **kwargs)
+        stack = rnn_cell.HybridSequentialRNNCell(prefix=self.prefix, params=self.params)
+        with stack.name_scope():
+            width = self._input_size
+            for layer in range(self._num_layers):
+                if self._dir == 2:
+                    stack.add(rnn_cell.BidirectionalCell(cell("l%d_" % layer, width), cell("r%d_" % layer, width)))
+                else:
+                    stack.add(cell("l%d_" % layer, width))
+                if self._dropout > 0 and layer != self._num_layers - 1:
+                    stack.add(rnn_cell.DropoutCell(self._dropout))
+                width = self._hidden_size * self._dir
+        return stack
+
     def state_info(self, batch_size=0):
         recurrent = self._projection_size or self._hidden_size
         states = [{"shape": (self._num_layers * self._dir, batch_size, recurrent), "__layout__": "LNC",
@@ -111,7 +142,6 @@ class _RNNLayer(HybridBlock):
         return states
 
     def __call__(self, inputs, states=None, sequence_length=None, **kwargs):
-        import runtime
         self.skip_states = states is None
         if states is None:
             if isinstance(inputs, NDArray):
@@ -126,7 +156,7 @@ class _RNNLayer(HybridBlock):
             return super().__call__(inputs, states, sequence_length, **kwargs)
         return super().__call__(inputs, states, **kwargs)
 
-    def _infer_param_shapes(self, inputs, *args):
+    def infer_shape(self, inputs, *args):
         """The input width decides the first layer's i2h weights; every other shape is known."""
         width = inputs.shape[2]
         recurrent = self._projection_size or self._hidden_size
@@ -134,6 +164,9 @@ class _RNNLayer(HybridBlock):
             for direction in ("l", "r")[:self._dir]:
                 getattr(self, "%s%d_i2h_weight" % (direction, layer)).shape = (self._gates * self._hidden_size, width)
             width = recurrent * self._dir
+
+    def _infer_param_shapes(self, inputs, *args):
+        self.infer_shape(inputs, *args)
         for param in self.collect_params().values():
             param._finish_deferred_init()
 
@@ -155,7 +188,7 @@ class _RNNLayer(HybridBlock):
         flat = [kwargs["%s%d_%s_%s" % (d, layer, kind, what)].reshape(-1)
                 for what in ("weight", "bias") for layer in range(self._num_layers) for d in ("l", "r")[:self._dir]
                 for kind in kinds if not (kind == "h2r" and what == "bias")]
-        params = F.concat(*flat, dim=0)
+        params = F._rnn_param_concat(*flat, dim=0)
         rnn_args = list(states)
         if self._use_sequence_length:
             rnn_args.append(sequence_length)
