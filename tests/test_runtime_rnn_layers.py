@@ -85,3 +85,14 @@ def test_a_parameters_variable_carries_its_initializer():
     assert Parameter("w", shape=(2,), init=mx_init.LSTMBias(2.0)).var().attr("__init__") \
         == '["lstmbias", {"forget_bias": 2.0}]'
     assert Parameter("w", shape=(2,)).var().attr("__init__") is None
+
+
+def test_rnn_outputs_are_named_as_mxnets():
+    # recorded from MXNet 1.9.1: mx.sym.RNN(..., name='rnn', state_outputs=...).list_outputs()
+    from runtime import sym
+    for mode, states, expected in (("gru", False, ["rnn_output"]), ("gru", True, ["rnn_output", "rnn_state_output"]),
+                                   ("lstm", True, ["rnn_output", "rnn_state_output", "rnn_statecell_output"])):
+        cell = [sym.var("c")] if mode == "lstm" else []
+        out = sym.RNN(sym.var("data"), sym.var("p"), sym.var("s"), *cell, state_size=3, num_layers=1, mode=mode,
+                      name="rnn", state_outputs=states)
+        assert out.list_outputs() == expected

@@ -66,7 +66,8 @@ _RNN = declare("RNN", inputs=("data", "parameters", "state", "state_cell", "sequ
     Attr("p", float_, 0.0), Attr("state_outputs", bool_, False), Attr("projection_size", optional(int_), None),
     Attr("lstm_state_clip_min", optional(float_), None), Attr("lstm_state_clip_max", optional(float_), None),
     Attr("lstm_state_clip_nan", bool_, False), Attr("use_sequence_length", bool_, False)],
-    kernel=k.rnn, infer=_shapes, num_outputs=_outputs, visible_outputs=_visible, wants_training=True, types=_types)
+    kernel=k.rnn, infer=_shapes, num_outputs=_outputs, visible_outputs=_visible, wants_training=True, types=_types,
+    output_names=("output", "state_output", "statecell_output", "dropout_scales"))
 _RNN.input_names = _input_names
 
 
