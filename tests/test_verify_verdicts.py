@@ -163,3 +163,28 @@ def test_text_and_sarif_carry_the_verdicts(frozen, capsys):
     assert {r["kind"] for r in results} <= {"fail", "review", "open"}
     schema = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
     jsonschema.validate(json.loads(sarif), schema)
+
+
+def test_an_expression_under_a_condition_in_a_line_that_ran_is_not_refuted():
+    # imgclsmob's EfficientNet: `in_size = self.in_size if self.in_size is not None else x.shape[2:]`
+    # ran hybridized with in_size given, so x.shape never did: the line running proves nothing
+    from types import SimpleNamespace
+
+    from hyblint.diagnostics import Diagnostic, Location, Severity
+    from hyblint.verify.verdicts import judge
+    source = textwrap.dedent("""\
+        def hybrid_forward(self, F, x):
+            size = self.size if self.size is not None else x.shape[2:]
+            flag = self.ready or x.shape[0] > 1
+            return F.relu(x)
+        """)
+    block = SimpleNamespace(name="Net", lines=[2, 3, 4], first_call="agrees", status="agrees", findings=[],
+                            inputs=[(1, 3)], line=None, detail="")
+
+    def shape_at(row, text):
+        column = source.splitlines()[row - 1].index(text) + 1
+        return Diagnostic("HYB002", "shape", "m.py", Location(row, column), Location(row, column + 7), Severity.ERROR)
+    plain = Diagnostic("HYB002", "shape", "m.py", Location(2, 5), Location(2, 9), Severity.ERROR)
+    verdicts = judge([shape_at(2, "x.shape"), shape_at(3, "x.shape"), plain], source, [block])
+    assert [v.verdict for v in verdicts] == ["inconclusive", "inconclusive", "refuted"]
+    assert "under a condition" in verdicts[0].reason

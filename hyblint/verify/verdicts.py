@@ -4,7 +4,9 @@ A diagnostic is `confirmed` when a block that ran its line hybridized failed the
 different result with the line on its path (a value frozen at trace time confirms only the rules
 about that kind of value); `refuted` when every block that ran the line hybridized agreed on every
 input and mode tried (a lead for a false positive); `not reached` when no block ran it hybridized;
-`inconclusive` when the blocks that ran it went wrong for another reason (failed at another line).
+`inconclusive` when the blocks that ran it went wrong for another reason (failed at another line),
+or when they agreed but the flagged expression runs only under a condition within its line (`x.shape`
+in `n if n is not None else x.shape[0]`: lines are what the tracer sees).
 """
 from __future__ import annotations
 
@@ -67,10 +69,40 @@ def statement_spans(source: str) -> Dict[int, Tuple[int, int]]:
     return spans
 
 
+def conditional_parts(source: str) -> List[Tuple[Tuple[int, int], Tuple[int, int]]]:
+    """(start, end) positions, (row, 1-based column in characters), of the expressions that run only
+    under a condition: both arms of `a if c else b`, the operands of `and`/`or` after the first, a
+    comprehension's element and conditions. That such a line ran says nothing about them."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    lines = source.splitlines()
+
+    def column(row: int, offset: int) -> int:  # ast's offsets count UTF-8 bytes
+        text = lines[row - 1] if 0 < row <= len(lines) else ""
+        return len(text.encode("utf-8")[:offset].decode("utf-8", "ignore")) + 1
+
+    def span(node) -> Tuple[Tuple[int, int], Tuple[int, int]]:
+        return ((node.lineno, column(node.lineno, node.col_offset)),
+                (node.end_lineno, column(node.end_lineno, node.end_col_offset)))
+    parts = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.IfExp):
+            parts += [span(node.body), span(node.orelse)]
+        elif isinstance(node, ast.BoolOp):
+            parts += [span(value) for value in node.values[1:]]
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            parts += [span(e) for e in elements] + [span(c) for g in node.generators for c in g.ifs]
+    return parts
+
+
 def judge(diagnostics: Sequence, source: str, blocks: Sequence) -> List[Optional[Verdict]]:
     """A verdict per diagnostic (None for codes not judged), from the module's block results (their
     `lines` run hybridized, `first_call`, `findings`, `status`, `line`)."""
     spans = statement_spans(source)
+    conditional = conditional_parts(source)
     verdicts: List[Optional[Verdict]] = []
     for d in diagnostics:
         if not judged_codes(d.code):
@@ -78,11 +110,15 @@ def judge(diagnostics: Sequence, source: str, blocks: Sequence) -> List[Optional
             continue
         span = spans.get(d.location.row, (d.location.row, d.end_location.row))
         lines = set(range(span[0], span[1] + 1))
-        verdicts.append(_judge_one(d.code, lines, blocks))
+        start = (d.location.row, d.location.column)
+        guarded = any(begin <= start < end for begin, end in conditional)
+        verdicts.append(_judge_one(d.code, lines, blocks, guarded))
     return verdicts
 
 
-def _judge_one(code: str, lines: Set[int], blocks: Sequence) -> Verdict:
+def _judge_one(code: str, lines: Set[int], blocks: Sequence, guarded: bool = False) -> Verdict:
+    """`guarded`: the diagnostic's expression runs only under a condition within its line, so a
+    line that ran and agreed does not show the expression did."""
     ran = [b for b in blocks if lines & set(b.lines)]
     if not ran:
         eager = [b.name for b in blocks if lines & set(getattr(b, "eager_lines", ()))]
@@ -94,6 +130,9 @@ def _judge_one(code: str, lines: Set[int], blocks: Sequence) -> Verdict:
         if why:
             return Verdict(CONFIRMED, "%s: %s" % (b.name, why), names)
     clean = [b for b in ran if getattr(b, "first_call", b.status) == "agrees" and not b.findings]
+    if len(clean) == len(ran) and guarded:
+        return Verdict(INCONCLUSIVE, "%s ran this line hybridized and agreed, but the flagged expression runs only "
+                       "under a condition (an if-else expression, and/or, a comprehension)" % ", ".join(names), names)
     if len(clean) == len(ran):
         tried = max((len(getattr(b, "inputs", ())) for b in ran), default=1)
         return Verdict(REFUTED, "%s ran this line hybridized and agreed on %d input signature%s, in predict "
