@@ -19,6 +19,23 @@ in a file a case ran is judged:
   whose effect needs several calls (trace-time state and randomness) are unresolved by one call.
 
 precision = real / (real + false). hyblint itself never imports MXNet; only this audit runs it.
+
+`--path DIR` (repeatable) lets the blocks import from a folder that is not audited. The roots the
+case files in tools/audit_cases/ are written for, as folders of each project's repository:
+
+- imgclsmob.json: osmr/imgclsmob `gluon/`
+- gluoncv.json: dmlc/gluon-cv, the folder that holds `gluoncv/`
+- gluoncv-stylegan.json: dmlc/gluon-cv `scripts/gan/stylegan/`
+- gluonnlp.json: dmlc/gluon-nlp v0.10.x `src/`, its Cython tokenizer built in place
+  (`cythonize -i src/gluonnlp/data/fast_bert_tokenizer.pyx`)
+- gluonnlp-scripts.json: the same `scripts/`, with `--path` its `src/`
+- gluonts.json, gluonts-representation.json, gluonts-deepstate.json: awslabs/gluon-ts `src/`, a
+  version that has `gluonts/mx/block/sndense.py` and `gluonts/model/deepstate/`
+- mxnet-example.json: apache/mxnet 1.9.1 `example/gluon/embedding_learning/`
+- mxnet-gluon.json: apache/mxnet 1.9.1 `python/` (it runs on the installed libmxnet.so)
+
+GluonCV's SoftmaxCrossEntropyOHEMLoss needs an operator of GluonCV's own MXNet build
+(`contrib.SoftmaxOHEMOutput`): on a stock MXNet it is reported as not built.
 """
 from __future__ import annotations
 
@@ -36,10 +53,18 @@ CONDITIONAL = re.compile(r"\bif\b.*\belse\b|\band\b|\bor\b")
 SEVERAL_CALLS = {"HYB013", "HYB016", "HYB017"}
 
 RUNNER = r'''
-import importlib, json, sys, traceback
+import importlib, importlib.util, json, os, sys, traceback
 root, build, kwargs, inputs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+paths = json.loads(sys.argv[5])
 kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in kwargs.items()}  # JSON has no tuples
-sys.path.insert(0, root)
+# A root that holds MXNet's own Python source shadows the installed package, and that source looks
+# for libmxnet.so beside a build tree it does not have: point it at the installed library.
+installed = importlib.util.find_spec("mxnet")
+if installed is not None and installed.origin:
+    library = os.path.join(os.path.dirname(installed.origin), "libmxnet.so")
+    if os.path.exists(library):
+        os.environ.setdefault("MXNET_LIBRARY_PATH", library)
+sys.path[:0] = [root] + paths  # the audited tree first, then what it imports from beside it
 import mxnet as mx, numpy as np
 result = {"build": build}
 def flat(out):
@@ -93,9 +118,10 @@ print(json.dumps(result))
 '''
 
 
-def run_case(python: str, root: str, case: dict, timeout: float) -> dict:
+def run_case(python: str, root: str, case: dict, timeout: float, paths: list[str] = ()) -> dict:
     args = [python, "-c", RUNNER, root, case["build"], json.dumps(case.get("kwargs", {})),
-            json.dumps(case["inputs"] if "inputs" in case else [case["shape"]])]
+            json.dumps(case["inputs"] if "inputs" in case else [case["shape"]]),
+            json.dumps([os.path.realpath(p) for p in paths])]
     try:
         done = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -135,6 +161,8 @@ def main() -> int:
     parser.add_argument("--root", required=True, help="the source tree to lint and run")
     parser.add_argument("--cases", required=True, help="JSON list of blocks to build and run")
     parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--path", action="append", default=[],
+                        help="another folder to import from, not audited (a script's own library); repeatable")
     args = parser.parse_args()
     root = os.path.realpath(args.root) + os.sep
     cases = json.loads(Path(args.cases).read_text())
@@ -145,7 +173,7 @@ def main() -> int:
         d["filename"] = os.path.realpath(d["filename"])
     verdicts = {}
     for case in cases:
-        run = run_case(args.mxnet, root, case, args.timeout)
+        run = run_case(args.mxnet, root, case, args.timeout, args.path)
         status = run.get("error") or (run.get("raised") and "raised " + run["raised"]) or \
             ("agrees" if run.get("agrees") else "differs")
         print("%-60s %s" % (case["build"], status[:140]))
