@@ -110,7 +110,15 @@ try:
     result["agrees"] = bool(same)
 except Exception as exc:
     sys.settrace(None)
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(root)]
+    # MXNet's Symbol and NDArray code raises on behalf of the line that used them: where the root
+    # is MXNet's own source, the place is the innermost frame outside that machinery (Gluon's
+    # blocks stay in, they are what is audited there)
+    framework = os.path.dirname(os.path.realpath(mx.__file__)) + os.sep
+    def audited(name):
+        name = os.path.realpath(name)
+        return name.startswith(root) and (not name.startswith(framework)
+                                          or name.startswith(framework + "gluon" + os.sep))
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if audited(f.filename)]
     result["raised"] = "%s: %s" % (type(exc).__name__, (str(exc).strip().splitlines() or [""])[0][:200])
     result["raised_at"] = [frames[-1].filename, frames[-1].lineno] if frames else None
 result["ran"] = sorted(ran)
