@@ -54,3 +54,12 @@ def test_a_case_imports_from_the_folders_given_beside_the_root(monkeypatch, tmp_
     run = audit.run_case("python", "/root/", {"build": "m:B", "shape": [1]}, 5, [str(library)])
     assert run["agrees"]
     assert seen["args"][3:] == ["/root/", "m:B", "{}", "[[1]]", '["%s"]' % library.resolve()]
+
+
+def test_an_unresolved_verdict_says_what_kept_it_open():
+    failed_elsewhere = {"raised": "TypeError", "raised_at": ["/src/m.py", 20], "ran": [["/src/m.py", 10]]}
+    assert audit.judge_why(diagnostic(), failed_elsewhere, "n = x.shape[0]") == \
+        ("unresolved", "ran, then the call raised at m.py:20")
+    assert audit.judge_why(diagnostic(row=11), failed_elsewhere, "n = x.shape[0]") == ("unresolved", "never ran")
+    agrees = {"agrees": True, "ran": [["/src/m.py", 10]]}
+    assert audit.judge_why(diagnostic(), agrees, "n = x.shape[0] if a else 1") == ("unresolved", "conditional line")

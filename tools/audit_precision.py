@@ -142,19 +142,28 @@ def run_case(python: str, root: str, case: dict, timeout: float, paths: list[str
 
 def judge(diagnostic: dict, run: dict, line: str) -> str:
     """The verdict on one diagnostic from one run; `line` is the diagnostic's source line."""
+    return judge_why(diagnostic, run, line)[0]
+
+
+def judge_why(diagnostic: dict, run: dict, line: str) -> tuple[str, str]:
+    """The verdict and, for an unresolved one, what kept the run from deciding it."""
     place = (diagnostic["filename"], diagnostic["location"]["row"])
     if diagnostic["code"] in SEVERAL_CALLS:
-        return "unresolved"
+        return "unresolved", "needs several calls"
     if run.get("raised_at") and tuple(run["raised_at"]) == place:
-        return "real"
+        return "real", ""
     ran = {tuple(p) for p in run.get("ran", ())}
     if place not in ran:
-        return "unresolved"
+        return "unresolved", "never ran"
     if "raised" in run:
-        return "unresolved"  # reached, but the call failed elsewhere: this line's effect is unknown
+        # reached, but the call failed elsewhere: this line's effect is unknown
+        where = run.get("raised_at")
+        return "unresolved", "ran, then the call raised at %s:%s" % (os.path.basename(where[0]), where[1]) \
+            if where else "ran, then the call raised outside the root"
     if run.get("agrees") and CONDITIONAL.search(line):
-        return "unresolved"  # the line ran, but its conditional expression may have skipped the flagged part
-    return "false" if run.get("agrees") else "real"
+        # the line ran, but its conditional expression may have skipped the flagged part
+        return "unresolved", "conditional line"
+    return ("false", "") if run.get("agrees") else ("real", "")
 
 
 def _line(diagnostic: dict) -> str:
@@ -171,6 +180,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--path", action="append", default=[],
                         help="another folder to import from, not audited (a script's own library); repeatable")
+    parser.add_argument("--unresolved", action="store_true",
+                        help="also list each unresolved diagnostic with what kept it open")
     args = parser.parse_args()
     root = os.path.realpath(args.root) + os.sep
     cases = json.loads(Path(args.cases).read_text())
@@ -179,7 +190,7 @@ def main() -> int:
     diagnostics = [d for d in json.loads(lint.stdout) if d.get("severity") == "error"]
     for d in diagnostics:
         d["filename"] = os.path.realpath(d["filename"])
-    verdicts = {}
+    verdicts, reasons = {}, {}
     for case in cases:
         run = run_case(args.mxnet, root, case, args.timeout, args.path)
         status = run.get("error") or (run.get("raised") and "raised " + run["raised"]) or \
@@ -190,18 +201,19 @@ def main() -> int:
         ran_files = {p[0] for p in run.get("ran", ())}
         for index, d in enumerate(diagnostics):
             if d["filename"] in ran_files:
-                verdict = judge(d, run, _line(d))
+                verdict, why = judge_why(d, run, _line(d))
                 # a diagnostic several cases reach counts once: its most informative verdict
                 previous = verdicts.get(index)
                 if previous is None or previous == "unresolved":
                     verdicts[index] = verdict
+                    reasons[index] = "%s (%s)" % (why, case["build"])
     table = defaultdict(Counter)
     for index, d in enumerate(diagnostics):
         verdict = verdicts.get(index, "not sampled")
         table[d["code"]][verdict] += 1
-        if verdict in ("false", "real"):
+        if verdict in ("false", "real") or (verdict == "unresolved" and args.unresolved):
             print("  %s %s:%d %s" % (verdict.upper(), os.path.relpath(d["filename"], root), d["location"]["row"],
-                                     d["code"]))
+                                     d["code"]) + (": " + reasons[index] if verdict == "unresolved" else ""))
     print("\n%-8s %5s %5s %10s %11s" % ("code", "real", "false", "unresolved", "not sampled"))
     totals = Counter()
     for code in sorted(table):
