@@ -672,7 +672,8 @@ class Package:
         passed.update((k.arg, k.value) for k in call.keywords if k.arg in seen)
         for name in params:
             value = passed.get(name, defaults.get(name))
-            kind = Kind.UNKNOWN if value is None else scope.kind(value)
+            kind = Kind.UNKNOWN if value is None else scope.kind_at(value, call) if name in passed else \
+                scope.kind(value)
             seen[name].append(kind)
             if kind is Kind.UNKNOWN and value is not None and scope.may_be_list(value):
                 listed.add(name)
@@ -891,6 +892,33 @@ class _Scope:
             return any(self._value(value) is Kind.SEQUENCE for value in self.bindings.get(node.id, ()))
         finally:
             self._busy.discard(node.id)
+
+    def kind_at(self, node: ast.expr, call: ast.AST) -> Kind:
+        """The kind of `node` where `call` passes it: a name bound only by plain statements of the
+        method's own body (`z = self.normalize(z)`, then `z = self.sample(z)`) holds what the last
+        of them before the call's statement bound; any other name, the join of all its bindings."""
+        reaching = self._reaching(node.id, call) if isinstance(node, ast.Name) else None
+        return self.kind(node) if reaching is None else self._value(reaching)
+
+    def _reaching(self, name: str, call: ast.AST):
+        body = self.method.body
+        at = next((i for i, statement in enumerate(body)
+                   if statement.lineno <= call.lineno <= (statement.end_lineno or statement.lineno)), None)
+        if at is None or name in self._busy:
+            return None
+        plain = [(i, statement.value) for i, statement in enumerate(body)
+                 if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None
+                 and [_is_name(t, name) for t in (statement.targets if isinstance(statement, ast.Assign)
+                                                   else [statement.target])] == [True]]
+        stores = sum(1 for node in ast.walk(self.method)
+                     if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load))
+        if stores != len(plain):
+            return None  # bound in a branch, a loop, an unpacking: no single binding reaches
+        before = [value for i, value in plain if i < at]
+        if before:
+            return before[-1]
+        parameters = [a.arg for a in self.method.args.args + self.method.args.kwonlyargs]
+        return self.bindings[name][0] if name in parameters and self.bindings.get(name) else None
 
     def kind(self, node: ast.expr) -> Kind:
         if isinstance(node, ast.Name):
