@@ -20,7 +20,8 @@ in a file a case ran is judged:
 
 precision = real / (real + false). hyblint itself never imports MXNet; only this audit runs it.
 
-`--path DIR` (repeatable) lets the blocks import from a folder that is not audited. The roots the
+`--path DIR` (repeatable) lets the blocks import from a folder that is not audited; `--cases` may
+be repeated for case files written for one root, whose diagnostics then count once. The roots the
 case files in tools/audit_cases/ are written for, as folders of each project's repository:
 
 - imgclsmob.json: osmr/imgclsmob `gluon/`
@@ -176,15 +177,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mxnet", required=True, help="a Python interpreter with mxnet installed")
     parser.add_argument("--root", required=True, help="the source tree to lint and run")
-    parser.add_argument("--cases", required=True, help="JSON list of blocks to build and run")
+    parser.add_argument("--cases", required=True, action="append",
+                        help="JSON list of blocks to build and run; repeatable (case files of one root, "
+                             "whose diagnostics then count once)")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--path", action="append", default=[],
                         help="another folder to import from, not audited (a script's own library); repeatable")
     parser.add_argument("--unresolved", action="store_true",
-                        help="also list each unresolved diagnostic with what kept it open")
+                        help="also list each unresolved diagnostic with what kept it open, and those not sampled")
     args = parser.parse_args()
     root = os.path.realpath(args.root) + os.sep
-    cases = json.loads(Path(args.cases).read_text())
+    cases = [case for name in args.cases for case in json.loads(Path(name).read_text())]
     lint = subprocess.run([sys.executable, "-m", "hyblint", "check", "--no-cache", "--exit-zero", "--format", "json",
                            root], capture_output=True, text=True)
     diagnostics = [d for d in json.loads(lint.stdout) if d.get("severity") == "error"]
@@ -206,12 +209,14 @@ def main() -> int:
                 previous = verdicts.get(index)
                 if previous is None or previous == "unresolved":
                     verdicts[index] = verdict
-                    reasons[index] = "%s (%s)" % (why, case["build"])
+                    # of the cases that left it open, the one that came nearest (it ran the line)
+                    if previous is None or not reasons[index].startswith("ran") or why.startswith("ran"):
+                        reasons[index] = "%s (%s)" % (why, case["build"])
     table = defaultdict(Counter)
     for index, d in enumerate(diagnostics):
         verdict = verdicts.get(index, "not sampled")
         table[d["code"]][verdict] += 1
-        if verdict in ("false", "real") or (verdict == "unresolved" and args.unresolved):
+        if verdict in ("false", "real") or args.unresolved:
             print("  %s %s:%d %s" % (verdict.upper(), os.path.relpath(d["filename"], root), d["location"]["row"],
                                      d["code"]) + (": " + reasons[index] if verdict == "unresolved" else ""))
     print("\n%-8s %5s %5s %10s %11s" % ("code", "real", "false", "unresolved", "not sampled"))
