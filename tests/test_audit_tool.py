@@ -34,3 +34,32 @@ def test_what_one_run_cannot_show_is_unresolved():
     assert audit.judge(diagnostic("HYB017"), agrees, "self.step += 1") == "unresolved"
     failed_elsewhere = {"raised": "TypeError", "raised_at": ["/src/m.py", 20], "ran": [["/src/m.py", 10]]}
     assert audit.judge(diagnostic(), failed_elsewhere, "n = x.shape[0]") == "unresolved"
+
+
+def test_a_case_imports_from_the_folders_given_beside_the_root(monkeypatch, tmp_path):
+    """A script's own library (GluonNLP's `src/` for its `scripts/`) is importable without being audited."""
+    seen = {}
+
+    class Done:
+        stdout = '{"build": "m:B", "agrees": true, "ran": []}\n'
+        stderr = ""
+
+    def fake_run(args, **kwargs):
+        seen["args"] = args
+        return Done()
+
+    monkeypatch.setattr(audit.subprocess, "run", fake_run)
+    library = tmp_path / "src"
+    library.mkdir()
+    run = audit.run_case("python", "/root/", {"build": "m:B", "shape": [1]}, 5, [str(library)])
+    assert run["agrees"]
+    assert seen["args"][3:] == ["/root/", "m:B", "{}", "[[1]]", '["%s"]' % library.resolve()]
+
+
+def test_an_unresolved_verdict_says_what_kept_it_open():
+    failed_elsewhere = {"raised": "TypeError", "raised_at": ["/src/m.py", 20], "ran": [["/src/m.py", 10]]}
+    assert audit.judge_why(diagnostic(), failed_elsewhere, "n = x.shape[0]") == \
+        ("unresolved", "ran, then the call raised at m.py:20")
+    assert audit.judge_why(diagnostic(row=11), failed_elsewhere, "n = x.shape[0]") == ("unresolved", "never ran")
+    agrees = {"agrees": True, "ran": [["/src/m.py", 10]]}
+    assert audit.judge_why(diagnostic(), agrees, "n = x.shape[0] if a else 1") == ("unresolved", "conditional line")

@@ -457,3 +457,61 @@ def test_a_multi_input_block_in_a_stock_container_keeps_the_name_reading(tmp_pat
     stock = stock.replace("_, y = self.body(x, x)", "y = x\n            for block in self.body:\n"
                                                     "                x, y = block(x, y)")
     assert ("chained.py", 26, "HYB001") in lint_tree(tmp_path, {"chained.py": stock})
+
+
+# MXNet's embedding_learning example: a plain Block rebinds one name to a child's tensor and then
+# to a sampler's tuple. Read as the join of every binding (here, in a loop), what each child is
+# passed leans on what the sampler returns, which leans on what the sampler is passed: a cycle,
+# read from whichever block is asked about first
+CYCLE = """\
+from mxnet.gluon import Block, HybridBlock, nn
+
+
+class Normalize(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return F.L2Normalization(x, mode="instance")
+
+
+class Sampler(HybridBlock):
+    def hybrid_forward(self, F, x):
+        n = x.shape[0]
+        return [n], x[0], x
+
+
+class Net(Block):
+    def __init__(self, base):
+        super().__init__()
+        self.base = base
+        self.normalize = Normalize()
+        self.sampled = Sampler()
+
+    def forward(self, x):
+        z = self.base(x)
+        for _ in range(1):
+            z = self.normalize(z)
+            z = self.sampled(z)
+        return z
+"""
+
+
+def test_what_a_cycle_gives_does_not_depend_on_the_block_asked_first():
+    from hyblint.analysis.index import Package
+
+    answers = []
+    for order in (["Normalize", "Sampler"], ["Sampler", "Normalize"]):
+        package = Package({"cycle.py": CYCLE})
+        info = package._info("cycle.py")
+        found = {name: package.parameter_kinds(info.cls(name)) for name in order}
+        answers.append({name: found[name] for name in sorted(found)})
+    assert answers[0] == answers[1]
+
+
+def test_a_name_rebound_in_straight_code_passes_what_its_last_binding_gave(tmp_path):
+    # in the example itself the rebinding is straight: the sampler is passed the normalized
+    # tensor, whose shape it reads (MXNet 1.9.1: 'Symbol' object has no attribute 'shape')
+    straight = CYCLE.replace("        for _ in range(1):\n            z = self.normalize(z)\n"
+                             "            z = self.sampled(z)\n",
+                             "        z = self.normalize(z)\n        z = self.sampled(z)\n")
+    assert ("cycle.py", 11, "HYB002") in lint_tree(tmp_path, {"cycle.py": straight})
+    # rebound in a loop, no one binding reaches the call: nothing is known, nothing reported
+    assert lint_tree(tmp_path, {"cycle.py": CYCLE}) == []

@@ -44,6 +44,11 @@ SILENT = {
     "list parameter declared in a numpydoc docstring": hybrid_block(
         '"""Loss.\n\nParameters\n----------\nlabel : list, length is 2\n"""\nreturn x - label[0] - label[1]',
         args="x, label"),
+    # osmr/imgclsmob's DIA attention: the `(h, c)` it returns is what the next unit passes back in
+    "recurrent state unpacked and returned packed": hybrid_block(
+        "w = F.mean(x, axis=(2, 3))\nif hc is None:\n    h = [F.zeros_like(w)]\n    c = [F.zeros_like(w)]\n"
+        "else:\n    h, c = hc\nh = [F.tanh(w + h[0])]\nreturn F.broadcast_mul(x, F.reshape(h[0], (0, 0, 1, 1))), (h, c)",
+        args="x, hc=None"),
     "list parameter declared in a Google docstring": hybrid_block(
         '"""Args:\n    targets (tuple of NDArray): the two targets\n"""\nreturn x - targets[1]', args="x, targets"),
 }
@@ -99,6 +104,12 @@ def test_docstring_that_allows_a_tensor_does_not_make_a_list():
                       ("label : list", "return F.relu(label) + label[0]")):
         source = hybrid_block('"""%s"""\n%s' % (doc, body), args="x, label")
         assert [d.code for d in check_source(source, "trap.py")] == ["HYB001"]
+
+
+def test_a_tensor_unpacked_into_names_returned_otherwise_is_flagged():
+    # only the same names packed again make a state: rows of a tensor returned as two outputs are not
+    source = hybrid_block("a, b = x\nreturn a + b, a", args="x")
+    assert [d.code for d in check_source(source, "trap.py")] == ["HYB015"]
 
 
 def test_accumulator_that_becomes_a_tensor_in_a_loop_is_flagged():

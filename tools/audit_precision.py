@@ -19,6 +19,24 @@ in a file a case ran is judged:
   whose effect needs several calls (trace-time state and randomness) are unresolved by one call.
 
 precision = real / (real + false). hyblint itself never imports MXNet; only this audit runs it.
+
+`--path DIR` (repeatable) lets the blocks import from a folder that is not audited; `--cases` may
+be repeated for case files written for one root, whose diagnostics then count once. The roots the
+case files in tools/audit_cases/ are written for, as folders of each project's repository:
+
+- imgclsmob.json: osmr/imgclsmob `gluon/`
+- gluoncv.json: dmlc/gluon-cv, the folder that holds `gluoncv/`
+- gluoncv-stylegan.json: dmlc/gluon-cv `scripts/gan/stylegan/`
+- gluonnlp.json: dmlc/gluon-nlp v0.10.x `src/`, its Cython tokenizer built in place
+  (`cythonize -i src/gluonnlp/data/fast_bert_tokenizer.pyx`)
+- gluonnlp-scripts.json: the same `scripts/`, with `--path` its `src/`
+- gluonts.json, gluonts-representation.json, gluonts-deepstate.json: awslabs/gluon-ts `src/`, a
+  version that has `gluonts/mx/block/sndense.py` and `gluonts/model/deepstate/`
+- mxnet-example.json: apache/mxnet 1.9.1 `example/gluon/embedding_learning/`
+- mxnet-gluon.json: apache/mxnet 1.9.1 `python/` (it runs on the installed libmxnet.so)
+
+GluonCV's SoftmaxCrossEntropyOHEMLoss needs an operator of GluonCV's own MXNet build
+(`contrib.SoftmaxOHEMOutput`): on a stock MXNet it is reported as not built.
 """
 from __future__ import annotations
 
@@ -36,10 +54,18 @@ CONDITIONAL = re.compile(r"\bif\b.*\belse\b|\band\b|\bor\b")
 SEVERAL_CALLS = {"HYB013", "HYB016", "HYB017"}
 
 RUNNER = r'''
-import importlib, json, sys, traceback
+import importlib, importlib.util, json, os, sys, traceback
 root, build, kwargs, inputs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+paths = json.loads(sys.argv[5])
 kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in kwargs.items()}  # JSON has no tuples
-sys.path.insert(0, root)
+# A root that holds MXNet's own Python source shadows the installed package, and that source looks
+# for libmxnet.so beside a build tree it does not have: point it at the installed library.
+installed = importlib.util.find_spec("mxnet")
+if installed is not None and installed.origin:
+    library = os.path.join(os.path.dirname(installed.origin), "libmxnet.so")
+    if os.path.exists(library):
+        os.environ.setdefault("MXNET_LIBRARY_PATH", library)
+sys.path[:0] = [root] + paths  # the audited tree first, then what it imports from beside it
 import mxnet as mx, numpy as np
 result = {"build": build}
 def flat(out):
@@ -85,7 +111,15 @@ try:
     result["agrees"] = bool(same)
 except Exception as exc:
     sys.settrace(None)
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(root)]
+    # MXNet's Symbol and NDArray code raises on behalf of the line that used them: where the root
+    # is MXNet's own source, the place is the innermost frame outside that machinery (Gluon's
+    # blocks stay in, they are what is audited there)
+    framework = os.path.dirname(os.path.realpath(mx.__file__)) + os.sep
+    def audited(name):
+        name = os.path.realpath(name)
+        return name.startswith(root) and (not name.startswith(framework)
+                                          or name.startswith(framework + "gluon" + os.sep))
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if audited(f.filename)]
     result["raised"] = "%s: %s" % (type(exc).__name__, (str(exc).strip().splitlines() or [""])[0][:200])
     result["raised_at"] = [frames[-1].filename, frames[-1].lineno] if frames else None
 result["ran"] = sorted(ran)
@@ -93,9 +127,10 @@ print(json.dumps(result))
 '''
 
 
-def run_case(python: str, root: str, case: dict, timeout: float) -> dict:
+def run_case(python: str, root: str, case: dict, timeout: float, paths: list[str] = ()) -> dict:
     args = [python, "-c", RUNNER, root, case["build"], json.dumps(case.get("kwargs", {})),
-            json.dumps(case["inputs"] if "inputs" in case else [case["shape"]])]
+            json.dumps(case["inputs"] if "inputs" in case else [case["shape"]]),
+            json.dumps([os.path.realpath(p) for p in paths])]
     try:
         done = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -108,19 +143,28 @@ def run_case(python: str, root: str, case: dict, timeout: float) -> dict:
 
 def judge(diagnostic: dict, run: dict, line: str) -> str:
     """The verdict on one diagnostic from one run; `line` is the diagnostic's source line."""
+    return judge_why(diagnostic, run, line)[0]
+
+
+def judge_why(diagnostic: dict, run: dict, line: str) -> tuple[str, str]:
+    """The verdict and, for an unresolved one, what kept the run from deciding it."""
     place = (diagnostic["filename"], diagnostic["location"]["row"])
     if diagnostic["code"] in SEVERAL_CALLS:
-        return "unresolved"
+        return "unresolved", "needs several calls"
     if run.get("raised_at") and tuple(run["raised_at"]) == place:
-        return "real"
+        return "real", ""
     ran = {tuple(p) for p in run.get("ran", ())}
     if place not in ran:
-        return "unresolved"
+        return "unresolved", "never ran"
     if "raised" in run:
-        return "unresolved"  # reached, but the call failed elsewhere: this line's effect is unknown
+        # reached, but the call failed elsewhere: this line's effect is unknown
+        where = run.get("raised_at")
+        return "unresolved", "ran, then the call raised at %s:%s" % (os.path.basename(where[0]), where[1]) \
+            if where else "ran, then the call raised outside the root"
     if run.get("agrees") and CONDITIONAL.search(line):
-        return "unresolved"  # the line ran, but its conditional expression may have skipped the flagged part
-    return "false" if run.get("agrees") else "real"
+        # the line ran, but its conditional expression may have skipped the flagged part
+        return "unresolved", "conditional line"
+    return ("false", "") if run.get("agrees") else ("real", "")
 
 
 def _line(diagnostic: dict) -> str:
@@ -133,19 +177,25 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mxnet", required=True, help="a Python interpreter with mxnet installed")
     parser.add_argument("--root", required=True, help="the source tree to lint and run")
-    parser.add_argument("--cases", required=True, help="JSON list of blocks to build and run")
+    parser.add_argument("--cases", required=True, action="append",
+                        help="JSON list of blocks to build and run; repeatable (case files of one root, "
+                             "whose diagnostics then count once)")
     parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--path", action="append", default=[],
+                        help="another folder to import from, not audited (a script's own library); repeatable")
+    parser.add_argument("--unresolved", action="store_true",
+                        help="also list each unresolved diagnostic with what kept it open, and those not sampled")
     args = parser.parse_args()
     root = os.path.realpath(args.root) + os.sep
-    cases = json.loads(Path(args.cases).read_text())
+    cases = [case for name in args.cases for case in json.loads(Path(name).read_text())]
     lint = subprocess.run([sys.executable, "-m", "hyblint", "check", "--no-cache", "--exit-zero", "--format", "json",
                            root], capture_output=True, text=True)
     diagnostics = [d for d in json.loads(lint.stdout) if d.get("severity") == "error"]
     for d in diagnostics:
         d["filename"] = os.path.realpath(d["filename"])
-    verdicts = {}
+    verdicts, reasons = {}, {}
     for case in cases:
-        run = run_case(args.mxnet, root, case, args.timeout)
+        run = run_case(args.mxnet, root, case, args.timeout, args.path)
         status = run.get("error") or (run.get("raised") and "raised " + run["raised"]) or \
             ("agrees" if run.get("agrees") else "differs")
         print("%-60s %s" % (case["build"], status[:140]))
@@ -154,18 +204,21 @@ def main() -> int:
         ran_files = {p[0] for p in run.get("ran", ())}
         for index, d in enumerate(diagnostics):
             if d["filename"] in ran_files:
-                verdict = judge(d, run, _line(d))
+                verdict, why = judge_why(d, run, _line(d))
                 # a diagnostic several cases reach counts once: its most informative verdict
                 previous = verdicts.get(index)
                 if previous is None or previous == "unresolved":
                     verdicts[index] = verdict
+                    # of the cases that left it open, the one that came nearest (it ran the line)
+                    if previous is None or not reasons[index].startswith("ran") or why.startswith("ran"):
+                        reasons[index] = "%s (%s)" % (why, case["build"])
     table = defaultdict(Counter)
     for index, d in enumerate(diagnostics):
         verdict = verdicts.get(index, "not sampled")
         table[d["code"]][verdict] += 1
-        if verdict in ("false", "real"):
+        if verdict in ("false", "real") or args.unresolved:
             print("  %s %s:%d %s" % (verdict.upper(), os.path.relpath(d["filename"], root), d["location"]["row"],
-                                     d["code"]))
+                                     d["code"]) + (": " + reasons[index] if verdict == "unresolved" else ""))
     print("\n%-8s %5s %5s %10s %11s" % ("code", "real", "false", "unresolved", "not sampled"))
     totals = Counter()
     for code in sorted(table):

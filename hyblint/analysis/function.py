@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -697,7 +697,39 @@ def _usage_evidence(nodes: List[cst.CSTNode], names: Set[str], namespace: str) -
         handler = handlers.get(type(node))
         if handler is not None:
             handler(node)
+    for name in _returned_states(nodes, names):
+        if evidence.get(name) != "tensor":
+            evidence[name] = "sequence"
     return evidence
+
+
+def _returned_states(nodes: List[cst.CSTNode], names: Set[str]) -> List[str]:
+    """Parameters unpacked into names that the block returns packed again: `h, c = hc` and
+    `return out, (h, c)`. That is a recurrent state: what the block gives its callers to feed back
+    in is a tuple of its own making (osmr/imgclsmob's DIA attention, whose units pass it on),
+    whatever the parameter is called."""
+    unpacked: Dict[str, Set[Tuple[str, ...]]] = {}
+    packed: Set[Tuple[str, ...]] = set()
+    for node in nodes:
+        if type(node) is cst.Assign and isinstance(node.value, cst.Name) and node.value.value in names:
+            for target in node.targets:
+                pattern = _plain_names(target.target)
+                if pattern is not None:
+                    unpacked.setdefault(node.value.value, set()).add(pattern)
+        elif type(node) is cst.Return and node.value is not None:
+            shown = [node.value] + [e.value for e in getattr(node.value, "elements", ())
+                                    if isinstance(node.value, (cst.Tuple, cst.List))]
+            packed.update(pattern for pattern in map(_plain_names, shown) if pattern is not None)
+    return [name for name, patterns in unpacked.items() if patterns & packed]
+
+
+def _plain_names(node: cst.BaseExpression) -> Optional[Tuple[str, ...]]:
+    """`(h, c)` or `[h, c]`: the names, in order, of a display of two or more plain names."""
+    if not isinstance(node, (cst.Tuple, cst.List)) or len(node.elements) < 2:
+        return None
+    if not all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in node.elements):
+        return None
+    return tuple(e.value.value for e in node.elements)
 
 
 def analyze(function: cst.FunctionDef, module: ModuleFacts,

@@ -425,6 +425,10 @@ class Package:
         self._parameters: Dict[Tuple[str, str], Tuple[Tuple[str, Kind, bool], ...]] = {}
         self.used: Set[str] = set()  # the files whose facts were read: what results depend on
         self._asked: Set[str] = set()  # the files whose classes' contexts were asked for
+        # questions being answered, and for each answer under way the open ones it leaned on
+        self._open: Set[tuple] = set()
+        self._leaning: List[Set[tuple]] = []
+        self._provisional: Dict[tuple, Tuple[object, FrozenSet[tuple]]] = {}
 
     def used_by(self, path: str) -> bool:
         """Whether the check of `path` asked the index anything (its result depends on `used`)."""
@@ -501,11 +505,45 @@ class Package:
             return self.return_kind(cls, depth + 1)
         return Kind.UNKNOWN
 
+    def _memo(self, table: dict, question: str, key: tuple, stand_in, compute):
+        """`compute()`, kept in `table` under `key`. A question met again while it is being answered
+        (a block that, through others, reaches itself) gets `stand_in`; an answer computed from a
+        stand-in is kept only for as long as the question it stood for is open, so that what is
+        kept does not depend on which of the blocks of a cycle was asked about first (the order
+        in which sets and worker processes ask)."""
+        if key in table:
+            return table[key]
+        tag = (question, key)
+        if tag in self._open:
+            self._leaning[-1].add(tag)
+            return stand_in
+        provisional = self._provisional.get(tag) if self._leaning else None
+        if provisional is not None:
+            self._leaning[-1].update(provisional[1])
+            return provisional[0]
+        self._open.add(tag)
+        self._leaning.append(set())
+        try:
+            value = compute()
+        finally:
+            self._open.discard(tag)
+            leaned = self._leaning.pop()
+        leaned.discard(tag)
+        if leaned:
+            self._provisional[tag] = (value, frozenset(leaned))
+            self._leaning[-1].update(leaned)
+        else:
+            table[key] = value
+        # answers that leaned on this question are answered again when next asked
+        for other in [t for t, (_, on) in self._provisional.items() if tag in on]:
+            del self._provisional[other]
+        return value
+
     def return_kind(self, cls: ClassInfo, depth: int = 0) -> Kind:
-        key = (cls.path, cls.name)
-        if key in self._returns:
-            return self._returns[key]
-        self._returns[key] = Kind.UNKNOWN  # recursion ends in unknown
+        return self._memo(self._returns, "returns", (cls.path, cls.name), Kind.UNKNOWN,
+                          lambda: self._return_kind(cls, depth))
+
+    def _return_kind(self, cls: ClassInfo, depth: int) -> Kind:
         kind = Kind.UNKNOWN
         for name in FORWARDS:
             found = self._method(cls, name)
@@ -516,7 +554,6 @@ class Package:
         else:
             if cls.added or any(base in SEQUENTIAL for base in cls.bases):
                 kind = self.call_kind(("sequential", tuple(cls.added)), cls.path, depth)
-        self._returns[key] = kind
         return kind
 
     def child_kinds(self, cls: ClassInfo, called: Optional[Set[str]] = None) -> Tuple[Tuple[str, Kind], ...]:
@@ -544,11 +581,9 @@ class Package:
         return self._called.get(name, [])
 
     def parameter_kinds(self, cls: ClassInfo) -> Tuple[Tuple[str, Kind, bool], ...]:
-        key = (cls.path, cls.name)
-        if key not in self._parameters:
-            self._parameters[key] = ()  # a block that (through others) calls itself: nothing known
-            self._parameters[key] = self._parameter_kinds(cls)
-        return self._parameters[key]
+        # a block that (through others) calls itself: nothing known, meanwhile
+        return self._memo(self._parameters, "parameters", (cls.path, cls.name), (),
+                          lambda: self._parameter_kinds(cls))
 
     def _parameter_kinds(self, cls: ClassInfo) -> Tuple[Tuple[str, Kind, bool], ...]:
         method = cls.methods.get("hybrid_forward")
@@ -637,7 +672,8 @@ class Package:
         passed.update((k.arg, k.value) for k in call.keywords if k.arg in seen)
         for name in params:
             value = passed.get(name, defaults.get(name))
-            kind = Kind.UNKNOWN if value is None else scope.kind(value)
+            kind = Kind.UNKNOWN if value is None else scope.kind_at(value, call) if name in passed else \
+                scope.kind(value)
             seen[name].append(kind)
             if kind is Kind.UNKNOWN and value is not None and scope.may_be_list(value):
                 listed.add(name)
@@ -651,12 +687,13 @@ class Package:
             self.texts[path] = text
             self._returns.clear()
             self._parameters.clear()
+            self._provisional.clear()
         self._asked.add(path)
         info = self._info(path)
         if info is None:
             return {}
         found = {}
-        for name in names:
+        for name in sorted(names):
             cls = info.cls(name)
             if cls is None:
                 continue
@@ -855,6 +892,33 @@ class _Scope:
             return any(self._value(value) is Kind.SEQUENCE for value in self.bindings.get(node.id, ()))
         finally:
             self._busy.discard(node.id)
+
+    def kind_at(self, node: ast.expr, call: ast.AST) -> Kind:
+        """The kind of `node` where `call` passes it: a name bound only by plain statements of the
+        method's own body (`z = self.normalize(z)`, then `z = self.sample(z)`) holds what the last
+        of them before the call's statement bound; any other name, the join of all its bindings."""
+        reaching = self._reaching(node.id, call) if isinstance(node, ast.Name) else None
+        return self.kind(node) if reaching is None else self._value(reaching)
+
+    def _reaching(self, name: str, call: ast.AST):
+        body = self.method.body
+        at = next((i for i, statement in enumerate(body)
+                   if statement.lineno <= call.lineno <= (statement.end_lineno or statement.lineno)), None)
+        if at is None or name in self._busy:
+            return None
+        plain = [(i, statement.value) for i, statement in enumerate(body)
+                 if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None
+                 and [_is_name(t, name) for t in (statement.targets if isinstance(statement, ast.Assign)
+                                                   else [statement.target])] == [True]]
+        stores = sum(1 for node in ast.walk(self.method)
+                     if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load))
+        if stores != len(plain):
+            return None  # bound in a branch, a loop, an unpacking: no single binding reaches
+        before = [value for i, value in plain if i < at]
+        if before:
+            return before[-1]
+        parameters = [a.arg for a in self.method.args.args + self.method.args.kwonlyargs]
+        return self.bindings[name][0] if name in parameters and self.bindings.get(name) else None
 
     def kind(self, node: ast.expr) -> Kind:
         if isinstance(node, ast.Name):
