@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import runtime
-from runtime import autograd, nd
+from runtime import autograd, nd, sym
+from runtime.context import cpu
 
 
 def test_names_and_structural_parameter_names_follow_mxnet():
@@ -118,3 +119,38 @@ def test_a_container_with_an_empty_prefix_shares_its_parents_naming():
         ["alex_dense0_", "alex_dense1_", "alex_dense2_"]
     net.initialize()
     assert net(nd.ones((1, 3))).shape == (1, 2)
+
+
+def test_a_hybrid_blocks_inputs_as_mxnet_takes_them():
+    # MXNet 1.9.1: None among the inputs; Python values until hybridized; one structure per cached graph
+    from runtime.gluon import nn as gnn
+
+    class Add(gnn.HybridBlock):
+        def hybrid_forward(self, F, a, b):
+            if a is None:
+                return b
+            if isinstance(b, (list, tuple)):
+                b = sum(b)
+            return a + b
+
+    block = Add()
+    assert block(None, nd.ones((2,))).asnumpy().tolist() == [1, 1]
+    assert block(nd.ones((2,)), 3).asnumpy().tolist() == [4, 4]
+    assert block(nd.ones((2,)), [nd.ones((2,)), nd.ones((2,))]).asnumpy().tolist() == [3, 3]
+    with pytest.raises(ValueError, match="there must be one NDArray or one Symbol"):
+        block(None, None)
+    block.hybridize()
+    with pytest.raises(ValueError, match="must be \\(nested\\) list of Symbol or NDArray"):
+        block(nd.ones((2,)), 3)
+    block = Add()
+    block.hybridize()
+    block(None, nd.ones((2,)))
+    block(None, nd.ones((3,)))  # another shape: fine
+    with pytest.raises(ValueError, match="does not match the cached version"):
+        block(nd.ones((2,)), nd.ones((2,)))
+    with pytest.raises(ValueError, match="mixed NDArrays and Symbols"):
+        Add()(nd.ones((2,)), sym.var("a"))
+    block = Add()
+    block.hybridize()
+    with pytest.raises(ValueError, match="multiple contexts"):
+        block(nd.ones((2,), ctx=cpu(1)), nd.ones((2,), ctx=cpu(2)))

@@ -103,6 +103,33 @@ def _flatten(value) -> Tuple[list, object]:
                     % type(value).__name__)
 
 
+def _input_kinds(value, contexts=None) -> Tuple[bool, list]:
+    """(whether a Symbol is among the nested inputs, the contexts of the NDArrays among them)."""
+    contexts = [] if contexts is None else contexts
+    if isinstance(value, NDArray):
+        contexts.append(value._ctx)
+        return False, contexts
+    if isinstance(value, Symbol):
+        return True, contexts
+    has_symbol = False
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            has_symbol |= _input_kinds(item, contexts)[0]
+    return has_symbol, contexts
+
+
+def _check_graph_inputs(value, name: str) -> None:
+    """A hybridized block's inputs are arrays (or None) in lists and tuples: a Python value cannot
+    be a graph input (MXNet 1.9.1's words)."""
+    if value is None or isinstance(value, (NDArray, Symbol)):
+        return
+    if not isinstance(value, (list, tuple)):
+        raise ValueError("When hybridized, the input of HybridBlock %s must be (nested) list of Symbol or NDArray, "
+                         "but got %s of type %s" % (name, value, type(value)))
+    for item in value:
+        _check_graph_inputs(item, name)
+
+
 def _regroup(values: list, fmt):
     if fmt == -1:
         return None, values
@@ -313,6 +340,7 @@ class HybridBlock(Block):
         self._active = False
         self._flags: Dict = {}
         self._cached: Dict[tuple, "_CachedGraph"] = {}
+        self._in_format: Optional[list] = None  # the inputs' structure the cached graphs take
 
     def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs) -> None:
         self._active = active
@@ -332,20 +360,25 @@ class HybridBlock(Block):
         self._cached.clear()
 
     def forward(self, x, *args):
-        if isinstance(x, NDArray):
-            if self._active:
-                return self._call_cached(x, *args)
-            return self._run_eagerly(x, *args)
-        if isinstance(x, (list, tuple)):
-            # nested lists and tuples of arrays are inputs too: MXNet flattens them to trace the graph
-            flat, _ = _flatten([x, *args])
-            if flat and all(isinstance(a, NDArray) for a in flat):
-                return self._call_cached(x, *args) if self._active else self._run_eagerly(x, *args)
-            if flat and not all(isinstance(a, Symbol) for a in flat):
-                raise ValueError("In HybridBlock, we do not support mixed NDArrays and Symbols types for the input.")
-        elif not isinstance(x, Symbol):
-            raise ValueError("HybridBlock requires the first argument to forward be either Symbol or NDArray, "
-                             "but got %s" % type(x))
+        if type(x) is NDArray and all(type(a) is NDArray and a._ctx == x._ctx for a in args):  # the common case
+            return self._call_cached(x, *args) if self._active else self._run_eagerly(x, *args)
+        # any nesting of lists and tuples; None and (until hybridized) Python values alongside
+        has_symbol, contexts = _input_kinds([x, *args])
+        if has_symbol and contexts:
+            raise ValueError("In HybridBlock, we do not support mixed NDArrays and Symbols types for the input. "
+                             "Please check the type of the args.\n")
+        if not has_symbol and not contexts:
+            raise ValueError("In HybridBlock, there must be one NDArray or one Symbol in the input. "
+                             "Please check the type of the args.\n")
+        if contexts:
+            if not self._active:
+                return self._run_eagerly(x, *args)
+            if len(set(contexts)) > 1:
+                raise ValueError("Find multiple contexts in the input, After hybridized, the HybridBlock only "
+                                 "supports one input context. You can print the ele.ctx in the input arguments to "
+                                 "inspect their contexts. Find all contexts = %s" % set(contexts))
+            _check_graph_inputs([x, *args], self.name)
+            return self._call_cached(x, *args)
         from runtime import sym
         params = {k: v.var() for k, v in self._reg_params.items()}
         with self.name_scope():
@@ -437,8 +470,24 @@ class HybridBlock(Block):
                 ((flat[0]._ctx,) if flat else ())
         graph = self._cached.get(key)
         if graph is None:
+            self._check_structure(_flatten(list(args))[1])
             graph = self._cached[key] = _CachedGraph(self, args)
         return graph(flat)
+
+    def _check_structure(self, fmt: list) -> None:
+        """A hybridized block takes its inputs in the structure of its first call (other shapes are
+        fine); only Nones trailing one or the other may differ, as defaults left out (MXNet 1.9.1)."""
+        if not self._cached or self._in_format is None:
+            self._in_format = fmt
+            return
+        stored = self._in_format
+        if fmt == stored:
+            return
+        shorter, longer = (fmt, stored) if len(fmt) < len(stored) else (stored, fmt)
+        if len(shorter) == len(longer) or longer[:len(shorter)] != shorter \
+                or any(item != -1 for item in longer[len(shorter):]):
+            raise ValueError("The argument structure of HybridBlock does not match the cached version. "
+                             "Stored format = %s, input format = %s" % (fmt, stored))
 
     def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True):
         if not self._cached:
