@@ -501,8 +501,17 @@ def _pool2d_fast(x, kh, kw, sh, sw, ph, pw, oh, ow, pool_type, include):
                           pool_type == "max", divisor)
 
 
+CHANNELS_LAST = ("NWC", "NHWC", "NDHWC")
+
+
 def pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False, pooling_convention="valid",
             stride=(), pad=(), p_value=None, count_include_pad=None, layout=None):
+    if layout in CHANNELS_LAST:  # pooled as channels-first, the channels moved back last
+        out = pooling(np.moveaxis(data, -1, 1), kernel, pool_type, global_pool, cudnn_off, pooling_convention, stride,
+                      pad, p_value, count_include_pad)
+        return np.ascontiguousarray(np.moveaxis(out, 1, -1))
+    if data.ndim == 5 and pool_type != "lp":
+        return _pool_nd(data, kernel, pool_type, global_pool, pooling_convention, stride, pad, count_include_pad)
     if pool_type == "lp":  # the p-norm of each window: (sum of x^p)^(1/p)
         p = p_value or 2
         summed = pooling(np.power(data, p), kernel, "sum", global_pool, cudnn_off, pooling_convention, stride, pad)
@@ -534,6 +543,44 @@ def pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False
         out = _pool2d(np.ascontiguousarray(x), kh, kw, sh, sw, ph, pw, oh, ow, pool_type == "max", include,
                       pool_type == "sum")
     return out[:, :, 0, :] if one_d else out
+
+
+def _pool_nd(data, kernel, pool_type, global_pool, pooling_convention, stride, pad, count_include_pad):
+    """Pooling over any number of spatial axes (3-D pooling), by windows of the padded input."""
+    from numpy.lib.stride_tricks import sliding_window_view
+    sizes = data.shape[2:]
+    spatial = len(sizes)
+    if global_pool:
+        axes = tuple(range(2, data.ndim))
+        reduce = np.max if pool_type == "max" else np.sum if pool_type == "sum" else np.mean
+        return reduce(data, axis=axes, keepdims=True).astype(data.dtype, copy=False)
+    stride = tuple(stride) or (1,) * spatial
+    pad = tuple(pad) or (0,) * spatial
+    round_ = math.ceil if pooling_convention == "full" else math.floor
+    outs = tuple(int(round_((d + 2 * p - k) / s)) + 1 for d, p, k, s in zip(sizes, pad, kernel, stride))
+    # the "full" convention's last windows may reach past the padding
+    extra = tuple(max(0, (o - 1) * s + k - (d + 2 * p)) for o, s, k, d, p in zip(outs, stride, kernel, sizes, pad))
+    fill = -np.inf if pool_type == "max" else 0.0
+    widths = ((0, 0), (0, 0)) + tuple((p, p + e) for p, e in zip(pad, extra))
+    padded = np.pad(data.astype(np.float64), widths, constant_values=fill)
+    windows = sliding_window_view(padded, tuple(kernel), axis=tuple(range(2, data.ndim)))
+    windows = windows[(slice(None), slice(None)) + tuple(slice(None, (o - 1) * s + 1, s) for o, s in zip(outs, stride))]
+    axes = tuple(range(data.ndim, windows.ndim))
+    if pool_type == "max":
+        return windows.max(axis=axes).astype(data.dtype)
+    total = windows.sum(axis=axes)
+    if pool_type == "sum":
+        return total.astype(data.dtype)
+    include = True if count_include_pad is None else count_include_pad
+    divisor = np.ones(outs)
+    for axis, (o, s, k, d, p) in enumerate(zip(outs, stride, kernel, sizes, pad)):
+        starts = np.arange(o) * s - p  # window starts, in the data's coordinates
+        ends = np.minimum(starts + k, d + p)
+        counts = (np.minimum(ends, d) - np.maximum(starts, 0)) if not include else (ends - starts)
+        shape = [1] * spatial
+        shape[axis] = o
+        divisor = divisor * np.maximum(counts, 1).reshape(shape)
+    return (total / divisor).astype(data.dtype)
 
 
 def adaptive_avg_pool2d(data, output_size=()):

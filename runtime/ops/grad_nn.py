@@ -94,11 +94,15 @@ def _deconvolution(inputs, outputs, out_grads, **attrs):
 
 @gradient_of("Pooling")
 def _pooling(inputs, outputs, out_grads, **attrs):
-    if attrs["pool_type"] == "lp" or attrs.get("layout") not in (None, "NCW", "NCHW", "NCDHW"):
-        raise NotImplementedError("the gradient of lp or channels-last pooling")
-    return [kg.pooling_grad(inputs[0], outputs[0], out_grads[0], attrs["kernel"], attrs["pool_type"],
-                            attrs["global_pool"], attrs["pooling_convention"], attrs["stride"], attrs["pad"],
-                            attrs["count_include_pad"])]
+    if attrs["pool_type"] == "lp":
+        raise NotImplementedError("the gradient of lp pooling")
+    data, output, out_grad = inputs[0], outputs[0], out_grads[0]
+    last = attrs.get("layout") in ("NWC", "NHWC", "NDHWC")
+    if last:  # as channels-first, as the forward pooled it
+        data, output, out_grad = (np.moveaxis(a, -1, 1) for a in (data, output, out_grad))
+    grad = kg.pooling_grad(data, output, out_grad, attrs["kernel"], attrs["pool_type"], attrs["global_pool"],
+                           attrs["pooling_convention"], attrs["stride"], attrs["pad"], attrs["count_include_pad"])
+    return [np.ascontiguousarray(np.moveaxis(grad, 1, -1)) if last else grad]
 
 
 @gradient_of("_contrib_AdaptiveAvgPooling2D")

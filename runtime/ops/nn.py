@@ -139,7 +139,8 @@ def _pooling_check(in_shapes, attrs):
     for i, (p, kk) in enumerate(zip(pad, kernel)):
         if p >= kk:
             raise ValueError("pad_l[%d] < kernel[%d] (%d vs. %d): padding must be smaller than the kernel" % (i, i, p, kk))
-    for d, p, kk in zip(data[2:], pad, kernel):
+    spatial = data[1:-1] if attrs.get("layout") in ("NWC", "NHWC", "NDHWC") else data[2:]
+    for d, p, kk in zip(spatial, pad, kernel):
         if kk > d + 2 * p:
             raise ValueError("kernel size (%d) exceeds input (%d padded to %d)" % (kk, d, d + 2 * p))
 

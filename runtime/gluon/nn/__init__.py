@@ -5,6 +5,7 @@ from runtime.gluon.nn.basic_layers import (ELU, GELU, SELU, Activation, BatchNor
                                            Embedding, Flatten, GroupNorm, HybridConcurrent, HybridLambda,
                                            HybridSequential, InstanceNorm, Lambda, LayerNorm, LeakyReLU, PReLU,
                                            Sequential, Swish)
-from runtime.gluon.nn.conv_layers import (AvgPool1D, AvgPool2D, Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose,
-                                          Conv3D, GlobalAvgPool1D, GlobalAvgPool2D, GlobalMaxPool1D, GlobalMaxPool2D,
-                                          MaxPool1D, MaxPool2D, ReflectionPad2D)
+from runtime.gluon.nn.conv_layers import (AvgPool1D, AvgPool2D, AvgPool3D, Conv1D, Conv1DTranspose, Conv2D,
+                                          Conv2DTranspose, Conv3D, GlobalAvgPool1D, GlobalAvgPool2D, GlobalAvgPool3D,
+                                          GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D, MaxPool1D, MaxPool2D,
+                                          MaxPool3D, ReflectionPad2D)

@@ -81,7 +81,8 @@ class _Pooling(HybridBlock):
         if strides is None:
             strides = pool_size
         self._kwargs = {"kernel": pool_size, "stride": strides, "pad": padding, "global_pool": global_pool,
-                        "pool_type": pool_type, "pooling_convention": "full" if ceil_mode else "valid"}
+                        "pool_type": pool_type, "pooling_convention": "full" if ceil_mode else "valid",
+                        "layout": layout}
         if count_include_pad is not None:
             self._kwargs["count_include_pad"] = count_include_pad
 
@@ -93,14 +94,15 @@ class _Pooling(HybridBlock):
 
 
 def _pool_class(dims, pool_type, global_pool=False):
+    default_layout = "NC" + "DHW"[-dims:]
     if global_pool:
         class GlobalPool(_Pooling):
-            def __init__(self, layout="NC" + "DHW"[-dims:] if dims < 3 else "NCDHW", **kwargs):
+            def __init__(self, layout=default_layout, **kwargs):
                 super().__init__((1,) * dims, None, (0,) * dims, True, True, pool_type, layout, **kwargs)
         return GlobalPool
 
     class Pool(_Pooling):
-        def __init__(self, pool_size=2, strides=None, padding=0, layout=None, ceil_mode=False,
+        def __init__(self, pool_size=2, strides=None, padding=0, layout=default_layout, ceil_mode=False,
                      count_include_pad=True, **kwargs):
             extra = {"count_include_pad": count_include_pad} if pool_type == "avg" else {}
             super().__init__(_tuple(pool_size, dims), _tuple(strides, dims) if strides is not None else None,
@@ -121,6 +123,22 @@ class AvgPool1D(_pool_class(1, "avg")):
 
 
 class AvgPool2D(_pool_class(2, "avg")):
+    pass
+
+
+class MaxPool3D(_pool_class(3, "max")):
+    pass
+
+
+class AvgPool3D(_pool_class(3, "avg")):
+    pass
+
+
+class GlobalMaxPool3D(_pool_class(3, "max", True)):
+    pass
+
+
+class GlobalAvgPool3D(_pool_class(3, "avg", True)):
     pass
 
 
