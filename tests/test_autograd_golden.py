@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from runtime import autograd, nd
+from runtime import random as runtime_random
 from runtime.base import MXNetError
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "golden"
@@ -58,10 +59,12 @@ def test_gradient_matches_mxnet(case):
             run_case(case)
         assert expected["message"].split(": ", 1)[1] in str(info.value)
         return
-    got = run_case(case)
     if case["op"] == "Dropout":
-        check_dropout(case, got[0], array(expected[0]))
+        # a fixed draw: with 10 elements at p=0.5, one in 512 draws keeps all or none
+        runtime_random.seed(3)
+        check_dropout(case, run_case(case)[0], array(expected[0]))
         return
+    got = run_case(case)
     for index, (value, want) in enumerate(zip(got, expected)):
         if want is None:
             assert value is None
