@@ -96,6 +96,31 @@ case("dot", [((3, 4), X), ((4, 2), X)])
 case("dot", [((4, 3), X), ((2, 4), X)], transpose_a=True, transpose_b=True)
 case("batch_dot", [((2, 3, 4), X), ((2, 2, 4), X)], transpose_b=True)
 case("_linalg_gemm2", [((2, 4, 3), X), ((2, 4, 5), X)], transpose_a=True, alpha=2.0)
+case("_linalg_gemm2", [((3, 2, 4), X), ((5, 2, 4), X)], transpose_b=True, axis=0)
+case("_linalg_gemm", [((2, 3, 4), X), ((2, 4, 2), X), ((2, 3, 2), X)], alpha=1.5, beta=-0.5)
+case("_linalg_gemm", [((4, 2, 3), X), ((2, 2, 4), X), ((3, 2, 2), X)], transpose_a=True, transpose_b=True, axis=-3)
+# well-conditioned square matrices: a dominant diagonal
+_SPD = [[4, 1, 0.5], [1, 3, -0.2], [0.5, -0.2, 2]]
+_FACTOR = [[2, 0, 0], [0.5, 1.5, 0], [-0.3, 0.4, 1.2]]
+case("_linalg_potri", [((3, 3), ("attached", _FACTOR))])
+case("_linalg_potri", [((3, 3), ("attached", [list(r) for r in zip(*_FACTOR)]))], lower=False)
+for _flags in ({}, {"transpose": True}, {"rightside": True, "lower": False}, {"rightside": True, "transpose": True}):
+    case("_linalg_trmm", [((2, 3, 3), X), ((2, 3, 3), X)], alpha=1.5, **_flags)
+    case("_linalg_trsm", [((3, 3), ("attached", _FACTOR if _flags.get("lower", True) else
+                                    [list(r) for r in zip(*_FACTOR)])), ((3, 2) if not _flags.get("rightside") else
+                                                                        (2, 3), X)], alpha=-0.7, **_flags)
+case("_linalg_syrk", [((2, 3, 2), X)], alpha=0.5)
+case("_linalg_syrk", [((3, 2), X)], transpose=True)
+case("_linalg_sumlogdiag", [((2, 3, 3), POS)])
+case("_linalg_extractdiag", [((2, 3, 3), X)], offset=-1)
+case("_linalg_makediag", [((2, 3), X)], offset=1)
+case("_linalg_extracttrian", [((3, 3), X)], lower=False)
+case("_linalg_maketrian", [((2, 3), X)], offset=-1)
+case("_linalg_inverse", [((3, 3), ("attached", _SPD))])
+case("_linalg_det", [((3, 3), ("attached", _FACTOR))])
+case("_linalg_slogdet", [((3, 3), ("attached", [[-1, 0.5, 0.2], [0.3, 2, 0.1], [0.4, -0.5, 1.5]]))])
+case("_linalg_gelqf", [((2, 4), X)])
+case("_linalg_gelqf", [((2, 3, 3), X)])
 case("FullyConnected", [((3, 2, 2), X), ((4, 4), X), ((4,), X)], num_hidden=4)
 case("FullyConnected", [((2, 3, 5), X), ((4, 5), X)], num_hidden=4, no_bias=True, flatten=False)
 case("Convolution", [((2, 2, 5, 5), X), ((4, 1, 3, 3), X), ((4,), X)], kernel=(3, 3), num_filter=4, num_group=2,
@@ -141,7 +166,10 @@ case("_contrib_boolean_mask", [((3, 2), X), ((3,), [0, 1, 1])])
 # gradients that are not the derivative of the forward, by definition: random masks, and the loss
 # outputs whose gradient is the loss's (checked against MXNet's in tests/test_autograd_golden.py)
 NOT_DERIVATIVES = {"Dropout", "SoftmaxOutput", "LinearRegressionOutput", "LogisticRegressionOutput",
-                   "MAERegressionOutput", "SVMOutput", "MakeLoss", "make_loss"}
+                   "MAERegressionOutput", "SVMOutput", "MakeLoss", "make_loss",
+                   # they read one triangle of a symmetric matrix and give the symmetric gradient
+                   # (tests/test_linalg.py checks them on symmetrized input)
+                   "_linalg_potrf", "_linalg_syevd"}
 
 
 def differentiable_ops():
