@@ -156,13 +156,20 @@ def _gelqf_shapes(in_shapes, attrs):
     return in_shapes, [a, tuple(a[:-1]) + (a[-2],)]
 
 
-def _linalg(name, infer, num_outputs=1, **options):
+def _linalg(name, infer, num_outputs=1, inputs=("A",), aliases=(), **options):
     def known_input(in_shapes, attrs):
         if len(in_shapes) == 1 and in_shapes[0] is None:  # one operand of unknown shape: nothing to infer yet
             return in_shapes, [None] * num_outputs
         return infer(in_shapes, attrs)
-    return declare("_linalg_" + name, aliases=("linalg_" + name,), types=_float_types, bracket_shapes=True,
-                   infer=known_input, num_outputs=num_outputs, **options)
+
+    def check(in_shapes, attrs):
+        known_input(in_shapes, attrs)
+    # a one-operand operator's eager call skips shape inference unless it has a check: it needs one
+    # to reject bad shapes (and dtypes) in MXNet's words rather than fail inside the kernel
+    if len(inputs) == 1:
+        options["check"] = check
+    return declare("_linalg_" + name, inputs=inputs, aliases=("linalg_" + name,) + aliases, types=_float_types,
+                   bracket_shapes=True, infer=known_input, num_outputs=num_outputs, **options)
 
 
 _TRANSPOSES = [Attr("transpose_a", bool_, False), Attr("transpose_b", bool_, False), Attr("alpha", float_, 1.0)]
@@ -172,23 +179,23 @@ _TRIANGLE = [Attr("transpose", bool_, False), Attr("rightside", bool_, False), A
 _linalg("gemm", inputs=("A", "B", "C"), attrs=_TRANSPOSES + [Attr("beta", float_, 1.0), Attr("axis", int_, -2)],
         kernel=k.gemm, infer=_gemm_shapes)
 _linalg("gemm2", inputs=("A", "B"), attrs=_TRANSPOSES + [Attr("axis", int_, -2)], kernel=k.gemm2,
-        infer=_gemm2_shapes)
-_linalg("potrf", inputs=("A",), attrs=[Attr("lower", bool_, True)], kernel=k.potrf, infer=_same_shape)
-_linalg("potri", inputs=("A",), attrs=[Attr("lower", bool_, True)], kernel=k.potri, infer=_same_shape)
+        infer=_gemm2_shapes, aliases=("linalg.gemm2",))
+_linalg("potrf", attrs=[Attr("lower", bool_, True)], kernel=k.potrf, infer=_same_shape)
+_linalg("potri", attrs=[Attr("lower", bool_, True)], kernel=k.potri, infer=_same_shape)
 _linalg("trmm", inputs=("A", "B"), attrs=_TRIANGLE, kernel=k.trmm, infer=_triangle_product_shapes)
 _linalg("trsm", inputs=("A", "B"), attrs=_TRIANGLE, kernel=k.trsm, infer=_triangle_product_shapes)
-_linalg("syrk", inputs=("A",), attrs=[Attr("transpose", bool_, False), Attr("alpha", float_, 1.0)], kernel=k.syrk,
+_linalg("syrk", attrs=[Attr("transpose", bool_, False), Attr("alpha", float_, 1.0)], kernel=k.syrk,
         infer=_syrk_shapes)
-_linalg("sumlogdiag", inputs=("A",), kernel=k.sumlogdiag, infer=_matrix_reduce_shapes)
-_linalg("extractdiag", inputs=("A",), attrs=[Attr("offset", int_, 0)], kernel=k.extractdiag,
+_linalg("sumlogdiag", kernel=k.sumlogdiag, infer=_matrix_reduce_shapes)
+_linalg("extractdiag", attrs=[Attr("offset", int_, 0)], kernel=k.extractdiag,
         infer=_extractdiag_shapes)
-_linalg("makediag", inputs=("A",), attrs=[Attr("offset", int_, 0)], kernel=k.makediag, infer=_makediag_shapes)
-_linalg("extracttrian", inputs=("A",), attrs=[Attr("offset", int_, 0), Attr("lower", bool_, True)],
+_linalg("makediag", attrs=[Attr("offset", int_, 0)], kernel=k.makediag, infer=_makediag_shapes)
+_linalg("extracttrian", attrs=[Attr("offset", int_, 0), Attr("lower", bool_, True)],
         kernel=k.extracttrian, infer=_extracttrian_shapes)
-_linalg("maketrian", inputs=("A",), attrs=[Attr("offset", int_, 0), Attr("lower", bool_, True)],
+_linalg("maketrian", attrs=[Attr("offset", int_, 0), Attr("lower", bool_, True)],
         kernel=k.maketrian, infer=_maketrian_shapes)
-_linalg("inverse", inputs=("A",), kernel=k.inverse, infer=_inverse_shapes)
-_linalg("det", inputs=("A",), kernel=k.det, infer=_det_shapes)
-_linalg("slogdet", inputs=("A",), kernel=k.slogdet, infer=_slogdet_shapes, num_outputs=2)
-_linalg("syevd", inputs=("A",), kernel=k.syevd, infer=_syevd_shapes, num_outputs=2)
-_linalg("gelqf", inputs=("A",), kernel=k.gelqf, infer=_gelqf_shapes, num_outputs=2)
+_linalg("inverse", kernel=k.inverse, infer=_inverse_shapes)
+_linalg("det", kernel=k.det, infer=_det_shapes)
+_linalg("slogdet", kernel=k.slogdet, infer=_slogdet_shapes, num_outputs=2)
+_linalg("syevd", kernel=k.syevd, infer=_syevd_shapes, num_outputs=2)
+_linalg("gelqf", kernel=k.gelqf, infer=_gelqf_shapes, num_outputs=2)
