@@ -26,6 +26,11 @@ def tolerance(dtype):
 
 @pytest.mark.parametrize("case", GRADS, ids=[c["id"] for c in GRADS])
 def test_outputs_and_gradients_match_mxnet(case):
+    check_recorded(case)
+
+
+def check_recorded(case):
+    """A case of tools/record_linalg_cases.py's format: the outputs, then the inputs' gradients."""
     dtype = case["inputs"][0]["dtype"]
     rtol, atol = tolerance(dtype)
     inputs = [nd.array(array(i), dtype=i["dtype"]) for i in case["inputs"]]
@@ -47,6 +52,11 @@ def without_node_names(message):
 @pytest.mark.parametrize("case", REJECTIONS, ids=[c["id"] for c in REJECTIONS])
 @pytest.mark.parametrize("mode", ["nd", "sym"])
 def test_bad_input_is_rejected_as_mxnet_does(case, mode):
+    check_rejected(case, mode)
+
+
+def check_rejected(case, mode):
+    """MXNet's exception type and words for a bad call, or its result where it accepts the call."""
     recorded = case[mode]
     call = nd_call if mode == "nd" else sym_call
     if isinstance(recorded, dict) and "error" in recorded:

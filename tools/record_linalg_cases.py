@@ -158,7 +158,10 @@ def outcome(run):
 
 
 def _words(message):
-    """MXNet's message without the graph node's prefix, the check's C++ expression and its values."""
+    """MXNet's message without the graph node's prefix, the check's C++ expression and its values
+    (a check with no words of its own: the expression and its values)."""
+    if message.endswith(" :"):
+        return message[:-2].split("Check failed: ", 1)[-1]
     if " : " in message:
         return message.rsplit(" : ", 1)[-1]
     if "Check failed: " in message:

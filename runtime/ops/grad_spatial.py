@@ -1,0 +1,23 @@
+"""Gradients of the spatial transformer family (runtime/ops/spatial.py)."""
+from __future__ import annotations
+
+from runtime.kernels import spatial as k
+from runtime.registry import gradient_of
+
+
+@gradient_of("GridGenerator")
+def _grid_generator(inputs, outputs, out_grads, transform_type="affine", target_shape=(0, 0)):
+    g = out_grads[0].astype(inputs[0].dtype, copy=False)
+    if transform_type == "affine":
+        return [k.affine_grid_grad(g, target_shape).astype(inputs[0].dtype, copy=False)]
+    return [k.warp_grid_grad(g)]
+
+
+@gradient_of("BilinearSampler")
+def _bilinear_sampler(inputs, outputs, out_grads, cudnn_off=None):
+    return list(k.bilinear_sampler_grads(inputs[0], inputs[1], out_grads[0]))
+
+
+@gradient_of("SpatialTransformer")
+def _spatial_transformer(inputs, outputs, out_grads, target_shape=(0, 0), **attrs):
+    return list(k.spatial_transformer_grads(inputs[0], inputs[1], out_grads[0], target_shape))

@@ -1,0 +1,62 @@
+"""Record, with real MXNet 1.9.1, GridGenerator, BilinearSampler and SpatialTransformer: outputs and
+gradients (grid points inside and beyond the input, float32 and float64) and rejections of bad
+shapes, in the formats of tools/record_linalg_cases.py.
+
+    python tools/record_spatial_cases.py fixtures/golden/grads_spatial.jsonl tests/data/spatial_rejections.jsonl
+
+(a venv with mxnet==1.9.1)
+"""
+import json
+import sys
+
+import mxnet as mx
+import numpy as np
+
+from record_linalg_cases import record, rejection
+
+
+def cases():
+    rng = np.random.RandomState(9)
+    for dtype in ("float32", "float64"):
+        u = lambda low, high, *shape: rng.uniform(low, high, shape).astype(dtype)  # noqa: E731
+        if dtype == "float32":  # MXNet's CPU GridGenerator takes float32 only
+            yield "GridGenerator", {"transform_type": "affine", "target_shape": (4, 5)}, [u(-1, 1, 2, 6)]
+            yield "GridGenerator", {"transform_type": "warp"}, [u(-2, 2, 2, 2, 3, 4)]
+        yield "BilinearSampler", {}, [u(-1, 1, 2, 3, 5, 6), u(-1.3, 1.3, 2, 2, 4, 3)]
+        yield "BilinearSampler", {}, [u(-1, 1, 1, 2, 4, 4), u(-0.9, 0.9, 1, 2, 6, 5)]
+        theta = np.array([[0.9, 0.15, 0.1, -0.2, 0.8, -0.05], [1.1, -0.3, 0.2, 0.25, 0.6, 0.3]], dtype)
+        yield "SpatialTransformer", {"target_shape": (4, 3), "transform_type": "affine",
+                                     "sampler_type": "bilinear"}, [u(-1, 1, 2, 3, 6, 5), theta]
+
+
+def bad_calls():
+    ones = lambda *shape: np.ones(shape, "float32")  # noqa: E731
+    yield "grid/affine_rank", "GridGenerator", {"transform_type": "affine", "target_shape": (2, 2)}, [ones(2, 6, 1)]
+    yield "grid/affine_six", "GridGenerator", {"transform_type": "affine", "target_shape": (2, 2)}, [ones(2, 4)]
+    yield "grid/target", "GridGenerator", {"transform_type": "affine"}, [ones(2, 6)]
+    yield "grid/warp_rank", "GridGenerator", {"transform_type": "warp"}, [ones(2, 2, 3)]
+    yield "grid/warp_two", "GridGenerator", {"transform_type": "warp"}, [ones(2, 3, 3, 3)]
+    yield "grid/float64", "GridGenerator", {"transform_type": "warp"}, [np.ones((1, 2, 3, 3), "float64")]
+    yield "sampler/data_rank", "BilinearSampler", {}, [ones(2, 3, 4), ones(2, 2, 3, 3)]
+    yield "sampler/grid_rank", "BilinearSampler", {}, [ones(2, 3, 4, 4), ones(2, 2, 3)]
+    yield "sampler/batch", "BilinearSampler", {}, [ones(2, 3, 4, 4), ones(3, 2, 3, 3)]
+    yield "sampler/two", "BilinearSampler", {}, [ones(2, 3, 4, 4), ones(2, 3, 3, 3)]
+    st = {"target_shape": (2, 2), "transform_type": "affine", "sampler_type": "bilinear"}
+    yield "stn/data_rank", "SpatialTransformer", st, [ones(2, 3, 4), ones(2, 6)]
+    yield "stn/loc_rank", "SpatialTransformer", st, [ones(2, 3, 4, 4), ones(2, 6, 1)]
+    yield "stn/loc_six", "SpatialTransformer", st, [ones(2, 3, 4, 4), ones(2, 5)]
+    yield "stn/target", "SpatialTransformer", dict(st, target_shape=(0, 2)), [ones(2, 3, 4, 4), ones(2, 6)]
+
+
+def main(grads_path, rejections_path):
+    assert mx.__version__ == "1.9.1", mx.__version__
+    with open(grads_path, "w") as out:
+        for number, case in enumerate(cases()):
+            out.write(json.dumps(record(number, *case)) + "\n")
+    with open(rejections_path, "w") as out:
+        for case in bad_calls():
+            out.write(json.dumps(rejection(*case)) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
