@@ -166,6 +166,7 @@ def _words(message):
         return message.rsplit(" : ", 1)[-1]
     if "Check failed: " in message:
         return message.split("Check failed: ", 1)[-1].split(": ", 1)[-1]
+    message = re.sub(r", in operator \w+\(.*\)$", "", message)  # the call's attributes, as MXNet prints them
     return re.sub(r"^Error in operator \S+: ", "", message)
 
 

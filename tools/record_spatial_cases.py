@@ -1,6 +1,7 @@
-"""Record, with real MXNet 1.9.1, GridGenerator, BilinearSampler and SpatialTransformer: outputs and
-gradients (grid points inside and beyond the input, float32 and float64) and rejections of bad
-shapes, in the formats of tools/record_linalg_cases.py.
+"""Record, with real MXNet 1.9.1, the operators over image positions: GridGenerator, BilinearSampler,
+SpatialTransformer and ROIPooling: outputs and gradients (grid points inside and beyond the input,
+regions with halves to round, clipped, empty or of an absent image; float32 and float64) and
+rejections of bad shapes and attributes, in the formats of tools/record_linalg_cases.py.
 
     python tools/record_spatial_cases.py fixtures/golden/grads_spatial.jsonl tests/data/spatial_rejections.jsonl
 
@@ -27,6 +28,12 @@ def cases():
         theta = np.array([[0.9, 0.15, 0.1, -0.2, 0.8, -0.05], [1.1, -0.3, 0.2, 0.25, 0.6, 0.3]], dtype)
         yield "SpatialTransformer", {"target_shape": (4, 3), "transform_type": "affine",
                                      "sampler_type": "bilinear"}, [u(-1, 1, 2, 3, 6, 5), theta]
+        # regions: corners to round (2.5 rounds away from zero), clipped at the edges, beyond the
+        # map (empty bins), a batch index out of range (zeros), a single pixel
+        rois = np.array([[0, 1.1, 1.1, 6.2, 6.2], [1, 2.5, 0.5, 7.5, 9.5], [1, -3, -2, 3, 4], [0, 9, 13, 12, 15],
+                         [2, 1, 1, 4, 4], [0, 3, 3, 3, 3]], dtype)
+        yield "ROIPooling", {"pooled_size": (3, 2), "spatial_scale": 1.0}, [u(-1, 1, 2, 3, 12, 8), rois]
+        yield "ROIPooling", {"pooled_size": (2, 3), "spatial_scale": 0.5}, [u(-1, 1, 2, 2, 7, 6), (rois * [1, 2, 2, 2, 2]).astype(dtype)]
 
 
 def bad_calls():
@@ -46,6 +53,14 @@ def bad_calls():
     yield "stn/loc_rank", "SpatialTransformer", st, [ones(2, 3, 4, 4), ones(2, 6, 1)]
     yield "stn/loc_six", "SpatialTransformer", st, [ones(2, 3, 4, 4), ones(2, 5)]
     yield "stn/target", "SpatialTransformer", dict(st, target_shape=(0, 2)), [ones(2, 3, 4, 4), ones(2, 6)]
+    roi = {"pooled_size": (2, 2), "spatial_scale": 1.0}
+    box = np.array([[0, 0, 0, 2, 2]], "float32")
+    yield "roi/data_rank", "ROIPooling", roi, [ones(3, 4, 4), box]
+    yield "roi/box_width", "ROIPooling", roi, [ones(1, 3, 4, 4), ones(1, 4)]
+    yield "roi/box_rank", "ROIPooling", roi, [ones(1, 3, 4, 4), ones(5)]
+    yield "roi/scale", "ROIPooling", dict(roi, spatial_scale=1.5), [ones(1, 3, 4, 4), box]
+    yield "roi/pooled_rank", "ROIPooling", dict(roi, pooled_size=(2,)), [ones(1, 3, 4, 4), box]
+    yield "roi/pooled_zero", "ROIPooling", dict(roi, pooled_size=(0, 2)), [ones(1, 3, 4, 4), box]
 
 
 def main(grads_path, rejections_path):

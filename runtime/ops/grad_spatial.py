@@ -1,6 +1,10 @@
-"""Gradients of the spatial transformer family (runtime/ops/spatial.py)."""
+"""Gradients of the spatial transformer family (runtime/ops/spatial.py) and of ROIPooling
+(runtime/ops/regions.py)."""
 from __future__ import annotations
 
+import numpy as np
+
+from runtime.kernels import regions
 from runtime.kernels import spatial as k
 from runtime.registry import gradient_of
 
@@ -21,3 +25,10 @@ def _bilinear_sampler(inputs, outputs, out_grads, cudnn_off=None):
 @gradient_of("SpatialTransformer")
 def _spatial_transformer(inputs, outputs, out_grads, target_shape=(0, 0), **attrs):
     return list(k.spatial_transformer_grads(inputs[0], inputs[1], out_grads[0], target_shape))
+
+
+@gradient_of("ROIPooling")
+def _roi_pooling(inputs, outputs, out_grads, pooled_size=(1, 1), spatial_scale=1.0):
+    """The data's gradient only: MXNet gives the regions none (zeros)."""
+    data, rois = inputs
+    return [regions.roi_pooling_grad(data, rois, out_grads[0], pooled_size, spatial_scale), np.zeros_like(rois)]
