@@ -1,7 +1,9 @@
 """Record, with real MXNet 1.9.1, the operators over image positions: GridGenerator, BilinearSampler,
-SpatialTransformer and ROIPooling: outputs and gradients (grid points inside and beyond the input,
-regions with halves to round, clipped, empty or of an absent image; float32 and float64) and
-rejections of bad shapes and attributes, in the formats of tools/record_linalg_cases.py.
+SpatialTransformer, ROIPooling and Correlation: outputs and gradients (grid points inside and
+beyond the input; regions with halves to round, clipped, empty or of an absent image;
+correlations by product and by absolute difference, with strides, padding and a 3x3 kernel;
+float32 and float64) and rejections of bad shapes and attributes, in the formats of
+tools/record_linalg_cases.py.
 
     python tools/record_spatial_cases.py fixtures/golden/grads_spatial.jsonl tests/data/spatial_rejections.jsonl
 
@@ -33,6 +35,11 @@ def cases():
         rois = np.array([[0, 1.1, 1.1, 6.2, 6.2], [1, 2.5, 0.5, 7.5, 9.5], [1, -3, -2, 3, 4], [0, 9, 13, 12, 15],
                          [2, 1, 1, 4, 4], [0, 3, 3, 3, 3]], dtype)
         yield "ROIPooling", {"pooled_size": (3, 2), "spatial_scale": 1.0}, [u(-1, 1, 2, 3, 12, 8), rois]
+        for attrs in ({"max_displacement": 2, "pad_size": 2}, {"max_displacement": 2, "pad_size": 2, "is_multiply": False},
+                      {"kernel_size": 3, "max_displacement": 1, "stride1": 2, "pad_size": 2},
+                      {"kernel_size": 3, "max_displacement": 2, "stride2": 2, "pad_size": 1, "is_multiply": False},
+                      {"max_displacement": 3, "stride1": 2, "stride2": 3, "pad_size": 3}):
+            yield "Correlation", attrs, [u(0, 1, 2, 3, 7, 6), u(0, 1, 2, 3, 7, 6)]
         yield "ROIPooling", {"pooled_size": (2, 3), "spatial_scale": 0.5}, [u(-1, 1, 2, 2, 7, 6), (rois * [1, 2, 2, 2, 2]).astype(dtype)]
 
 
@@ -53,6 +60,9 @@ def bad_calls():
     yield "stn/loc_rank", "SpatialTransformer", st, [ones(2, 3, 4, 4), ones(2, 6, 1)]
     yield "stn/loc_six", "SpatialTransformer", st, [ones(2, 3, 4, 4), ones(2, 5)]
     yield "stn/target", "SpatialTransformer", dict(st, target_shape=(0, 2)), [ones(2, 3, 4, 4), ones(2, 6)]
+    yield "corr/rank", "Correlation", {}, [ones(2, 3, 4), ones(2, 3, 4)]
+    yield "corr/even_kernel", "Correlation", {"kernel_size": 2}, [ones(1, 1, 5, 5), ones(1, 1, 5, 5)]
+    yield "corr/too_far", "Correlation", {"max_displacement": 4}, [ones(1, 1, 5, 5), ones(1, 1, 5, 5)]
     roi = {"pooled_size": (2, 2), "spatial_scale": 1.0}
     box = np.array([[0, 0, 0, 2, 2]], "float32")
     yield "roi/data_rank", "ROIPooling", roi, [ones(3, 4, 4), box]

@@ -1,10 +1,10 @@
-"""Gradients of the spatial transformer family (runtime/ops/spatial.py) and of ROIPooling
+"""Gradients of the operators over image positions (runtime/ops/spatial.py) and of ROIPooling
 (runtime/ops/regions.py)."""
 from __future__ import annotations
 
 import numpy as np
 
-from runtime.kernels import regions
+from runtime.kernels import correlation, regions
 from runtime.kernels import spatial as k
 from runtime.registry import gradient_of
 
@@ -32,3 +32,8 @@ def _roi_pooling(inputs, outputs, out_grads, pooled_size=(1, 1), spatial_scale=1
     """The data's gradient only: MXNet gives the regions none (zeros)."""
     data, rois = inputs
     return [regions.roi_pooling_grad(data, rois, out_grads[0], pooled_size, spatial_scale), np.zeros_like(rois)]
+
+
+@gradient_of("Correlation")
+def _correlation(inputs, outputs, out_grads, **attrs):
+    return list(correlation.correlation_grads(inputs[0], inputs[1], out_grads[0], **attrs))

@@ -1,9 +1,11 @@
-"""The spatial transformer family: GridGenerator, BilinearSampler and SpatialTransformer
-(kernels in runtime/kernels/spatial.py), with MXNet 1.9.1's shape checks in its words."""
+"""Operators over image positions: the spatial transformer family (GridGenerator, BilinearSampler,
+SpatialTransformer; kernels in runtime/kernels/spatial.py) and Correlation
+(runtime/kernels/correlation.py), with MXNet 1.9.1's shape checks in its words."""
 from __future__ import annotations
 
+from runtime.kernels import correlation
 from runtime.kernels import spatial as k
-from runtime.registry import Attr, bool_, choice, declare, optional, shape_, uniform_types
+from runtime.registry import Attr, bool_, choice, declare, int_, optional, shape_, uniform_types
 
 
 def _require(ok, words):
@@ -79,3 +81,21 @@ declare("SpatialTransformer", inputs=("data", "loc"),
         attrs=[_TARGET, Attr("transform_type", choice("affine"), required=True),
                Attr("sampler_type", choice("bilinear"), required=True), _CUDNN],
         kernel=k.spatial_transformer, infer=_transformer_shapes)
+
+
+def _correlation_shapes(in_shapes, attrs):
+    first, second = in_shapes
+    if first is None or second is None:
+        return in_shapes, [None]
+    _require(len(first) == 4 and len(second) == 4, "data should be a 4D tensor")
+    top_h, top_w, radius = correlation.geometry(first[2], first[3], attrs["kernel_size"], attrs["max_displacement"],
+                                                attrs["stride1"], attrs["stride2"], attrs["pad_size"])
+    _require(top_h >= 1 and top_w >= 1, "Correlation cannot be done with current settings.Neighborhood and kernel "
+                                        "don't fit in blob")
+    return in_shapes, [(first[0], (2 * radius + 1) ** 2, top_h, top_w)]
+
+
+declare("Correlation", inputs=("data1", "data2"),
+        attrs=[Attr("kernel_size", int_, 1), Attr("max_displacement", int_, 1), Attr("stride1", int_, 1),
+               Attr("stride2", int_, 1), Attr("pad_size", int_, 0), Attr("is_multiply", bool_, True)],
+        kernel=correlation.correlation, infer=_correlation_shapes)
