@@ -1,6 +1,7 @@
 """Record, with real MXNet 1.9.1, the operators over image positions: GridGenerator, BilinearSampler,
-SpatialTransformer, ROIPooling and Correlation: outputs and gradients (grid points inside and
-beyond the input; regions with halves to round, clipped, empty or of an absent image;
+SpatialTransformer, ROIPooling, contrib.ROIAlign and Correlation: outputs and gradients (grid points
+inside and beyond the input; regions with halves to round, clipped, empty or of an absent image;
+ROIAlign adaptive and fixed sampling, position-sensitive, aligned;
 correlations by product and by absolute difference, with strides, padding and a 3x3 kernel;
 float32 and float64) and rejections of bad shapes and attributes, in the formats of
 tools/record_linalg_cases.py.
@@ -35,6 +36,13 @@ def cases():
         rois = np.array([[0, 1.1, 1.1, 6.2, 6.2], [1, 2.5, 0.5, 7.5, 9.5], [1, -3, -2, 3, 4], [0, 9, 13, 12, 15],
                          [2, 1, 1, 4, 4], [0, 3, 3, 3, 3]], dtype)
         yield "ROIPooling", {"pooled_size": (3, 2), "spatial_scale": 1.0}, [u(-1, 1, 2, 3, 12, 8), rois]
+        align_rois = np.array([[0, 1.1, 1.1, 6.2, 6.2], [1, 2.5, 0.5, 7.5, 9.5], [1, -3, -2, 3, 4], [0, 5, 10, 9, 14],
+                               [0, 3, 3, 3.4, 3.2]], dtype)
+        for attrs in ({}, {"sample_ratio": 2}, {"aligned": True, "sample_ratio": 3}):
+            yield "contrib.ROIAlign", dict(attrs, pooled_size=(3, 2), spatial_scale=1.0), [u(-1, 1, 2, 3, 12, 8),
+                                                                                          align_rois]
+        yield "contrib.ROIAlign", {"pooled_size": (2, 2), "spatial_scale": 0.5, "position_sensitive": True}, \
+            [u(-1, 1, 2, 8, 9, 7), (align_rois * [1, 2, 2, 2, 2]).astype(dtype)]
         for attrs in ({"max_displacement": 2, "pad_size": 2}, {"max_displacement": 2, "pad_size": 2, "is_multiply": False},
                       {"kernel_size": 3, "max_displacement": 1, "stride1": 2, "pad_size": 2},
                       {"kernel_size": 3, "max_displacement": 2, "stride2": 2, "pad_size": 1, "is_multiply": False},
@@ -65,6 +73,8 @@ def bad_calls():
     yield "corr/too_far", "Correlation", {"max_displacement": 4}, [ones(1, 1, 5, 5), ones(1, 1, 5, 5)]
     roi = {"pooled_size": (2, 2), "spatial_scale": 1.0}
     box = np.array([[0, 0, 0, 2, 2]], "float32")
+    yield "align/channels", "contrib.ROIAlign", dict(roi, position_sensitive=True), [ones(1, 3, 4, 4), box]
+    yield "align/box_width", "contrib.ROIAlign", roi, [ones(1, 3, 4, 4), ones(1, 4)]
     yield "roi/data_rank", "ROIPooling", roi, [ones(3, 4, 4), box]
     yield "roi/box_width", "ROIPooling", roi, [ones(1, 3, 4, 4), ones(1, 4)]
     yield "roi/box_rank", "ROIPooling", roi, [ones(1, 3, 4, 4), ones(5)]

@@ -55,3 +55,97 @@ def roi_pooling_grad(data, rois, out_grad, pooled_size, spatial_scale):
     used = places >= 0
     grad = np.bincount(places[used], weights=out_grad[used].astype(np.float64), minlength=data.size)
     return grad.reshape(data.shape).astype(data.dtype)
+
+
+def _axis_weights(start, bin_size, pooled, grid, size, dtype):
+    """(pooled, size): for each output bin along one axis, the summed bilinear weights of its `grid`
+    sample points on the input's pixels; a point beyond [-1, size] weighs nothing, one in
+    [-1, 0] reads pixel 0, one past the last pixel reads the last (MXNet's ROIAlign)."""
+    weights = np.zeros((pooled, size), dtype=np.float64)
+    for p in range(pooled):
+        for i in range(grid):
+            point = dtype(start + dtype(p) * bin_size + dtype(i + 0.5) * bin_size / dtype(grid))
+            if point < -1.0 or point > size:
+                continue
+            point = max(point, dtype(0))
+            low = int(point)
+            if low >= size - 1:
+                low = high = size - 1
+                point = dtype(low)
+            else:
+                high = low + 1
+            fraction = float(point - dtype(low))
+            weights[p, low] += 1.0 - fraction
+            weights[p, high] += fraction
+    return weights
+
+
+def _roi_align_maps(roi, height, width, pooled_size, spatial_scale, sample_ratio, aligned, dtype):
+    """(rows, cols, count): out = rows @ image @ cols.T / count, for one region."""
+    offset = dtype(0.5) if aligned else dtype(0)
+    start_w, start_h, end_w, end_h = (dtype(v) * dtype(spatial_scale) - offset for v in roi[1:5])
+    roi_w, roi_h = end_w - start_w, end_h - start_h
+    if aligned:
+        if not (roi_w > 0 and roi_h > 0):
+            raise ValueError("Check failed: roi_width > 0. : a region must have a positive size when aligned")
+    else:  # malformed regions are 1x1
+        roi_w, roi_h = max(roi_w, dtype(1)), max(roi_h, dtype(1))
+    pooled_h, pooled_w = pooled_size
+    bin_h, bin_w = roi_h / dtype(pooled_h), roi_w / dtype(pooled_w)
+    grid_h = sample_ratio if sample_ratio > 0 else int(math.ceil(roi_h / dtype(pooled_h)))
+    grid_w = sample_ratio if sample_ratio > 0 else int(math.ceil(roi_w / dtype(pooled_w)))
+    rows = _axis_weights(start_h, bin_h, pooled_h, grid_h, height, dtype)
+    cols = _axis_weights(start_w, bin_w, pooled_w, grid_w, width, dtype)
+    return rows, cols, float(grid_h * grid_w)
+
+
+def _position_sensitive_index(channels_out, pooled_h, pooled_w):
+    """The input channel of each (output channel, bin): c * ph * pw + bin."""
+    return np.arange(channels_out)[:, None, None] * pooled_h * pooled_w + \
+        (np.arange(pooled_h)[:, None] * pooled_w + np.arange(pooled_w)[None, :])[None]
+
+
+def roi_align(data, rois, pooled_size=(1, 1), spatial_scale=1.0, sample_ratio=-1, position_sensitive=False,
+              aligned=False):
+    """Average of bilinear samples on a regular grid in each bin of each region (Mask R-CNN's RoIAlign);
+    with position_sensitive, bin (i, j) of output channel c reads input channel c * ph * pw + i * pw + j.
+    A region with a negative batch index gives zeros."""
+    _, channels, height, width = data.shape
+    pooled_h, pooled_w = pooled_size
+    channels_out = channels // (pooled_h * pooled_w) if position_sensitive else channels
+    dtype = data.dtype.type
+    out = np.zeros((rois.shape[0], channels_out, pooled_h, pooled_w), dtype=np.float64)
+    for r, roi in enumerate(rois):
+        index = int(roi[0])
+        if index < 0:
+            continue
+        rows, cols, count = _roi_align_maps(roi, height, width, pooled_size, spatial_scale, sample_ratio, aligned,
+                                            dtype)
+        full = np.einsum("py,cyx,qx->cpq", rows, data[index].astype(np.float64), cols) / count
+        if position_sensitive:
+            picked = _position_sensitive_index(channels_out, pooled_h, pooled_w)
+            full = full[picked, np.arange(pooled_h)[:, None], np.arange(pooled_w)[None, :]]
+        out[r] = full
+    return out.astype(data.dtype)
+
+
+def roi_align_grad(data, rois, out_grad, pooled_size, spatial_scale, sample_ratio, position_sensitive, aligned):
+    """The data's gradient: each bin's gradient spread back on the pixels by the sampling weights."""
+    _, channels, height, width = data.shape
+    pooled_h, pooled_w = pooled_size
+    dtype = data.dtype.type
+    grad = np.zeros(data.shape, dtype=np.float64)
+    for r, roi in enumerate(rois):
+        index = int(roi[0])
+        if index < 0:
+            continue
+        rows, cols, count = _roi_align_maps(roi, height, width, pooled_size, spatial_scale, sample_ratio, aligned,
+                                            dtype)
+        head = out_grad[r].astype(np.float64)
+        if position_sensitive:
+            spread = np.zeros((channels, pooled_h, pooled_w))
+            picked = _position_sensitive_index(head.shape[0], pooled_h, pooled_w)
+            spread[picked, np.arange(pooled_h)[:, None], np.arange(pooled_w)[None, :]] = head
+            head = spread
+        grad[index] += np.einsum("py,cpq,qx->cyx", rows, head, cols) / count
+    return grad.astype(data.dtype)

@@ -1,5 +1,5 @@
 """Gradients of the operators over image positions (runtime/ops/spatial.py) and of ROIPooling
-(runtime/ops/regions.py)."""
+and ROIAlign (runtime/ops/regions.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -32,6 +32,13 @@ def _roi_pooling(inputs, outputs, out_grads, pooled_size=(1, 1), spatial_scale=1
     """The data's gradient only: MXNet gives the regions none (zeros)."""
     data, rois = inputs
     return [regions.roi_pooling_grad(data, rois, out_grads[0], pooled_size, spatial_scale), np.zeros_like(rois)]
+
+
+@gradient_of("_contrib_ROIAlign")
+def _roi_align(inputs, outputs, out_grads, **attrs):
+    """The data's gradient only: MXNet gives the regions none (zeros)."""
+    data, rois = inputs
+    return [regions.roi_align_grad(data, rois, out_grads[0], **attrs), np.zeros_like(rois)]
 
 
 @gradient_of("Correlation")

@@ -1,8 +1,9 @@
-"""ROIPooling (kernel in runtime/kernels/regions.py), with MXNet 1.9.1's shape checks in its words."""
+"""ROIPooling and contrib.ROIAlign (kernels in runtime/kernels/regions.py), with MXNet 1.9.1's shape
+checks in its words."""
 from __future__ import annotations
 
 from runtime.kernels import regions as k
-from runtime.registry import Attr, declare, float_, shape_
+from runtime.registry import Attr, bool_, declare, float_, int_, shape_
 
 
 def _roi_pooling_shapes(in_shapes, attrs):
@@ -31,3 +32,27 @@ declare("ROIPooling", inputs=("data", "rois"),
         attrs=[Attr("pooled_size", shape_, required=True),
                Attr("spatial_scale", float_, required=True, low=0.0, high=1.0)],
         kernel=k.roi_pooling, infer=_roi_pooling_shapes, check=_roi_pooling_check)
+
+
+def _roi_align_shapes(in_shapes, attrs):
+    in_shapes, out = _roi_pooling_shapes(in_shapes, attrs)
+    if out[0] is None or not attrs["position_sensitive"]:
+        return in_shapes, out
+    bins = attrs["pooled_size"][0] * attrs["pooled_size"][1]
+    channels = in_shapes[0][1]
+    if channels % bins:
+        raise ValueError("Check failed: dshape[1] %% (param.pooled_size[0]*param.pooled_size[1]) == 0 (%d vs. 0) : "
+                         "Input channels should be divided by pooled_size[0]*pooled_size[1]when position_sensitive "
+                         "is true." % (channels % bins))
+    return in_shapes, [(out[0][0], channels // bins) + out[0][2:]]
+
+
+def _roi_align_check(in_shapes, attrs):
+    _roi_align_shapes(in_shapes, attrs)
+
+
+declare("_contrib_ROIAlign", inputs=("data", "rois"),
+        attrs=[Attr("pooled_size", shape_, required=True),
+               Attr("spatial_scale", float_, required=True, low=0.0, high=1.0), Attr("sample_ratio", int_, -1),
+               Attr("position_sensitive", bool_, False), Attr("aligned", bool_, False)],
+        kernel=k.roi_align, infer=_roi_align_shapes, check=_roi_align_check, aliases=("contrib.ROIAlign",))
