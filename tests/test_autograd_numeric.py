@@ -134,6 +134,8 @@ case("_contrib_ROIAlign", [((2, 2, 6, 5), X), ((3, 5), [[0, 0.6, 1.4, 3.2, 4.6],
      pooled_size=(2, 2), spatial_scale=1.0, sample_ratio=2)
 case("_contrib_ROIAlign", [((1, 4, 5, 5), X), ((1, 5), [[0, 0.6, 1.4, 3.2, 4.6]])], pooled_size=(2, 1),
      spatial_scale=1.0, position_sensitive=True, aligned=True)
+case("_contrib_PSROIPooling", [((2, 8, 6, 5), X), ((2, 5), [[0, 0.6, 1.4, 3.2, 4.6], [1, 2, 3, 7, 8]])],
+     spatial_scale=1.0, output_dim=2, pooled_size=2)
 case("Correlation", [((1, 2, 5, 4), X), ((1, 2, 5, 4), X)], kernel_size=3, max_displacement=1, pad_size=1)
 case("Correlation", [((2, 1, 5, 5), X), ((2, 1, 5, 5), X)], max_displacement=2, stride1=2, stride2=2, pad_size=2,
      is_multiply=False)

@@ -1,7 +1,8 @@
 """Record, with real MXNet 1.9.1, the operators over image positions: GridGenerator, BilinearSampler,
-SpatialTransformer, ROIPooling, contrib.ROIAlign and Correlation: outputs and gradients (grid points
+SpatialTransformer, ROIPooling, contrib.ROIAlign, contrib.PSROIPooling and Correlation: outputs and gradients (grid points
 inside and beyond the input; regions with halves to round, clipped, empty or of an absent image;
-ROIAlign adaptive and fixed sampling, position-sensitive, aligned;
+ROIAlign adaptive and fixed sampling, position-sensitive, aligned; PSROIPooling with and without
+a group size;
 correlations by product and by absolute difference, with strides, padding and a 3x3 kernel;
 float32 and float64) and rejections of bad shapes and attributes, in the formats of
 tools/record_linalg_cases.py.
@@ -43,6 +44,12 @@ def cases():
                                                                                           align_rois]
         yield "contrib.ROIAlign", {"pooled_size": (2, 2), "spatial_scale": 0.5, "position_sensitive": True}, \
             [u(-1, 1, 2, 8, 9, 7), (align_rois * [1, 2, 2, 2, 2]).astype(dtype)]
+        ps_rois = np.array([[0, 10, 22, 161, 173], [1, 20, 15, 154, 160], [0, 100.5, 60.5, 90, 50], [1, 0, 0, 500, 40]],
+                           dtype)
+        yield "contrib.PSROIPooling", {"spatial_scale": 0.0625, "output_dim": 2, "pooled_size": 3}, \
+            [u(-1, 1, 2, 18, 14, 14), ps_rois]
+        yield "contrib.PSROIPooling", {"spatial_scale": 0.0625, "output_dim": 3, "pooled_size": 3, "group_size": 2}, \
+            [u(-1, 1, 2, 12, 11, 12), ps_rois]
         for attrs in ({"max_displacement": 2, "pad_size": 2}, {"max_displacement": 2, "pad_size": 2, "is_multiply": False},
                       {"kernel_size": 3, "max_displacement": 1, "stride1": 2, "pad_size": 2},
                       {"kernel_size": 3, "max_displacement": 2, "stride2": 2, "pad_size": 1, "is_multiply": False},
@@ -75,6 +82,8 @@ def bad_calls():
     box = np.array([[0, 0, 0, 2, 2]], "float32")
     yield "align/channels", "contrib.ROIAlign", dict(roi, position_sensitive=True), [ones(1, 3, 4, 4), box]
     yield "align/box_width", "contrib.ROIAlign", roi, [ones(1, 3, 4, 4), ones(1, 4)]
+    yield "psroi/box_width", "contrib.PSROIPooling", {"spatial_scale": 1.0, "output_dim": 1, "pooled_size": 2}, \
+        [ones(1, 4, 4, 4), ones(1, 4)]
     yield "roi/data_rank", "ROIPooling", roi, [ones(3, 4, 4), box]
     yield "roi/box_width", "ROIPooling", roi, [ones(1, 3, 4, 4), ones(1, 4)]
     yield "roi/box_rank", "ROIPooling", roi, [ones(1, 3, 4, 4), ones(5)]

@@ -149,3 +149,49 @@ def roi_align_grad(data, rois, out_grad, pooled_size, spatial_scale, sample_rati
             head = spread
         grad[index] += np.einsum("py,cpq,qx->cyx", rows, head, cols) / count
     return grad.astype(data.dtype)
+
+
+def _psroi_bins(data, rois, spatial_scale, output_dim, pooled_size, group_size):
+    """Yield (region, bin row, bin column, batch index, input channels, rows slice, cols slice) of
+    each non-empty bin of contrib.PSROIPooling: region corners rounded (C's round), the end pixel
+    included, at least 0.1 wide, bins of floor/ceil edges computed in the data's dtype, clipped."""
+    _, _, height, width = data.shape
+    dtype = data.dtype.type
+    group = group_size or pooled_size
+    for r, roi in enumerate(rois):
+        index = int(roi[0])
+        start_w, start_h = (dtype(_round_half_away(float(v))) * dtype(spatial_scale) for v in roi[1:3])
+        end_w, end_h = (dtype(_round_half_away(float(v)) + 1.0) * dtype(spatial_scale) for v in roi[3:5])
+        bin_h = max(end_h - start_h, dtype(0.1)) / dtype(pooled_size)
+        bin_w = max(end_w - start_w, dtype(0.1)) / dtype(pooled_size)
+        for ph in range(pooled_size):
+            h0 = min(max(int(math.floor(dtype(ph) * bin_h + start_h)), 0), height)
+            h1 = min(max(int(math.ceil(dtype(ph + 1) * bin_h + start_h)), 0), height)
+            gh = min(max(int(math.floor(dtype(ph) * group / pooled_size)), 0), group - 1)
+            for pw in range(pooled_size):
+                w0 = min(max(int(math.floor(dtype(pw) * bin_w + start_w)), 0), width)
+                w1 = min(max(int(math.ceil(dtype(pw + 1) * bin_w + start_w)), 0), width)
+                if h1 <= h0 or w1 <= w0:
+                    continue
+                gw = min(max(int(math.floor(dtype(pw) * group / pooled_size)), 0), group - 1)
+                channels = (np.arange(output_dim) * group + gh) * group + gw
+                yield r, ph, pw, index, channels, slice(h0, h1), slice(w0, w1)
+
+
+def psroi_pooling(data, rois, spatial_scale=1.0, output_dim=1, pooled_size=1, group_size=0):
+    """Position-sensitive average pooling (R-FCN): bin (i, j) of output channel c averages input
+    channel (c * group + gi) * group + gj over the bin; an empty bin is 0."""
+    out = np.zeros((rois.shape[0], output_dim, pooled_size, pooled_size), dtype=np.float64)
+    for r, ph, pw, index, channels, rows, cols in _psroi_bins(data, rois, spatial_scale, output_dim, pooled_size,
+                                                              group_size):
+        out[r, :, ph, pw] = data[index, channels, rows, cols].astype(np.float64).mean(axis=(1, 2))
+    return out.astype(data.dtype)
+
+
+def psroi_pooling_grad(data, rois, out_grad, spatial_scale, output_dim, pooled_size, group_size):
+    grad = np.zeros(data.shape, dtype=np.float64)
+    for r, ph, pw, index, channels, rows, cols in _psroi_bins(data, rois, spatial_scale, output_dim, pooled_size,
+                                                              group_size):
+        area = (rows.stop - rows.start) * (cols.stop - cols.start)
+        grad[index, channels, rows, cols] += (out_grad[r, :, ph, pw].astype(np.float64) / area)[:, None, None]
+    return grad.astype(data.dtype)

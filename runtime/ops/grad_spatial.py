@@ -1,5 +1,5 @@
 """Gradients of the operators over image positions (runtime/ops/spatial.py) and of ROIPooling
-and ROIAlign (runtime/ops/regions.py)."""
+ROIAlign and PSROIPooling (runtime/ops/regions.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -39,6 +39,13 @@ def _roi_align(inputs, outputs, out_grads, **attrs):
     """The data's gradient only: MXNet gives the regions none (zeros)."""
     data, rois = inputs
     return [regions.roi_align_grad(data, rois, out_grads[0], **attrs), np.zeros_like(rois)]
+
+
+@gradient_of("_contrib_PSROIPooling")
+def _psroi_pooling(inputs, outputs, out_grads, **attrs):
+    """The data's gradient only: MXNet gives the regions none (zeros)."""
+    data, rois = inputs
+    return [regions.psroi_pooling_grad(data, rois, out_grads[0], **attrs), np.zeros_like(rois)]
 
 
 @gradient_of("Correlation")

@@ -1,5 +1,5 @@
-"""ROIPooling and contrib.ROIAlign (kernels in runtime/kernels/regions.py), with MXNet 1.9.1's shape
-checks in its words."""
+"""ROIPooling, contrib.ROIAlign and contrib.PSROIPooling (kernels in runtime/kernels/regions.py),
+with MXNet 1.9.1's shape checks in its words."""
 from __future__ import annotations
 
 from runtime.kernels import regions as k
@@ -56,3 +56,26 @@ declare("_contrib_ROIAlign", inputs=("data", "rois"),
                Attr("spatial_scale", float_, required=True, low=0.0, high=1.0), Attr("sample_ratio", int_, -1),
                Attr("position_sensitive", bool_, False), Attr("aligned", bool_, False)],
         kernel=k.roi_align, infer=_roi_align_shapes, check=_roi_align_check, aliases=("contrib.ROIAlign",))
+
+
+def _psroi_pooling_shapes(in_shapes, attrs):
+    data, rois = in_shapes
+    if data is None or rois is None:
+        return in_shapes, [None]
+    if len(data) != 4:
+        raise ValueError("data should be a 4D tensor")
+    if len(rois) != 2 or rois[1] != 5:
+        raise ValueError("bbox should be a 2D tensor of shape [batch, 5]")
+    size = attrs["pooled_size"]
+    return in_shapes, [(rois[0], attrs["output_dim"], size, size)]
+
+
+def _psroi_pooling_check(in_shapes, attrs):
+    _psroi_pooling_shapes(in_shapes, attrs)
+
+
+declare("_contrib_PSROIPooling", inputs=("data", "rois"),
+        attrs=[Attr("spatial_scale", float_, required=True, low=0.0, high=1.0), Attr("output_dim", int_, required=True),
+               Attr("pooled_size", int_, required=True), Attr("group_size", int_, 0)],
+        kernel=k.psroi_pooling, infer=_psroi_pooling_shapes, check=_psroi_pooling_check,
+        aliases=("contrib.PSROIPooling",))
