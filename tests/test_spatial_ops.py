@@ -1,5 +1,5 @@
 """The operators over image positions (GridGenerator, BilinearSampler, SpatialTransformer,
-ROIPooling, contrib.ROIAlign, contrib.PSROIPooling, Correlation) against real MXNet 1.9.1 (tools/record_spatial_cases.py): outputs and gradients, with
+ROIPooling, contrib.ROIAlign, contrib.RROIAlign, contrib.PSROIPooling, Correlation) against real MXNet 1.9.1 (tools/record_spatial_cases.py): outputs and gradients, with
 grid points inside and beyond the input and regions rounded, clipped, empty or of an absent image
 (fixtures/golden/grads_spatial.jsonl), and bad shapes, attributes and dtypes rejected in MXNet's
 words through `nd` and `sym` (tests/data/spatial_rejections.jsonl)."""

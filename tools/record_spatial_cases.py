@@ -1,11 +1,11 @@
 """Record, with real MXNet 1.9.1, the operators over image positions: GridGenerator, BilinearSampler,
-SpatialTransformer, ROIPooling, contrib.ROIAlign, contrib.PSROIPooling and Correlation: outputs and gradients (grid points
-inside and beyond the input; regions with halves to round, clipped, empty or of an absent image;
-ROIAlign adaptive and fixed sampling, position-sensitive, aligned; PSROIPooling with and without
-a group size;
-correlations by product and by absolute difference, with strides, padding and a 3x3 kernel;
-float32 and float64) and rejections of bad shapes and attributes, in the formats of
-tools/record_linalg_cases.py.
+SpatialTransformer, ROIPooling, contrib.ROIAlign, contrib.RROIAlign, contrib.PSROIPooling and
+Correlation: outputs and gradients (grid points inside and beyond the input; regions with halves
+to round, clipped, empty or of an absent image; ROIAlign adaptive and fixed sampling,
+position-sensitive, aligned; PSROIPooling with and without a group size; correlations by product
+and by absolute difference, with strides, padding and a 3x3 kernel; float32 and float64), and
+rejections of bad shapes and attributes (with RROIAlign's forward values, as it has no backward),
+in the formats of tools/record_linalg_cases.py.
 
     python tools/record_spatial_cases.py fixtures/golden/grads_spatial.jsonl tests/data/spatial_rejections.jsonl
 
@@ -84,6 +84,15 @@ def bad_calls():
     yield "align/box_width", "contrib.ROIAlign", roi, [ones(1, 3, 4, 4), ones(1, 4)]
     yield "psroi/box_width", "contrib.PSROIPooling", {"spatial_scale": 1.0, "output_dim": 1, "pooled_size": 2}, \
         [ones(1, 4, 4, 4), ones(1, 4)]
+    # RROIAlign has no backward in MXNet: its forward values are recorded here, through nd and sym
+    rng = np.random.RandomState(10)
+    rotated = np.array([[0, 6, 5, 7, 4, 30], [1, 3.5, 8, 10, 3, 135], [0, 10, 2, 0.5, 6, -60], [1, 0, 0, 20, 20, 0]],
+                       "float32")
+    for attrs in ({"pooled_size": (3, 2), "spatial_scale": 1.0}, {"pooled_size": (2, 2), "spatial_scale": 0.5,
+                                                                   "sampling_ratio": 2}):
+        yield "rroi/values%d" % len(attrs), "contrib.RROIAlign", attrs, [rng.uniform(-1, 1, (2, 3, 11, 9)).astype(
+            "float32"), rotated]
+    yield "rroi/box_width", "contrib.RROIAlign", roi, [ones(1, 3, 4, 4), ones(1, 5)]
     yield "roi/data_rank", "ROIPooling", roi, [ones(3, 4, 4), box]
     yield "roi/box_width", "ROIPooling", roi, [ones(1, 3, 4, 4), ones(1, 4)]
     yield "roi/box_rank", "ROIPooling", roi, [ones(1, 3, 4, 4), ones(5)]

@@ -195,3 +195,52 @@ def psroi_pooling_grad(data, rois, out_grad, spatial_scale, output_dim, pooled_s
         area = (rows.stop - rows.start) * (cols.stop - cols.start)
         grad[index, channels, rows, cols] += (out_grad[r, :, ph, pw].astype(np.float64) / area)[:, None, None]
     return grad.astype(data.dtype)
+
+
+def _rotated_weights(roi, height, width, pooled_size, spatial_scale, sampling_ratio, dtype):
+    """(bins, height * width) bilinear weights of each bin's sample points, and their count, for one
+    rotated region (batch, center x, center y, width, height, angle in degrees counter-clockwise)."""
+    pooled_h, pooled_w = pooled_size
+    center_w, center_h, roi_w, roi_h = (dtype(v) * dtype(spatial_scale) for v in roi[1:5])
+    theta = dtype(float(roi[5]) * math.pi / 180.0)
+    roi_w, roi_h = max(roi_w, dtype(1)), max(roi_h, dtype(1))
+    bin_h, bin_w = roi_h / dtype(pooled_h), roi_w / dtype(pooled_w)
+    grid_h = sampling_ratio if sampling_ratio > 0 else int(math.ceil(roi_h / dtype(pooled_h)))
+    grid_w = sampling_ratio if sampling_ratio > 0 else int(math.ceil(roi_w / dtype(pooled_w)))
+    yy = (dtype(-roi_h / 2.0) + np.arange(pooled_h, dtype=dtype)[:, None] * bin_h
+          + (np.arange(grid_h, dtype=dtype) + dtype(0.5))[None, :] * bin_h / dtype(grid_h))  # (ph, gh)
+    xx = (dtype(-roi_w / 2.0) + np.arange(pooled_w, dtype=dtype)[:, None] * bin_w
+          + (np.arange(grid_w, dtype=dtype) + dtype(0.5))[None, :] * bin_w / dtype(grid_w))  # (pw, gw)
+    yy, xx = yy[:, None, :, None], xx[None, :, None, :]  # (ph, pw, gh, gw) by broadcasting
+    cos, sin = np.cos(theta), np.sin(theta)
+    x = (xx * cos + yy * sin + center_w).astype(dtype)
+    y = (yy * cos - xx * sin + center_h).astype(dtype)
+    x, y = np.broadcast_arrays(x, y)
+    inside = ~((y < -1.0) | (y > height) | (x < -1.0) | (x > width))
+    y, x = np.maximum(y, 0), np.maximum(x, 0)
+    y_low, x_low = y.astype(np.int64), x.astype(np.int64)
+    top_y, top_x = y_low >= height - 1, x_low >= width - 1
+    y_low, x_low = np.where(top_y, height - 1, y_low), np.where(top_x, width - 1, x_low)
+    y_high, x_high = np.where(top_y, height - 1, y_low + 1), np.where(top_x, width - 1, x_low + 1)
+    ly = np.where(top_y, 0.0, y - y_low)
+    lx = np.where(top_x, 0.0, x - x_low)
+    bins = (np.arange(pooled_h)[:, None] * pooled_w + np.arange(pooled_w)[None, :])[:, :, None, None]
+    bins = np.broadcast_to(bins, x.shape)
+    weights = np.zeros((pooled_h * pooled_w, height * width))
+    for rows, cols, weight in ((y_low, x_low, (1 - ly) * (1 - lx)), (y_low, x_high, (1 - ly) * lx),
+                               (y_high, x_low, ly * (1 - lx)), (y_high, x_high, ly * lx)):
+        np.add.at(weights, (bins[inside], (rows * width + cols)[inside]), weight[inside])
+    return weights, float(grid_h * grid_w)
+
+
+def rroi_align(data, rois, pooled_size=(1, 1), spatial_scale=1.0, sampling_ratio=-1):
+    """RoIAlign over rotated regions (MXNet's contrib.RROIAlign, forward only): the sample grid of each
+    bin is rotated by the region's angle about its center."""
+    _, channels, height, width = data.shape
+    out = np.zeros((rois.shape[0], channels) + tuple(pooled_size))
+    for r, roi in enumerate(rois):
+        weights, count = _rotated_weights(roi, height, width, pooled_size, spatial_scale, sampling_ratio,
+                                          data.dtype.type)
+        image = data[int(roi[0])].reshape(channels, -1).astype(np.float64)
+        out[r] = (image @ weights.T).reshape((channels,) + tuple(pooled_size)) / count
+    return out.astype(data.dtype)

@@ -1,5 +1,5 @@
-"""ROIPooling, contrib.ROIAlign and contrib.PSROIPooling (kernels in runtime/kernels/regions.py),
-with MXNet 1.9.1's shape checks in its words."""
+"""ROIPooling, contrib.ROIAlign, contrib.RROIAlign and contrib.PSROIPooling (kernels in
+runtime/kernels/regions.py), with MXNet 1.9.1's shape checks in its words."""
 from __future__ import annotations
 
 from runtime.kernels import regions as k
@@ -79,3 +79,25 @@ declare("_contrib_PSROIPooling", inputs=("data", "rois"),
                Attr("pooled_size", int_, required=True), Attr("group_size", int_, 0)],
         kernel=k.psroi_pooling, infer=_psroi_pooling_shapes, check=_psroi_pooling_check,
         aliases=("contrib.PSROIPooling",))
+
+
+def _rroi_align_shapes(in_shapes, attrs):
+    data, rois = in_shapes
+    if data is None or rois is None:
+        return in_shapes, [None]
+    if len(data) != 4:
+        raise ValueError("data should be a 4D tensor")
+    if len(rois) != 2 or rois[1] != 6:
+        raise ValueError("bbox should be a 2D tensor of shape [batch, 6]")
+    return in_shapes, [(rois[0], data[1]) + tuple(attrs["pooled_size"])]
+
+
+def _rroi_align_check(in_shapes, attrs):
+    _rroi_align_shapes(in_shapes, attrs)
+
+
+# MXNet registers no usable gradient (its backward fails: "RROIAlign: Backward is not supported.")
+declare("_contrib_RROIAlign", inputs=("data", "rois"),
+        attrs=[Attr("pooled_size", shape_, required=True),
+               Attr("spatial_scale", float_, required=True, low=0.0, high=1.0), Attr("sampling_ratio", int_, -1)],
+        kernel=k.rroi_align, infer=_rroi_align_shapes, check=_rroi_align_check, aliases=("contrib.RROIAlign",))
