@@ -520,7 +520,7 @@ def array(source, ctx=None, dtype=None) -> NDArray:
             raise TypeError("source_array must be array like object")
         data = np.asarray(source)
         if dtype is None:
-            dtype = data.dtype if isinstance(source, np.ndarray) and data.dtype != np.float64 else DEFAULT_DTYPE
+            dtype = DEFAULT_DTYPE  # MXNet 1.x: float32 unless asked, whatever the source (even a NumPy array)
     return NDArray(np.array(data, dtype=dtype), ctx or current_context())
 
 

@@ -113,6 +113,14 @@ def test_every_declared_operator_has_a_golden_case_or_a_case_here():
     recorded = [json.loads(line) for line in
                 (Path(__file__).resolve().parent / "data" / "front_end_cases.jsonl").read_text().splitlines()]
     golden |= {case["op"] for case in recorded if not (isinstance(case["result"], dict) and "error" in case["result"])}
+    # and the operators whose outputs and gradients were recorded (tools/record_linalg_cases.py, record_spatial_cases.py)
+    for name in ("grads_linalg.jsonl", "grads_spatial.jsonl"):
+        golden |= {json.loads(line)["op"] for line in
+                   (Path(__file__).resolve().parents[1] / "fixtures" / "golden" / name).read_text().splitlines()}
+    # and those whose values MXNet gave beside its rejections (RROIAlign, which has no backward)
+    for name in ("linalg_rejections.jsonl", "spatial_rejections.jsonl"):
+        cases = [json.loads(line) for line in (Path(__file__).resolve().parent / "data" / name).read_text().splitlines()]
+        golden |= {case["op"] for case in cases if not (isinstance(case["nd"], dict) and "error" in case["nd"])}
     by_op = {}
     for name, op in REGISTRY.items():
         by_op.setdefault(id(op), set()).add(name)

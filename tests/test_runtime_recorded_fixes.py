@@ -96,3 +96,14 @@ def test_symbol_pickles_through_its_json_and_tojson_marks_np_shape():
     with np_shape():
         assert json.loads(fc.tojson())["attrs"]["is_np_shape"] == ["int", 1]
     assert "is_np_shape" not in json.loads(fc.tojson())["attrs"]
+
+
+def test_nd_array_of_a_numpy_array_is_float32_unless_a_dtype_is_given():
+    # MXNet 1.9.1: only an NDArray source lends its dtype; NumPy arrays of any dtype become float32
+    for values in (np.array([1, 2]), np.array([1, 2], np.int32), np.array([1, 2], np.float16),
+                   np.array([1, 0], np.uint8), np.array([True, False]), np.array([1.5, 2.5])):
+        assert nd.array(values).dtype == np.float32, values.dtype
+    assert nd.array(np.array([1, 2]), dtype="int64").dtype == np.int64
+    assert nd.array(nd.array([1, 2], dtype="int32")).dtype == np.int32
+    mixed = nd.concat(nd.array(np.random.RandomState(0).randint(0, 3, (2, 1))), nd.ones((2, 4)), dim=1)
+    assert mixed.shape == (2, 5) and mixed.dtype == np.float32

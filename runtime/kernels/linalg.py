@@ -21,20 +21,55 @@ def gemm(a, b, c, transpose_a=False, transpose_b=False, alpha=1.0, beta=1.0, axi
     """alpha * op(A) op(B) + beta * C."""
     a, b, c = _matrices(a, axis), _matrices(b, axis), _matrices(c, axis)
     out = alpha * np.matmul(_t(a, transpose_a), _t(b, transpose_b)) + beta * c
-    return _restore(out.astype(c.dtype, copy=False), axis)
+    return np.ascontiguousarray(_restore(out.astype(c.dtype, copy=False), axis))
+
+
+def gemm2(a, b, transpose_a=False, transpose_b=False, alpha=1.0, axis=-2):
+    """alpha * op(A) op(B)."""
+    a, b = _matrices(a, axis), _matrices(b, axis)
+    out = alpha * np.matmul(_t(a, transpose_a), _t(b, transpose_b))
+    return np.ascontiguousarray(_restore(out.astype(a.dtype, copy=False), axis))
+
+
+def _check_square(a, words):
+    """MXNet checks these operators' matrices when it runs them, not when it infers shapes."""
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError("%s (%d vs. %d)" % (words, a.shape[-2] if a.ndim > 1 else 1, a.shape[-1]))
+
+
+def _lapack_name(routine, dtype):
+    """MXNet names the LAPACK routine that failed: s... for float32, d... for float64."""
+    return ("d" if dtype == np.float64 else "s") + routine
 
 
 def potrf(a, lower=True):
-    """The Cholesky factor of a symmetric positive definite matrix (lower, or upper with lower=False)."""
-    factor = np.linalg.cholesky(a.astype(np.float64))
+    """The Cholesky factor of a symmetric positive definite matrix (lower, or upper with lower=False).
+    As LAPACK, only that triangle of A is read: the other one may hold anything."""
+    _check_square(a, "No square matrix as input to potrf.")
+    if a.size == 0:
+        return a.copy()
+    # the upper factor of A is the transposed lower factor of A^T, whose lower triangle is A's upper one
+    full = a.astype(np.float64) if lower else np.swapaxes(a.astype(np.float64), -1, -2)
+    try:
+        factor = np.linalg.cholesky(full)
+    except np.linalg.LinAlgError:
+        raise ValueError("Check failed: ret == 0 : %s failed in lapack on cpu. This may happen when the input "
+                         "matrix is either not symmetric or not positive definite." % _lapack_name("potrf", a.dtype))
     return (factor if lower else np.swapaxes(factor, -1, -2)).astype(a.dtype)
 
 
 def potri(a, lower=True):
-    """The inverse of A = L L^T from its Cholesky factor L (or U with lower=False)."""
-    factor = a.astype(np.float64)
+    """The inverse of A = L L^T from its Cholesky factor L (or A = U^T U from U with lower=False);
+    only the factor's triangle is read."""
+    _check_square(a, "No square matrix as input to potri.")
+    factor = _triangular(a.astype(np.float64), lower)
     full = np.matmul(factor, np.swapaxes(factor, -1, -2)) if lower else np.matmul(np.swapaxes(factor, -1, -2), factor)
-    return np.linalg.inv(full).astype(a.dtype)
+    try:
+        return np.linalg.inv(full).astype(a.dtype)
+    except np.linalg.LinAlgError:
+        raise ValueError("Check failed: ret == 0 : %s failed in lapack on cpu. This may happen when the input "
+                         "matrix is not a Cholesky factorization obtained by a prior call of the potrf-operator."
+                         % _lapack_name("potri", a.dtype))
 
 
 def _triangular(a, lower):
@@ -71,6 +106,7 @@ def _batch_shape(a, out):
 
 
 def sumlogdiag(a):
+    _check_square(a, "sumlogdiag operator requires square matrices as input.")
     return _batch_shape(a, np.sum(np.log(np.diagonal(a, axis1=-2, axis2=-1)), axis=-1))
 
 
@@ -88,27 +124,24 @@ def makediag(a, offset=0):
 
 
 def _triangle_indices(n, offset, lower):
-    rows, cols = np.tril_indices(n, offset) if lower else np.triu_indices(n, offset)
-    return rows, cols
-
-
-def extracttrian(a, offset=0, lower=True):
-    """The triangle's elements, row by row (lower with offset <= 0 picks below the diagonal)."""
-    n = a.shape[-1]
+    """The places of the triangle's elements in MXNet's order: the lower triangle row by row, the
+    upper one column by column (the lower triangle of the transpose, row by row)."""
     if offset > 0:
         lower = False
     elif offset < 0:
         lower = True
-    rows, cols = _triangle_indices(n, offset, lower)
+    rows, cols = np.tril_indices(n, -abs(offset))
+    return (rows, cols) if lower else (cols, rows)
+
+
+def extracttrian(a, offset=0, lower=True):
+    """The triangle's elements (lower with offset < 0, upper with offset > 0, `lower` says which at 0)."""
+    rows, cols = _triangle_indices(a.shape[-1], offset, lower)
     return np.ascontiguousarray(a[..., rows, cols])
 
 
 def maketrian(a, offset=0, lower=True):
     count = a.shape[-1]
-    if offset > 0:
-        lower = False
-    elif offset < 0:
-        lower = True
     # the size n of the triangle with `count` elements: n' (n' + 1) / 2 = count, n = n' + |offset|
     inner = int(round((np.sqrt(8 * count + 1) - 1) / 2))
     n = inner + abs(offset)
@@ -119,7 +152,10 @@ def maketrian(a, offset=0, lower=True):
 
 
 def inverse(a):
-    return np.linalg.inv(a.astype(np.float64)).astype(a.dtype)
+    try:
+        return np.linalg.inv(a.astype(np.float64)).astype(a.dtype)
+    except np.linalg.LinAlgError:
+        raise ValueError("Check failed: ret == 0 : the input matrix is non-convertible")
 
 
 def det(a):
@@ -132,9 +168,14 @@ def slogdet(a):
 
 
 def syevd(a):
-    """(U, L): the rows of U are the eigenvectors of the symmetric A, L its eigenvalues ascending."""
-    values, vectors = np.linalg.eigh(a.astype(np.float64))
-    return np.swapaxes(vectors, -1, -2).astype(a.dtype), values.astype(a.dtype)
+    """(U, L): the rows of U are the eigenvectors of the symmetric A (only its lower triangle is read),
+    L its eigenvalues ascending. Each row of U has its largest element (the first of equals, in
+    absolute value) positive, as MXNet makes the signs deterministic."""
+    values, vectors = np.linalg.eigh(a.astype(np.float64), UPLO="L")
+    rows = np.swapaxes(vectors, -1, -2)
+    largest = np.take_along_axis(rows, np.argmax(np.abs(rows), axis=-1)[..., None], axis=-1)
+    rows = np.where(largest < 0, -rows, rows)
+    return rows.astype(a.dtype), values.astype(a.dtype)
 
 
 def gelqf(a):

@@ -450,10 +450,3 @@ def batch_dot(a, b, transpose_a=False, transpose_b=False, forward_stype=None):
         raise ValueError("batch_dot shapes %s and %s do not match" % (a.shape, b.shape))
     return np.matmul(a, b)
 
-
-def gemm2(a, b, transpose_a=False, transpose_b=False, alpha=1.0, axis=-2):
-    if transpose_a:
-        a = np.swapaxes(a, -1, -2)
-    if transpose_b:
-        b = np.swapaxes(b, -1, -2)
-    return (alpha * np.matmul(a, b)).astype(a.dtype, copy=False)

@@ -230,14 +230,3 @@ def _batched_product_gradient(a, b, g, transpose_a, transpose_b, alpha=1.0):
 @gradient_of("batch_dot")
 def _batch_dot(inputs, outputs, out_grads, transpose_a=False, transpose_b=False, forward_stype=None):
     return _batched_product_gradient(inputs[0], inputs[1], out_grads[0], transpose_a, transpose_b)
-
-
-@gradient_of("_linalg_gemm2")
-def _gemm2(inputs, outputs, out_grads, transpose_a=False, transpose_b=False, alpha=1.0, axis=-2):
-    a, b = inputs
-    g = out_grads[0]
-    if axis % a.ndim != a.ndim - 2:  # the matrices' rows lie on another axis: move them next to the columns
-        a, b, g = (np.moveaxis(t, axis, -2) for t in (a, b, g))
-        da, db = _batched_product_gradient(a, b, g, transpose_a, transpose_b, alpha)
-        return [np.ascontiguousarray(np.moveaxis(da, -2, axis)), np.ascontiguousarray(np.moveaxis(db, -2, axis))]
-    return _batched_product_gradient(a, b, g, transpose_a, transpose_b, alpha)

@@ -518,6 +518,3 @@ _TRANSPOSE = [Attr("transpose_a", bool_, False), Attr("transpose_b", bool_, Fals
               Attr("forward_stype", optional(str_), None)]
 declare("dot", inputs=("lhs", "rhs"), attrs=_TRANSPOSE, kernel=k.dot, check=_dot_check)
 declare("batch_dot", inputs=("lhs", "rhs"), attrs=_TRANSPOSE, kernel=k.batch_dot, check=_batch_dot_check)
-declare("_linalg_gemm2", inputs=("A", "B"), attrs=[Attr("transpose_a", bool_, False), Attr("transpose_b", bool_, False),
-                                                   Attr("alpha", float_, 1.0), Attr("axis", int_, -2)],
-        kernel=k.gemm2, aliases=("linalg.gemm2", "linalg_gemm2"))
