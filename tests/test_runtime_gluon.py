@@ -154,3 +154,27 @@ def test_a_hybrid_blocks_inputs_as_mxnet_takes_them():
     block.hybridize()
     with pytest.raises(ValueError, match="multiple contexts"):
         block(nd.ones((2,), ctx=cpu(1)), nd.ones((2,), ctx=cpu(2)))
+
+
+def test_block_attributes_and_containers_as_mxnet_checks_them():
+    import warnings
+
+    from runtime.gluon import nn as gnn
+    from runtime.gluon.block import Block
+    block = Block()
+    block.child = Block()
+    with pytest.raises(TypeError, match="Changing attribute type for child"):
+        block.child = (2,)
+
+    class Holder(Block):
+        def __init__(self):
+            super().__init__()
+            self.layers = [gnn.Dense(2), gnn.Dense(3)]  # not children: their parameters are not collected
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Holder().collect_params()
+    assert any("unregistered container with Blocks" in str(w.message) for w in caught)
+    sequential = gnn.Sequential()
+    sequential.add(gnn.Dense(2))
+    with pytest.warns(UserWarning, match="Consider using HybridSequential"):
+        sequential.hybridize()

@@ -39,6 +39,7 @@ CTC_LABEL = np.array([[1, 2], [2, 0]], dtype=np.float32)
 # op: (inputs, attributes, NumPy reference)
 CASES = {
     "CTCLoss": ([CTC_SCORES, CTC_LABEL], {}, ctc_by_enumeration),
+    "_rnn_param_concat": ([A.ravel(), B.ravel()], {"dim": 0}, lambda a, b: np.concatenate([a, b])),
     "rint": ([A], {}, lambda a: np.rint(a)), "tan": ([A], {}, np.tan), "arcsin": ([UNIT], {}, np.arcsin),
     "arccos": ([UNIT], {}, np.arccos), "arctan": ([A], {}, np.arctan), "sinh": ([A], {}, np.sinh),
     "cosh": ([A], {}, np.cosh), "erfinv": ([UNIT], {}, special.erfinv),

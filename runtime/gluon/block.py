@@ -189,6 +189,10 @@ class Block:
         return "%s(\n%s\n)" % (type(self).__name__, body) if body else "%s()" % type(self).__name__
 
     def __setattr__(self, name, value):
+        existing = self.__dict__.get(name)
+        if isinstance(existing, (Parameter, Block)) and not isinstance(value, type(existing)):
+            raise TypeError("Changing attribute type for {name} from {type1} to {type2}is not allowed."
+                            .format(name=name, type1=type(existing), type2=type(value)))
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
@@ -213,7 +217,27 @@ class Block:
     def register_child(self, block: "Block", name: Optional[str] = None) -> None:
         self._children[name or str(len(self._children))] = block
 
+    def _warn_unregistered_containers(self) -> None:
+        """MXNet 1.9.1 warns when an attribute holds Blocks in a list, tuple or dict: those are
+        not children, so their parameters are not collected."""
+        children = set(map(id, self._children.values()))
+
+        def holds_stray_block(data) -> bool:
+            if isinstance(data, dict):
+                data = list(data.values())
+            if isinstance(data, (list, tuple)):
+                return any(holds_stray_block(item) for item in data)
+            return isinstance(data, Block) and id(data) not in children
+        for key, value in self.__dict__.items():
+            if isinstance(value, (list, tuple, dict)) and not (key.startswith("__") or key == "_children") \
+                    and holds_stray_block(value):
+                warnings.warn('"%s.%s" is an unregistered container with Blocks. Note that Blocks inside the list, '
+                              "tuple or dict will not be registered automatically. Make sure to register them using "
+                              "register_child() or switching to nn.Sequential/nn.HybridSequential instead. "
+                              % (type(self).__name__, key), stacklevel=3)
+
     def collect_params(self, select: Optional[str] = None) -> ParameterDict:
+        self._warn_unregistered_containers()
         result = ParameterDict(self._params.prefix)
         pattern = re.compile(select) if select else None
         for key, value in self._params.items():

@@ -1,6 +1,8 @@
 """Basic Gluon layers: containers, Dense, activations, normalization, Embedding, Dropout, lambdas."""
 from __future__ import annotations
 
+import warnings
+
 from runtime.gluon.block import Block, HybridBlock
 
 
@@ -11,6 +13,12 @@ class Sequential(Block):
     def add(self, *blocks):
         for block in blocks:
             self.register_child(block)
+
+    def hybridize(self, active=True, **kwargs):
+        if self._children and all(isinstance(c, HybridBlock) for c in self._children.values()):
+            warnings.warn("All children of this Sequential layer '%s' are HybridBlocks. Consider using "
+                          "HybridSequential for the best performance." % self.prefix, stacklevel=2)
+        super().hybridize(active, **kwargs)
 
     def forward(self, x, *args):
         for block in self._children.values():
