@@ -6,6 +6,7 @@ import json
 import numpy as np
 
 from runtime import random
+from runtime.class_registry import get_register_func, get_registry
 
 
 class InitDesc(str):
@@ -174,15 +175,21 @@ class LSTMBias(Initializer):
         array[:] = values
 
 
+# `mx.init.register`: packages add initializers of their own (GluonNLP's TruncNorm), known by name
+# to `create` and to the `__init__` attributes of variables
+register = get_register_func(Initializer, "initializer")
+_BUILT_IN = {"zeros": Zero, "zero": Zero, "ones": One, "one": One, "uniform": Uniform, "normal": Normal,
+             "xavier": Xavier, "msraprelu": MSRAPrelu, "bilinear": Bilinear, "orthogonal": Orthogonal,
+             "lstmbias": LSTMBias, "constant": Constant}
+
+
 def create(init) -> Initializer:
     if isinstance(init, Initializer):
         return init
     if init is None:
         return Uniform()
     if isinstance(init, str):
-        table = {"zeros": Zero, "zero": Zero, "ones": One, "one": One, "uniform": Uniform, "normal": Normal,
-                 "xavier": Xavier, "msraprelu": MSRAPrelu, "bilinear": Bilinear,
-                 "orthogonal": Orthogonal, "lstmbias": LSTMBias, "constant": Constant}
+        table = dict(get_registry(Initializer), **_BUILT_IN)
         if init.startswith("["):  # an initializer's dumps(): ["name", {arguments}]
             name, arguments = json.loads(init)
             return table[name.lower()](**arguments)

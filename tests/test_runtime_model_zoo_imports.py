@@ -98,3 +98,26 @@ def test_class_registry_as_mxnet():
         register(A, "aa")
     got.append(len(seen))
     assert got == REGISTRY_RECORDED
+
+
+def test_what_gluonnlp_takes_from_mxnet_at_import():
+    # GluonNLP 0.10 registers its models' checksums, an initializer of its own, and pickles batches
+    import pickle
+
+    from runtime import initializer, nd
+    from runtime.gluon.data import dataloader
+    from runtime.gluon.model_zoo import model_store
+    model_store._model_sha1.update({"tiny_lm": "0123456789abcdef"})
+    assert model_store.short_hash("tiny_lm") == "01234567"
+
+    @initializer.register
+    class Halves(initializer.Initializer):
+        def _init_weight(self, name, array):
+            array[:] = 0.5
+    made = initializer.create('["halves", {}]')
+    assert isinstance(made, Halves) and isinstance(initializer.create("halves"), Halves)
+    batch = [nd.ones((2,)), (nd.zeros((1,)), 3)]
+    moved = dataloader._as_in_context(batch, runtime.cpu_pinned())
+    assert moved[0].context == runtime.cpu_pinned() and moved[1][1] == 3
+    assert pickle.loads(pickle.dumps(moved[0])).asnumpy().tolist() == [1, 1]
+    assert dataloader.ForkingPickler is not None

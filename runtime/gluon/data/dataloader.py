@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.pool
+import multiprocessing.reduction
 
 import numpy as np
 
@@ -26,6 +27,17 @@ def default_batchify_fn(data):
 
 
 default_mp_batchify_fn = default_batchify_fn
+# what MXNet's workers pickle batches with (GluonNLP's loaders import it from here)
+ForkingPickler = multiprocessing.reduction.ForkingPickler
+
+
+def _as_in_context(data, ctx):
+    """`data` (an NDArray, or lists and tuples of them) on `ctx`."""
+    if isinstance(data, NDArray):
+        return data.as_in_context(ctx)
+    if isinstance(data, (list, tuple)):
+        return [_as_in_context(item, ctx) for item in data]
+    return data
 
 
 def _to_numpy(batch):

@@ -7,6 +7,17 @@ import os
 from runtime.base import MXNetError
 
 
+# name -> SHA-1 of its weights file, as MXNet keeps it; other packages add theirs (GluonNLP's
+# models register at import), and a file is named NAME-<first 8 hex digits>.params
+_model_sha1 = {}
+
+
+def short_hash(name):
+    if name not in _model_sha1:
+        raise ValueError("Pretrained model for {name} is not available.".format(name=name))
+    return _model_sha1[name][:8]
+
+
 def get_model_file(name, root=None):
     root = os.path.expanduser(root or os.path.join("~", ".mxnet", "models"))
     if os.path.isdir(root):
