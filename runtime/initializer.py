@@ -174,6 +174,37 @@ class LSTMBias(Initializer):
         array[:] = values
 
 
+class FusedRNN(Initializer):
+    """The flat parameter vector of a FusedRNNCell, filled as its per-gate weights would be: by
+    `init` (the global initializer when None), each LSTM forget-gate bias set to `forget_bias`."""
+
+    def __init__(self, init, num_hidden, num_layers, mode, bidirectional=False, forget_bias=1.0):
+        if isinstance(init, str):
+            init = create(init)
+        super().__init__(init=init.dumps() if init is not None else None, num_hidden=num_hidden,
+                         num_layers=num_layers, mode=mode, bidirectional=bidirectional, forget_bias=forget_bias)
+        self._init = init
+        self._num_hidden, self._num_layers, self._mode = num_hidden, num_layers, mode
+        self._bidirectional, self._forget_bias = bidirectional, forget_bias
+
+    def _init_weight(self, name, array):
+        from runtime.rnn.fused import FusedRNNCell
+        cell = FusedRNNCell(self._num_hidden, self._num_layers, self._mode, self._bidirectional,
+                            forget_bias=self._forget_bias, prefix="")
+        pieces = cell.unpack_weights({"parameters": array})
+        fallback = getattr(name, "global_init", None)
+        for piece_name, piece in pieces.items():
+            if self._mode == "lstm" and piece_name.endswith("_f_bias"):
+                piece[:] = self._forget_bias
+            elif self._init is not None:
+                self._init(InitDesc(piece_name, global_init=fallback), piece)
+            else:
+                if fallback is None:
+                    raise ValueError("FusedRNN(init=None) for %s needs a global initializer" % name)
+                fallback(InitDesc(piece_name, global_init=fallback), piece)
+        array[:] = cell.pack_weights(pieces)["parameters"]
+
+
 def create(init) -> Initializer:
     if isinstance(init, Initializer):
         return init
@@ -182,7 +213,8 @@ def create(init) -> Initializer:
     if isinstance(init, str):
         table = {"zeros": Zero, "zero": Zero, "ones": One, "one": One, "uniform": Uniform, "normal": Normal,
                  "xavier": Xavier, "msraprelu": MSRAPrelu, "bilinear": Bilinear,
-                 "orthogonal": Orthogonal, "lstmbias": LSTMBias, "constant": Constant}
+                 "orthogonal": Orthogonal, "lstmbias": LSTMBias, "constant": Constant,
+                 "fusedrnn": FusedRNN}
         if init.startswith("["):  # an initializer's dumps(): ["name", {arguments}]
             name, arguments = json.loads(init)
             return table[name.lower()](**arguments)
