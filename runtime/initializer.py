@@ -50,31 +50,33 @@ class Initializer:
         raise NotImplementedError
 
 
-class Zero(Initializer):
+class _FillsEveryName(Initializer):
+    """An initializer that fills whatever it is given, bias or weight, with its `_init_weight`;
+    a variable's own initializer (an InitDesc's `__init__`, e.g. FusedRNN's) still comes first."""
+
+    def __call__(self, name, array):
+        if getattr(name, "attrs", {}).get("__init__"):
+            super().__call__(name, array)
+        else:
+            self._init_weight(name, array)
+
+
+class Zero(_FillsEveryName):
     def _init_weight(self, name, array):
         array[:] = 0.0
 
-    def __call__(self, name, array):
-        array[:] = 0.0
 
-
-class One(Initializer):
+class One(_FillsEveryName):
     def _init_weight(self, name, array):
         array[:] = 1.0
 
-    def __call__(self, name, array):
-        array[:] = 1.0
 
-
-class Constant(Initializer):
+class Constant(_FillsEveryName):
     def __init__(self, value):
         super().__init__(value=value)
         self.value = value
 
     def _init_weight(self, name, array):
-        array[:] = self.value
-
-    def __call__(self, name, array):
         array[:] = self.value
 
     def dumps(self) -> str:
@@ -196,12 +198,13 @@ class FusedRNN(Initializer):
         for piece_name, piece in pieces.items():
             if self._mode == "lstm" and piece_name.endswith("_f_bias"):
                 piece[:] = self._forget_bias
-            elif self._init is not None:
-                self._init(InitDesc(piece_name, global_init=fallback), piece)
-            else:
-                if fallback is None:
-                    raise ValueError("FusedRNN(init=None) for %s needs a global initializer" % name)
-                fallback(InitDesc(piece_name, global_init=fallback), piece)
+                continue
+            init = self._init if self._init is not None else fallback
+            if init is None:
+                raise ValueError("FusedRNN(init=None) for %s needs a global initializer" % name)
+            # MXNet's dispatch by name (biases zero, weights by `init`) even for Zero/One/Constant,
+            # which here fill any name they are given directly
+            Initializer.__call__(init, InitDesc(piece_name, global_init=fallback), piece)
         array[:] = cell.pack_weights(pieces)["parameters"]
 
 
