@@ -168,3 +168,21 @@ def test_modified_cell_cannot_be_used_directly():
     legacy.ResidualCell(base)
     with pytest.raises(AssertionError, match="modifier"):
         base.begin_state()
+
+
+@pytest.mark.parametrize("make", [lambda: legacy.LSTMCell(4, prefix="a_"),
+                                  lambda: legacy.FusedRNNCell(4, num_layers=2, mode="gru", prefix="f_"),
+                                  lambda: legacy.BidirectionalCell(legacy.GRUCell(4, prefix="l_"),
+                                                                   legacy.GRUCell(4, prefix="r_"))],
+                         ids=["lstm", "fused", "bidirectional"])
+def test_begin_state_of_unknown_batch_takes_the_inputs_batch(make):
+    # begin_state() leaves the batch 0 as MXNet does; unroll sizes those zeros from its inputs
+    cell = make()
+    states = cell.begin_state()
+    outputs, _ = cell.unroll(3, sym.Variable("data"), begin_state=states, layout="NTC", merge_outputs=True)
+    with_default, _ = make().unroll(3, sym.Variable("data"), layout="NTC", merge_outputs=True)
+    shapes = {"data": (2, 3, 5)}
+    assert outputs.infer_shape(**shapes)[1] == with_default.infer_shape(**shapes)[1]
+    args = {name: nd.ones(shape) * 0.1 for name, shape in zip(outputs.list_arguments(),
+                                                                outputs.infer_shape(**shapes)[0])}
+    np.testing.assert_allclose(outputs.eval(**args)[0].asnumpy(), with_default.eval(**args)[0].asnumpy())

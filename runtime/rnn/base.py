@@ -39,6 +39,33 @@ def zeros_batched_like_inputs(inputs, layout):
     return symbol_zeros_batched_like(inputs[0], 0)
 
 
+def _unsized_zeros(state):
+    """(name, shape) of a zeros Symbol whose shape has an unknown (0) dimension; else None."""
+    if not isinstance(state, sym.Symbol) or len(state._outputs) != 1:
+        return None
+    node = state._outputs[0][0]
+    if node.op is None or node.op.name not in ("_zeros", "zeros"):
+        return None
+    shape = tuple(node.attrs.get("shape", ()))
+    return (node.name, shape) if 0 in shape else None
+
+
+def sized_like_inputs(states, inputs, layout):
+    """`states` with each zeros of an unknown (0) batch dimension, as `begin_state()` makes them,
+    remade as zeros of the inputs' batch size under the same name; other states as given."""
+    zeros = zeros_batched_like_inputs(inputs, layout)
+    sized = []
+    for state in states:
+        unsized = _unsized_zeros(state)
+        if unsized is not None:
+            name, shape = unsized
+            # the states' layouts (NC, LNC, NCHW) leave only the batch dimension 0
+            state_layout = "".join("N" if size == 0 else "C" for size in shape)
+            state = zeros(name=name, shape=shape, __layout__=state_layout)
+        sized.append(state)
+    return sized
+
+
 class RNNParams:
     """The parameter variables of cells, by name, so that cells given one container share them."""
 
@@ -139,7 +166,7 @@ class BaseRNNCell:
         inputs, _ = split_steps(length, inputs, layout, False)
         if begin_state is None:
             begin_state = self.begin_state(func=zeros_batched_like_inputs(inputs, layout))
-        states = begin_state
+        states = sized_like_inputs(begin_state, inputs, layout)
         outputs = []
         for i in range(length):
             output, states = self(inputs[i], states)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 
 from runtime import sym
-from runtime.rnn.base import BaseRNNCell, split_steps, zeros_batched_like_inputs
+from runtime.rnn.base import BaseRNNCell, sized_like_inputs, split_steps, zeros_batched_like_inputs
 
 
 def _not_modified(cell):
@@ -76,6 +76,7 @@ class SequentialRNNCell(_CellGroup):
         self.reset()
         if begin_state is None:
             begin_state = self.begin_state(func=zeros_batched_like_inputs(inputs, layout))
+        begin_state = sized_like_inputs(begin_state, inputs, layout)
         position = 0
         next_states = []
         last = len(self._cells) - 1
@@ -234,6 +235,7 @@ class BidirectionalCell(_CellGroup):
         inputs, axis = split_steps(length, inputs, layout, False)
         if begin_state is None:
             begin_state = self.begin_state(func=zeros_batched_like_inputs(inputs, layout))
+        begin_state = sized_like_inputs(begin_state, inputs, layout)
         l_cell, r_cell = self._cells
         split = len(l_cell.state_info)
         l_outputs, l_states = l_cell.unroll(length, inputs=inputs, begin_state=begin_state[:split], layout=layout,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 
 from runtime import initializer, nd, sym
-from runtime.rnn.base import BaseRNNCell, split_steps, zeros_batched_like_inputs
+from runtime.rnn.base import BaseRNNCell, sized_like_inputs, split_steps, zeros_batched_like_inputs
 from runtime.rnn.cells import GRUCell, LSTMCell, RNNCell
 from runtime.rnn.containers import BidirectionalCell, DropoutCell, SequentialRNNCell
 
@@ -95,6 +95,7 @@ class FusedRNNCell(BaseRNNCell):
             raise AssertionError("Unsupported layout %s" % layout)
         if begin_state is None:
             begin_state = self.begin_state(func=zeros_batched_like_inputs(inputs, "TNC"))
+        begin_state = sized_like_inputs(begin_state, inputs, "TNC")
         states = {"state": begin_state[0]}
         if self._mode == "lstm":
             states["state_cell"] = begin_state[1]
