@@ -435,3 +435,7 @@ class Module(BaseModule):
         assert self.optimizer_initialized
         with open(fname, "rb") as handle:
             self._updater.set_states(handle.read())
+
+
+# mx.mod.BucketingModule: a module per bucket over Module (defined there, importing this one)
+from runtime.bucketing_module import BucketingModule  # noqa: E402,F401
