@@ -238,6 +238,8 @@ class Module(BaseModule):
         # as MXNet's executor group: a string grad_req is the data's too when inputs need gradients
         # ('null' then leaves get_input_grads() None); a dict names exceptions to 'write'
         given = self._grad_req
+        if isinstance(given, (list, tuple)):  # one request per argument, in order
+            return dict(zip(self._symbol.list_arguments(), given))
         requests = {}
         for name in self._symbol.list_arguments():
             if name in self._param_names:
