@@ -17,7 +17,7 @@ class BucketingModule(BaseModule):
         self._context = context
         self._fixed_param_names = fixed_param_names
         self._state_names = state_names
-        symbol, data_names, label_names = self._generate(default_bucket_key)
+        _, data_names, label_names = self._generate(default_bucket_key)
         self._data_names_default, self._label_names_default = data_names, label_names
         self._buckets = {}
         self._curr_module = None

@@ -67,7 +67,8 @@ def _fused(case):
                                prefix="fz_")
 
 
-@pytest.mark.parametrize("case", RECORD["fused"], ids=lambda c: "%s-%d-%s" % (c["mode"], c["layers"], c["bidirectional"]))
+@pytest.mark.parametrize("case", RECORD["fused"],
+                         ids=lambda c: "%s-%d-%s" % (c["mode"], c["layers"], c["bidirectional"]))
 def test_fused_cell_matches_mxnet(case):
     cell = _fused(case)
     outputs, states = cell.unroll(case["steps"], sym.Variable("data"), layout="NTC", merge_outputs=True)
@@ -213,7 +214,8 @@ def test_bucketing_module_trains_a_legacy_lstm_language_model():
         outputs, _ = stack.unroll(seq_len, inputs=embed, merge_outputs=True)
         pred = sym.FullyConnected(sym.Reshape(outputs, shape=(-1, 16)), num_hidden=11, name="pred")
         label = sym.Reshape(sym.Variable("softmax_label"), shape=(-1,))
-        return sym.SoftmaxOutput(pred, label, name="softmax", use_ignore=True, ignore_label=0), ("data",), ("softmax_label",)
+        loss = sym.SoftmaxOutput(pred, label, name="softmax", use_ignore=True, ignore_label=0)
+        return loss, ("data",), ("softmax_label",)
 
     model = BucketingModule(sym_gen, default_bucket_key=data_iter.default_bucket_key)
     scores = []

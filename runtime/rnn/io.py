@@ -82,7 +82,8 @@ class BucketSentenceIter(DataIter):
         self.provide_data = [DataDesc(name=data_name, shape=shape, layout=layout)]
         self.provide_label = [DataDesc(name=label_name, shape=shape, layout=layout)]
         # (bucket, first row) of every whole batch
-        self.idx = [(i, j) for i, bucket in enumerate(self.data) for j in range(0, len(bucket) - batch_size + 1, batch_size)]
+        self.idx = [(i, j) for i, bucket in enumerate(self.data)
+                    for j in range(0, len(bucket) - batch_size + 1, batch_size)]
         self.curr_idx = 0
         self.reset()
 
