@@ -51,31 +51,33 @@ class Initializer:
         raise NotImplementedError
 
 
-class Zero(Initializer):
+class _FillsEveryName(Initializer):
+    """An initializer that fills whatever it is given, bias or weight, with its `_init_weight`;
+    a variable's own initializer (an InitDesc's `__init__`, e.g. FusedRNN's) still comes first."""
+
+    def __call__(self, name, array):
+        if getattr(name, "attrs", {}).get("__init__"):
+            super().__call__(name, array)
+        else:
+            self._init_weight(name, array)
+
+
+class Zero(_FillsEveryName):
     def _init_weight(self, name, array):
         array[:] = 0.0
 
-    def __call__(self, name, array):
-        array[:] = 0.0
 
-
-class One(Initializer):
+class One(_FillsEveryName):
     def _init_weight(self, name, array):
         array[:] = 1.0
 
-    def __call__(self, name, array):
-        array[:] = 1.0
 
-
-class Constant(Initializer):
+class Constant(_FillsEveryName):
     def __init__(self, value):
         super().__init__(value=value)
         self.value = value
 
     def _init_weight(self, name, array):
-        array[:] = self.value
-
-    def __call__(self, name, array):
         array[:] = self.value
 
     def dumps(self) -> str:
@@ -175,12 +177,44 @@ class LSTMBias(Initializer):
         array[:] = values
 
 
+class FusedRNN(Initializer):
+    """The flat parameter vector of a FusedRNNCell, filled as its per-gate weights would be: by
+    `init` (the global initializer when None), each LSTM forget-gate bias set to `forget_bias`."""
+
+    def __init__(self, init, num_hidden, num_layers, mode, bidirectional=False, forget_bias=1.0):
+        if isinstance(init, str):
+            init = create(init)
+        super().__init__(init=init.dumps() if init is not None else None, num_hidden=num_hidden,
+                         num_layers=num_layers, mode=mode, bidirectional=bidirectional, forget_bias=forget_bias)
+        self._init = init
+        self._num_hidden, self._num_layers, self._mode = num_hidden, num_layers, mode
+        self._bidirectional, self._forget_bias = bidirectional, forget_bias
+
+    def _init_weight(self, name, array):
+        from runtime.rnn.fused import FusedRNNCell
+        cell = FusedRNNCell(self._num_hidden, self._num_layers, self._mode, self._bidirectional,
+                            forget_bias=self._forget_bias, prefix="")
+        pieces = cell.unpack_weights({"parameters": array})
+        fallback = getattr(name, "global_init", None)
+        for piece_name, piece in pieces.items():
+            if self._mode == "lstm" and piece_name.endswith("_f_bias"):
+                piece[:] = self._forget_bias
+                continue
+            init = self._init if self._init is not None else fallback
+            if init is None:
+                raise ValueError("FusedRNN(init=None) for %s needs a global initializer" % name)
+            # MXNet's dispatch by name (biases zero, weights by `init`) even for Zero/One/Constant,
+            # which here fill any name they are given directly
+            Initializer.__call__(init, InitDesc(piece_name, global_init=fallback), piece)
+        array[:] = cell.pack_weights(pieces)["parameters"]
+
+
 # `mx.init.register`: packages add initializers of their own (GluonNLP's TruncNorm), known by name
 # to `create` and to the `__init__` attributes of variables
 register = get_register_func(Initializer, "initializer")
 _BUILT_IN = {"zeros": Zero, "zero": Zero, "ones": One, "one": One, "uniform": Uniform, "normal": Normal,
              "xavier": Xavier, "msraprelu": MSRAPrelu, "bilinear": Bilinear, "orthogonal": Orthogonal,
-             "lstmbias": LSTMBias, "constant": Constant}
+             "lstmbias": LSTMBias, "constant": Constant, "fusedrnn": FusedRNN}
 
 
 def create(init) -> Initializer:

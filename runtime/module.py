@@ -235,14 +235,19 @@ class Module(BaseModule):
             self._copy_params_into_executor()
 
     def _requests(self) -> Dict[str, str]:
+        # as MXNet's executor group: a string grad_req is the data's too when inputs need gradients
+        # ('null' then leaves get_input_grads() None); a dict names exceptions to 'write'
+        given = self._grad_req
+        if isinstance(given, (list, tuple)):  # one request per argument, in order
+            return dict(zip(self._symbol.list_arguments(), given))
         requests = {}
         for name in self._symbol.list_arguments():
             if name in self._param_names:
                 wanted = self.for_training and name not in self._fixed_param_names
-                requests[name] = (self._grad_req if isinstance(self._grad_req, str)
-                                  else self._grad_req.get(name, "write")) if wanted else "null"
+                requests[name] = (given if isinstance(given, str) else given.get(name, "write")) if wanted else "null"
             elif name in self._data_names:
-                requests[name] = "write" if self.inputs_need_grad else "null"
+                requests[name] = ((given if isinstance(given, str) else given.get(name, "write"))
+                                  if self.inputs_need_grad else "null")
             else:
                 requests[name] = "null"
         return requests
@@ -288,7 +293,7 @@ class Module(BaseModule):
             elif given is not None and not allow_missing:
                 raise RuntimeError("%s is not presented" % name)
             elif initializer is not None:
-                initializer(init_module.InitDesc(name, attributes.get(name)), array)
+                initializer(init_module.InitDesc(name, attributes.get(name), global_init=initializer), array)
 
         for name, array in sorted(self._arg_params.items()):
             fill(name, array, arg_params)
@@ -392,7 +397,7 @@ class Module(BaseModule):
 
     def get_input_grads(self, merge_multi_context=True) -> List[NDArray]:
         assert self.binded and self.params_initialized and self.inputs_need_grad
-        return [self._exec.grad_dict[name] for name in self._data_names]
+        return [self._exec.grad_dict.get(name) for name in self._data_names]
 
     def update_metric(self, eval_metric, labels, pre_sliced=False) -> None:
         labels = OrderedDict(zip([d.name for d in self._label_shapes], _as_list(labels) if labels is not None else []))
@@ -432,3 +437,7 @@ class Module(BaseModule):
         assert self.optimizer_initialized
         with open(fname, "rb") as handle:
             self._updater.set_states(handle.read())
+
+
+# mx.mod.BucketingModule: a module per bucket over Module (defined there, importing this one)
+from runtime.bucketing_module import BucketingModule  # noqa: E402,F401

@@ -97,6 +97,11 @@ MODULES: Dict[str, str] = {
     "mxnet.gluon.model_zoo.vision": "runtime.gluon.model_zoo.vision",
     "mxnet.gluon.model_zoo.vision.resnet": "runtime.gluon.model_zoo.vision.resnet",
     "mxnet.gluon.model_zoo.model_store": "runtime.gluon.model_zoo.model_store",
+    # the legacy symbolic RNN API
+    "mxnet.rnn": "runtime.rnn",
+    "mxnet.rnn.rnn_cell": "runtime.rnn.rnn_cell",
+    "mxnet.rnn.rnn": "runtime.rnn.checkpoint",
+    "mxnet.rnn.io": "runtime.rnn.io",
 }
 
 # names of `mxnet` itself that are not its submodules: "mxnet.x" (a module, aliased) or "runtime.x:name"

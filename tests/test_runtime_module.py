@@ -151,3 +151,23 @@ def test_reflection_pad_2d_and_the_deprecated_params_files(mx, tmp_path):
     with pytest.warns(UserWarning, match="load_params is deprecated"):
         net.load_params(path)
     assert (net[0].weight.data().asnumpy() == before).all()
+
+
+@pytest.mark.parametrize("grad_req", ["write", "add", "null", ["null", "write", "write"]])
+def test_a_string_grad_req_is_the_datas_too_when_inputs_need_gradients(mx, grad_req):
+    """As MXNet 1.9.1's executor group: 'null' leaves the data without a gradient (get_input_grads()
+    is [None]), 'add' accumulates it; a list gives each argument's request in order."""
+    fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    module = mx.mod.Module(fc, label_names=None)
+    module.bind(data_shapes=[("data", (3, 4))], inputs_need_grad=True, grad_req=grad_req)
+    module.init_params(mx.init.One())
+    batch = mx.io.DataBatch([mx.nd.ones((3, 4))])
+    for _ in range(2):
+        module.forward(batch, is_train=True)
+        module.backward([mx.nd.ones((3, 2))])
+    grad = module.get_input_grads()[0]
+    data_request = grad_req[0] if isinstance(grad_req, list) else grad_req
+    if data_request == "null":
+        assert grad is None
+    else:
+        assert grad.asnumpy().tolist() == [[2.0 * (2 if data_request == "add" else 1)] * 4] * 3
