@@ -178,3 +178,57 @@ def test_block_attributes_and_containers_as_mxnet_checks_them():
     sequential.add(gnn.Dense(2))
     with pytest.warns(UserWarning, match="Consider using HybridSequential"):
         sequential.hybridize()
+
+
+# recorded from MXNet 1.9.1: the summary of the network below, then of an LSTM with its states
+SUMMARY = """--------------------------------------------------------------------------------
+        Layer (type)                                Output Shape         Param #
+================================================================================
+               Input                                (2, 3, 6, 6)               0
+            Conv2D-1                                (2, 4, 4, 4)             112
+         BatchNorm-2                                (2, 4, 4, 4)              16
+        Activation-3                                (2, 4, 4, 4)               0
+           Flatten-4                                     (2, 64)               0
+             Dense-5                                      (2, 5)             325
+             Dense-6                                      (2, 5)              30
+             Dense-7                                      (2, 5)              30
+================================================================================
+Parameters in forward computation graph, duplicate included
+   Total params: 513
+   Trainable params: 505
+   Non-trainable params: 8
+Shared params in forward computation graph: 30
+Unique parameters in model: 483
+--------------------------------------------------------------------------------
+--------------------------------------------------------------------------------
+        Layer (type)                                Output Shape         Param #
+================================================================================
+               Input           (4, 2, 5), [(1, 2, 3), (1, 2, 3)]               0
+              LSTM-1           (4, 2, 3), [(1, 2, 3), (1, 2, 3)]             120
+================================================================================
+Parameters in forward computation graph, duplicate included
+   Total params: 120
+   Trainable params: 120
+   Non-trainable params: 0
+Shared params in forward computation graph: 0
+Unique parameters in model: 120
+--------------------------------------------------------------------------------
+"""
+
+
+def test_summary_prints_mxnets_table(capsys):
+    from runtime.gluon import nn as gnn
+    from runtime.gluon import rnn as grnn
+    net = gnn.HybridSequential()
+    net.add(gnn.Conv2D(4, 3), gnn.BatchNorm(), gnn.Activation("relu"), gnn.Flatten(), gnn.Dense(5))
+    dense = gnn.Dense(5, in_units=5)
+    net.add(dense, gnn.Dense(5, in_units=5, params=dense.params))
+    net.initialize()
+    net.summary(nd.ones((2, 3, 6, 6)))
+    lstm = grnn.LSTM(3)
+    lstm.initialize()
+    lstm.summary(nd.ones((4, 2, 5)), lstm.begin_state(2))
+    assert capsys.readouterr().out == SUMMARY
+    net.hybridize()
+    with pytest.raises(AssertionError, match="must not be hybridized to print summary"):
+        net.summary(nd.ones((2, 3, 6, 6)))

@@ -103,6 +103,17 @@ def _flatten(value) -> Tuple[list, object]:
                     % type(value).__name__)
 
 
+def _shape_text(value) -> str:
+    """Shapes as MXNet's summary prints them: nested lists and tuples kept, the outermost list's
+    brackets dropped."""
+    def shapes(item):
+        if isinstance(item, (list, tuple)):
+            return [shapes(i) for i in item]
+        return item.shape if isinstance(item, (NDArray, Symbol)) else item
+    found = shapes(value)
+    return str(found)[1:-1] if isinstance(found, list) else str(found)
+
+
 def _input_kinds(value, contexts=None) -> Tuple[bool, list]:
     """(whether a Symbol is among the nested inputs, the contexts of the NDArrays among them)."""
     contexts = [] if contexts is None else contexts
@@ -348,14 +359,51 @@ class Block:
         raise NotImplementedError
 
     def summary(self, *inputs) -> None:
-        rows = []
-        for name, param in self._collect_params_with_prefix().items():
-            rows.append((name, str(param.shape), int(np.prod(param.shape)) if param.shape else 0))
-        width = max([len(r[0]) for r in rows] + [9])
-        print("%-*s  %-20s  %s" % (width, "Parameter", "Shape", "Count"))
-        for name, shape, count in rows:
-            print("%-*s  %-20s  %d" % (width, name, shape, count))
-        print("Total params: %d" % sum(r[2] for r in rows))
+        """Runs the model on `inputs` and prints, as MXNet 1.9.1 does, each layer (containers aside)
+        with its output shape and parameter count, then the totals (shared parameters counted
+        once in the unique count). The model must be initialized and not hybridized."""
+        rows = [("Input", _shape_text(inputs), 0, 0, 0)]
+        seen = set()
+        hooks = []
+
+        def record(block, _, outputs):
+            total = trainable = shared = 0
+            for param in block.params.values():
+                size = param.data().size
+                total += size
+                trainable += 0 if param.grad_req == "null" else size
+                if id(param) in seen:
+                    shared += size
+                seen.add(id(param))
+            rows.append(("%s-%d" % (type(block).__name__, len(rows)), _shape_text(outputs), total, trainable, shared))
+
+        def hook(block):
+            if isinstance(block, HybridBlock) and block._active:
+                raise AssertionError('"%s" must not be hybridized to print summary.' % block.name)
+            from runtime.gluon.nn.basic_layers import HybridSequential, Sequential
+            if not isinstance(block, (Sequential, HybridSequential)):
+                hooks.append(block.register_forward_hook(record))
+        try:
+            self.apply(hook)
+            self(*inputs)
+            line = "{:>20}  {:>42} {:>15}"
+            print("-" * 80)
+            print(line.format("Layer (type)", "Output Shape", "Param #"))
+            print("=" * 80)
+            for name, shape, total, _, _ in rows:
+                print(line.format(name, shape, total))
+            total, trainable, shared = (sum(r[i] for r in rows) for i in (2, 3, 4))
+            print("=" * 80)
+            print("Parameters in forward computation graph, duplicate included")
+            print("   Total params: %d" % total)
+            print("   Trainable params: %d" % trainable)
+            print("   Non-trainable params: %d" % (total - trainable))
+            print("Shared params in forward computation graph: %d" % shared)
+            print("Unique parameters in model: %d" % (total - shared))
+            print("-" * 80)
+        finally:
+            for handle in hooks:
+                handle.detach()
 
 
 class HybridBlock(Block):
