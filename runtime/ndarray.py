@@ -134,7 +134,11 @@ class NDArray:
                 int(np.prod(shape)) != self._data.size:
             # MXNet's NDArray.reshape checks a plain target shape in Python, with a ValueError
             raise ValueError("Cannot reshape array of size %d into shape %s" % (self._data.size, tuple(shape)))
-        return _call("reshape", self, shape=shape, **kwargs)
+        result = _call("reshape", self, shape=shape, **kwargs)
+        if autograd._state.recording or not self._data.flags.c_contiguous:
+            return result
+        # a view of this array's memory, as MXNet's NDArray.reshape gives (the operator copies)
+        return NDArray(self._data.reshape(result.shape), self._ctx)
 
     # ---- pickling: MXNet's state is {"handle": the array in its one-array binary format}
     def __getstate__(self):
@@ -351,8 +355,10 @@ class NDArray:
     def __getattr__(self, name: str):
         if name in _FLUENT:
             def method(*args, **kwargs):
-                if name in _VIEW_METHODS:  # inplace=True asks for a view: reshaping results here are views
-                    kwargs.pop("inplace", None)
+                if name in _VIEW_METHODS and kwargs.pop("inplace", False) and not autograd._state.recording:
+                    # inplace=True asks for a view of this array's memory, as MXNet gives one
+                    shape = _call(_FLUENT[name], self, *args, **kwargs).shape
+                    return NDArray(self._data.reshape(shape), self._ctx)
                 return _call(_FLUENT[name], self, *args, **kwargs)
             method.__name__ = name
             return method
@@ -443,9 +449,12 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
                 result = kernel(*[a._data for a in args])
             except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
                 raise MXNetError(_eager_words("Error in operator %s: %s" % (op.name, exc))) from None
-            if type(result) is np.ndarray and not recording:
-                return NDArray(result, args[0]._ctx if args else None)
-            results = [result] if type(result) is np.ndarray else list(result)
+            if type(result) is np.ndarray:
+                if result.base is not None:
+                    result = _own(result, args)
+                if not recording:
+                    return NDArray(result, args[0]._ctx if args else None)
+            results = [result] if type(result) is np.ndarray else [_own(r, args) for r in result]
         ctx = args[0]._ctx if args else None
         outputs = [NDArray(r, ctx) for r in results[:visible_count]]
         if recording:
@@ -475,7 +484,7 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         raise MXNetError(_eager_words(str(exc))) from None
     if op.aux and autograd.is_training():
         _update_aux(op, parsed, inputs, results)
-    visible = [NDArray(r if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)
+    visible = [NDArray(_own(r, given) if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)
                for r in results[:op.visible(parsed)]]
     if autograd._state.recording and autograd.needs_grad(given):
         autograd.record_op(op, parsed, given, results, visible, autograd.is_training())
@@ -487,6 +496,18 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
                 target._entry = value._entry
         return out
     return visible[0] if len(visible) == 1 else visible
+
+
+def _own(result: np.ndarray, inputs) -> np.ndarray:
+    """`result`, copied if it is a view of an input's memory (a kernel's reshape or slice): an
+    operator's output is always a new array in MXNet (`y = x.flatten(); x[0] = -1` leaves y as it
+    was); only NDArray.reshape and indexing make views."""
+    if isinstance(result, np.ndarray) and result.base is not None:
+        for value in inputs:
+            data = value._data if isinstance(value, NDArray) else value
+            if isinstance(data, np.ndarray) and np.may_share_memory(result, data):
+                return result.copy()
+    return result
 
 
 def _reject_symbols(op, args, kwargs) -> None:

@@ -37,10 +37,14 @@ def _make(op, public_name: str) -> Callable:
         # `nd.relu(x)`: the commonest call, without the general argument handling
         if kernel is not None and not kwargs and len(args) == 1 and type(args[0]) is NDArray \
                 and not (autograd._state.recording and args[0]._entry is not None):
+            data = args[0]._data
             try:
-                return NDArray(kernel(args[0]._data), args[0]._ctx)
+                result = kernel(data)
             except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
                 raise MXNetError("Error in operator %s: %s" % (op.name, exc)) from None
+            if result.base is not None and np.may_share_memory(result, data):
+                result = result.copy()  # an operator's output is a new array (a kernel's reshape is a view)
+            return NDArray(result, args[0]._ctx)
         return invoke(op, args, kwargs, public_name)
     function.__name__ = public_name.rsplit(".", 1)[-1]
     function.__doc__ = "MXNet operator %s (eager)." % op.name
