@@ -449,6 +449,8 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
                 result = kernel(*[a._data for a in args])
             except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
                 raise MXNetError(_eager_words("Error in operator %s: %s" % (op.name, exc))) from None
+            if isinstance(result, np.generic):  # a NumPy reduction over every axis gives a scalar
+                result = np.asarray(result)
             if type(result) is np.ndarray:
                 if result.base is not None:
                     result = _own(result, args)
