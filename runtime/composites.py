@@ -70,18 +70,14 @@ def eager_only(call: Callable[[str], Callable]) -> Dict[str, Callable]:
 
     def load_frombuffer(buf):
         """nd.load of the bytes of a file that nd.save wrote."""
-        import os
-        import tempfile
-        from runtime.ndarray import load
+        from runtime.ndarray import NDArray
+        from runtime.serialization import arrays_from_bytes
         if not isinstance(buf, (bytes, bytearray)):
             raise TypeError("buf required to be a string or bytes")
-        handle, path = tempfile.mkstemp(suffix=".params")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(buf)
-            return load(path)
-        finally:
-            os.remove(path)
+        loaded = arrays_from_bytes(buf)
+        if isinstance(loaded, dict):
+            return {k: NDArray(v) for k, v in loaded.items()}
+        return [NDArray(v) for v in loaded]
 
     def reset_arrays(*data, num_arrays):
         """Zeros each array in place (Trainer.zero_grad's many gradients at once); returns no outputs."""

@@ -86,7 +86,12 @@ class _Reader:
 
 def load_arrays(path: str) -> Union[Dict[str, np.ndarray], List[np.ndarray]]:
     with open(path, "rb") as handle:
-        reader = _Reader(handle.read(), path)
+        return arrays_from_bytes(handle.read(), path)
+
+
+def arrays_from_bytes(data: bytes, where: str = "buffer") -> Union[Dict[str, np.ndarray], List[np.ndarray]]:
+    """The arrays (a list, or a dict by name) of an NDArray file's bytes; `where` names them in errors."""
+    reader = _Reader(bytes(data), where)
     magic, _, count = reader.take("<QQQ")
     if magic != LIST_MAGIC:
         raise MXNetError("%s: not an MXNet NDArray file (bad magic number)" % path)
@@ -95,6 +100,10 @@ def load_arrays(path: str) -> Union[Dict[str, np.ndarray], List[np.ndarray]]:
     names = []
     for _ in range(names_count):
         (length,) = reader.take("<Q")
+        if reader.offset + length > len(reader.data):
+            raise MXNetError("%s: truncated NDArray file" % where)
         names.append(reader.data[reader.offset:reader.offset + length].decode("utf-8"))
         reader.offset += length
+    if names and len(names) != len(values):
+        raise MXNetError("%s: %d names for %d arrays" % (where, len(names), len(values)))
     return dict(zip(names, values)) if names else values
