@@ -66,7 +66,13 @@ def eager_only(call: Callable[[str], Callable]) -> Dict[str, Callable]:
         from runtime.ndarray import NDArray
         if not ndarray.flags["C_CONTIGUOUS"]:
             raise ValueError("Only c-contiguous arrays are supported for zero-copy")
-        return NDArray(ndarray if zero_copy else np.array(ndarray))
+        if not zero_copy:
+            return NDArray(np.array(ndarray))
+        # the NDArray owns the memory from now on: writes go through it, and the NumPy array given
+        # becomes read-only, as MXNet 1.9.1 leaves it (a view made first stays writable)
+        shared = ndarray.view()
+        ndarray.flags.writeable = False
+        return NDArray(shared)
 
     def load_frombuffer(buf):
         """nd.load of the bytes of a file that nd.save wrote."""

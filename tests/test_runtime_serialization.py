@@ -20,3 +20,17 @@ def test_round_trips_and_truncations(tmp_path):
     for cut in (10, 1, len(data) // 2, len(data) - 30):  # through a name, the names' count, an array
         with pytest.raises(MXNetError):
             nd.load_frombuffer(data[:-cut])
+
+
+def test_from_numpy_takes_the_memory_over():
+    # as MXNet 1.9.1: with zero_copy the NumPy array turns read-only and sees writes through the NDArray
+    source = np.array([[1, 2], [3, 4]], dtype=np.float32)
+    shared = nd.from_numpy(source)
+    with pytest.raises(ValueError):
+        source[0, 0] = 7
+    shared[1, 1] = 100
+    assert source[1, 1] == 100
+    copied = nd.from_numpy(np.ones((2,), np.float32), zero_copy=False)
+    copied[0] = 5
+    with pytest.raises(ValueError):
+        nd.from_numpy(np.ones((2, 3)).T)
