@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import threading
 
+from runtime.base import classproperty
+
 
 class Context:
     devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
@@ -30,6 +32,10 @@ class Context:
         return "%s(%d)" % (self.device_type, self.device_id)
 
     __str__ = __repr__
+
+    @classproperty
+    def default_ctx(cls) -> "Context":  # MXNet 1.x's class attribute: the current default context
+        return current_context()
 
     def __enter__(self):
         self._old = getattr(Context._default, "value", None)

@@ -106,8 +106,19 @@ class NDArray:
         pass
 
     def attach_grad(self, grad_req="write", stype=None) -> None:
-        """Allocate a zero gradient buffer and mark this array as a variable for autograd."""
-        autograd.mark_variables([self], [_wrap(np.zeros_like(self._data), self._ctx)], grad_req)
+        """Allocate a zero gradient buffer (of storage `stype`, the array's own by default) and mark
+        this array as a variable for autograd."""
+        stype = stype or self.stype
+        if stype == "default":
+            buffer = _wrap(np.zeros_like(self._data), self._ctx)
+        else:
+            from runtime import sparse
+            buffer = sparse.zeros(stype, self.shape, self._ctx, self._data.dtype)
+        autograd.mark_variables([self], [buffer], grad_req)
+
+    def tostype(self, stype: str) -> "NDArray":
+        """The same values in storage `stype` ('default', 'row_sparse' or 'csr')."""
+        return _call("cast_storage", self, stype=stype)
 
     def detach(self) -> "NDArray":
         """The same values, cut from the autograd tape: no gradient flows through the result."""
@@ -406,7 +417,7 @@ def _fast_path(op: OpDef, args, kwargs):
     except TypeError:  # an unhashable attribute value (a list): the general path
         return None
     if hit is None:
-        if op.variadic or op.aux or "out" in kwargs or "name" in kwargs or any(k in op.inputs for k in kwargs):
+        if op.variadic or op.aux or op.makes_sparse or "out" in kwargs or "name" in kwargs or any(k in op.inputs for k in kwargs):
             return None
         parsed = op.parse_attrs(kwargs)
         if len(op.input_names(parsed)) != len(args):
@@ -469,6 +480,9 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         _update_aux(op, parsed, inputs, results)
     visible = [NDArray(r if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)
                for r in results[:op.visible(parsed)]]
+    if op.storage is not None and (op.makes_sparse or any(type(v) is not NDArray for v in given)):
+        from runtime.sparse import restore_storage
+        visible = restore_storage(op, parsed, given, visible)
     if autograd._state.recording and autograd.needs_grad(given):
         autograd.record_op(op, parsed, given, results, visible, autograd.is_training())
     if out is not None:
@@ -504,6 +518,9 @@ def _update_aux(op, parsed, inputs, results) -> None:
 
 
 def array(source, ctx=None, dtype=None) -> NDArray:
+    if (isinstance(source, NDArray) and source.stype != "default") or type(source).__module__.startswith("scipy.sparse"):
+        from runtime import sparse
+        return sparse.array(source, ctx=ctx, dtype=dtype)
     if isinstance(source, NDArray):
         data = source._data
         dtype = dtype or data.dtype
@@ -516,7 +533,10 @@ def array(source, ctx=None, dtype=None) -> NDArray:
     return NDArray(np.array(data, dtype=dtype), ctx or current_context())
 
 
-def empty(shape, ctx=None, dtype=None) -> NDArray:
+def empty(shape, ctx=None, dtype=None, stype=None) -> NDArray:
+    if stype not in (None, "default"):
+        from runtime import sparse
+        return sparse.empty(stype, shape, ctx=ctx, dtype=dtype)
     return NDArray(np.empty(_allocated_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
 
 
@@ -547,7 +567,10 @@ def _filled(fill, shape, ctx, dtype, out) -> NDArray:
     return result
 
 
-def zeros(shape, ctx=None, dtype=None, out=None, **kwargs) -> NDArray:
+def zeros(shape, ctx=None, dtype=None, out=None, stype=None, **kwargs) -> NDArray:
+    if stype not in (None, "default"):
+        from runtime import sparse
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, out=out)
     return _filled(np.zeros, shape, ctx, dtype, out)
 
 
@@ -643,8 +666,8 @@ HELPERS: Dict[str, Any] = {
     "lesser_equal": _binary_function("broadcast_lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
 }
 
-# names of MXNet's `ndarray.ndarray` module that code and tests import: storage types (only dense
-# storage exists here) and Python's slice under MXNet's alias
+# names of MXNet's `ndarray.ndarray` module that code and tests import: storage types and Python's
+# slice under MXNet's alias
 _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
 _STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 _GRAD_REQ_MAP = {"null": 0, "write": 1, "add": 3}

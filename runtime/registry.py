@@ -205,6 +205,10 @@ class OpDef:
     # the initializer (MXNet's JSON form) that composing gives an input's variable when it names
     # none (BatchNorm's moving_var: one): Module.init_params and Initializer read it as __init__
     input_inits: Dict[str, str] = field(default_factory=dict)
+    # MXNet's storage inference: storage(input stypes, attrs) -> the result's stype (or one per
+    # output); None: results are dense whatever the inputs (MXNet's dense fallback)
+    storage: Optional[Callable] = None
+    makes_sparse: bool = False              # dense inputs may give a sparse result (cast_storage)
 
     @property
     def variadic(self) -> bool:
@@ -409,6 +413,15 @@ def gradient_of(*names: str, selective: bool = False) -> Callable:
         for name in names:
             REGISTRY[name].gradient = function
             REGISTRY[name].gradient_selective = selective
+        return function
+    return attach
+
+
+def storage_of(*names: str) -> Callable:
+    """Decorator: the function is the storage inference of the named (already declared) operators."""
+    def attach(function: Callable) -> Callable:
+        for name in names:
+            REGISTRY[name].storage = function
         return function
     return attach
 

@@ -150,15 +150,104 @@ def rand_coord_2d(x_low, x_high, y_low, y_high):
 
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A dense NDArray of standard normal values (sparse storage types are not supported here)."""
+    """A random NDArray: standard normal values, or a sparse one of the given density."""
     if stype != "default":
-        return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype)
+        return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype, modifier_func=modifier_func,
+                                   shuffle_csr_indices=shuffle_csr_indices, distribution=distribution, ctx=ctx)[0]
     return array(random_arrays(shape), dtype=dtype, ctx=ctx)
 
 
 def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None, data_init=None,
                         rsp_indices=None, modifier_func=None, shuffle_csr_indices=False, ctx=None):
-    raise MXNetError("%s storage is not supported by this runtime: arrays are dense" % stype)
+    """(a random sparse array, its definition): row_sparse keeps each row with probability
+    `density` (or the rows `rsp_indices`) and returns (values, indices); csr keeps each element
+    with probability `density` ("uniform") or fills rows with doubling counts ("powerlaw") and
+    returns (indptr, indices, data)."""
+    from runtime import sparse
+    ctx = ctx or default_context()
+    density = rnd.rand() if density is None else density
+    dtype = default_dtype() if dtype is None else dtype
+    distribution = distribution or "uniform"
+    if stype == "row_sparse":
+        assert distribution == "uniform", "Distribution %s not supported for row_sparse" % distribution
+        indices = np.asarray(rsp_indices) if rsp_indices is not None else np.flatnonzero(rnd.rand(shape[0]) < density)
+        if indices.shape[0] == 0:
+            return sparse.zeros("row_sparse", shape, ctx=ctx, dtype=dtype), (np.array([], dtype=dtype), np.array([]))
+        values = rnd.rand(indices.shape[0], *shape[1:]).astype(dtype)
+        if data_init is not None:
+            values.fill(data_init)
+        if modifier_func is not None:
+            values = assign_each(values, modifier_func)
+        result = sparse.row_sparse_array((values, indices), shape=shape, dtype=dtype, ctx=ctx)
+        return result, (values, indices)
+    assert stype == "csr", "unknown storage type"
+    assert len(shape) == 2
+    rows, columns = shape
+    if not 0 <= density <= 1:
+        raise ValueError("density has to be between 0 and 1")
+    if distribution == "uniform":
+        mask = rnd.rand(rows, columns) < density
+    elif distribution == "powerlaw":
+        mask = _powerlaw_mask(rows, columns, density)
+    else:
+        raise AssertionError("Distribution not supported: %s" % distribution)
+    values = rnd.rand(int(mask.sum())).astype(dtype)
+    if data_init is not None:
+        values.fill(data_init)
+    if modifier_func is not None:
+        values = assign_each(values, modifier_func)
+    row_index, column_index = np.nonzero(mask)
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(row_index, minlength=rows))])
+    if shuffle_csr_indices:
+        for row in range(rows):
+            rnd.shuffle(column_index[indptr[row]:indptr[row + 1]])
+    result = sparse.csr_matrix((values, column_index, indptr), shape=shape, dtype=dtype, ctx=ctx)
+    return result, (result.indptr, result.indices, result.data)
+
+
+def _powerlaw_mask(rows, columns, density):
+    """Row i holds twice the elements of row i-1 (from one), until density * size are placed."""
+    total = int(rows * columns * density)
+    if total < 2 * rows:
+        raise ValueError("not supported for this density: %s for this shape (%s, %s) Please keep : "
+                         "num_rows * num_cols * density >= 2 * num_rows" % (density, rows, columns))
+    mask = np.zeros((rows, columns), dtype=bool)
+    count, left = 1, total
+    for row in range(rows):
+        take = min(count, columns, left)
+        mask[row, :take] = True
+        left -= take
+        count *= 2
+    return mask
+
+
+def shuffle_csr_column_indices(csr):
+    """Shuffle the column indices within each row of a scipy csr matrix."""
+    for row in range(len(csr.indptr) - 1):
+        part = np.array(csr.indices[csr.indptr[row]:csr.indptr[row + 1]])
+        rnd.shuffle(part)
+        csr.indices[csr.indptr[row]:csr.indptr[row + 1]] = part
+
+
+def create_sparse_array(shape, stype, data_init=None, rsp_indices=None, dtype=None, modifier_func=None,
+                        density=.5, shuffle_csr_indices=False):
+    """A random sparse array; row_sparse indices given are sorted first."""
+    if stype not in ("row_sparse", "csr"):
+        raise AssertionError("Unknown storage type: " + stype)
+    if rsp_indices is not None and stype == "row_sparse":
+        rsp_indices = np.sort(np.asarray(rsp_indices))
+    return rand_sparse_ndarray(shape, stype, density=density, data_init=data_init,
+                               rsp_indices=rsp_indices if stype == "row_sparse" else None, dtype=dtype,
+                               modifier_func=modifier_func, shuffle_csr_indices=shuffle_csr_indices)[0]
+
+
+def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=None, dtype=None,
+                           modifier_func=None, shuffle_csr_indices=False):
+    """A random sparse array whose row_sparse rows are only those in `rsp_indices`."""
+    if stype == "row_sparse":
+        density = 0.0
+    return create_sparse_array(shape, stype, data_init=data_init, rsp_indices=rsp_indices, dtype=dtype,
+                               modifier_func=modifier_func, density=density, shuffle_csr_indices=shuffle_csr_indices)
 
 
 def create_2d_tensor(rows, columns, dtype=np.int64):

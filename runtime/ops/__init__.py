@@ -8,3 +8,4 @@ from runtime.ops import ctc  # noqa: F401,E402  (the CTC loss operator)
 from runtime.ops import contrib, legacy, linalg, rnn  # noqa: F401
 from runtime.ops import grad_math, grad_nn, grad_tensor  # noqa: F401  (gradients attach to the declarations above)
 from runtime.ops import grad_contrib  # noqa: F401,E402  (gradients of the contrib operators)
+from runtime.ops import sparse  # noqa: F401,E402  (storage operators; storage rules of the operators above)

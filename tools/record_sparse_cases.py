@@ -1,0 +1,117 @@
+"""Record MXNet 1.9.1's results for sparse storage cases (row_sparse and csr arrays).
+
+    /path/to/mxnet-venv/bin/python tools/record_sparse_cases.py > tests/data/sparse_cases.jsonl
+
+Each case names the operator it exercises and is a Python expression over `mx` and `np` (with
+`D`, a 4x5 matrix with a zero row and a zero column, and `W`, a 5x3 matrix with a zero row). Its
+value is written as {"id", "op", "code", "result"}: an array as {stype, shape, dtype, data (dense,
+flattened)} plus, for a sparse one, its `indices` (and `indptr` for csr) and stored `values`; a
+list of values as a list; {"error": exception type name} when MXNet raises.
+tests/test_runtime_sparse.py evaluates the same expressions on the runtime and compares.
+"""
+import json
+import sys
+
+import numpy as np
+
+D = np.array([[0.5, 0, 1.5, -2, 0], [0, 0, 0, 0, 0], [3, -1, 0, 0.25, 4], [0, 2, 0, 0, -1]], dtype=np.float32)
+W = np.array([[1, 2, 3], [0, 0, 0], [-1, 0.5, 2], [4, 1, -3], [0.5, 0.5, 0.5]], dtype=np.float32)
+G = np.array([[0, 0, 0], [1, -2, 0.5], [0, 0, 0], [0.25, 3, -1], [0, 0, 0]], dtype=np.float32)
+
+R = "mx.nd.array(D).tostype('row_sparse')"
+C = "mx.nd.array(D).tostype('csr')"
+CASES = [
+    # creation
+    ("create/rsp_from_dense", "cast_storage", R),
+    ("create/csr_from_dense", "cast_storage", C),
+    ("create/rsp_tuple", "cast_storage", "mx.nd.sparse.row_sparse_array(([[1, 2], [0, 0], [3, 4]], [1, 3, 4]), shape=(6, 2))"),
+    ("create/rsp_tuple_infer", "cast_storage", "mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4]], [0, 2]))"),
+    ("create/csr_tuple", "cast_storage", "mx.nd.sparse.csr_matrix(([1, 0, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))"),
+    ("create/csr_tuple_infer", "cast_storage", "mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]))"),
+    ("create/csr_coo", "cast_storage", "mx.nd.sparse.csr_matrix(([1, 2, 3], ([0, 2, 2], [1, 0, 3])), shape=(3, 4))"),
+    ("create/csr_int64", "cast_storage", "mx.nd.sparse.csr_matrix(np.array([[0, 1], [2, 0]], dtype='int64'))"),
+    ("create/zeros_rsp", "cast_storage", "mx.nd.zeros((3, 2), stype='row_sparse')"),
+    ("create/zeros_csr", "cast_storage", "mx.nd.sparse.zeros('csr', (2, 3), dtype='float64')"),
+    ("create/empty_rsp", "cast_storage", "mx.nd.sparse.empty('row_sparse', (2, 2))"),
+    ("create/array_copy", "cast_storage", "mx.nd.sparse.array(%s, dtype='float16')" % C),
+    ("cast/rsp_to_dense", "cast_storage", "mx.nd.cast_storage(%s, stype='default')" % R),
+    ("cast/csr_to_rsp", "cast_storage", "%s.tostype('row_sparse')" % C),
+    ("cast/rsp_to_csr", "cast_storage", "%s.tostype('csr')" % R),
+    ("astype/rsp", "cast_storage", "%s.astype('int32')" % R),
+    ("copy/csr", "cast_storage", "%s.copy()" % C),
+    ("copyto/dense", "cast_storage", "%s.copyto(mx.nd.zeros((4, 5)))" % R),
+    ("getitem/csr_rows", "slice", "%s[1:3]" % C),
+    ("getitem/csr_row", "slice", "%s[2]" % C),
+    ("retain", "_sparse_retain", "mx.nd.sparse.retain(%s, mx.nd.array([0, 1, 3], dtype='int64'))" % R),
+    ("retain/keyword", "_sparse_retain", "mx.nd.sparse.retain(%s, indices=mx.nd.array([2]))" % R),
+    # storage inference of operators
+    ("rsp+rsp", "elemwise_add", "%s + %s" % (R, R)),
+    ("csr-csr", "elemwise_sub", "%s - %s" % (C, C)),
+    ("rsp+dense", "elemwise_add", "%s + mx.nd.array(D)" % R),
+    ("rsp*dense", "elemwise_mul", "%s * mx.nd.ones((4, 5))" % R),
+    ("dense*rsp", "broadcast_mul", "mx.nd.ones((4, 5)) * %s" % R),
+    ("csr*csr", "elemwise_mul", "mx.nd.elemwise_mul(%s, %s)" % (C, C)),
+    ("csr/dense", "broadcast_div", "%s / mx.nd.ones((4, 5))" % C),
+    ("csr*row", "broadcast_mul", "mx.nd.broadcast_mul(%s, mx.nd.array([[1, 2, 3, 4, 5]]))" % C),
+    ("rsp*2", "_mul_scalar", "%s * 2" % R),
+    ("csr+1", "_plus_scalar", "%s + 1" % C),
+    ("rsp>0", "_greater_scalar", "%s > 0" % R),
+    ("rsp==0", "_equal_scalar", "%s == 0" % R),
+    ("-csr", "negative", "-%s" % C),
+    ("sqrt/rsp", "sqrt", "mx.nd.sqrt(mx.nd.abs(%s))" % R),
+    ("exp/csr", "exp", "mx.nd.exp(%s)" % C),
+    ("relu/csr", "relu", "mx.nd.relu(%s)" % C),
+    ("zeros_like/rsp", "zeros_like", "mx.nd.zeros_like(%s)" % R),
+    ("add_n/rsp", "add_n", "mx.nd.add_n(%s, %s, %s)" % (R, R, R)),
+    ("sum/csr", "sum", "mx.nd.sum(%s, axis=0)" % C),
+    ("dot/csr_dense", "dot", "mx.nd.sparse.dot(%s, mx.nd.array(W))" % C),
+    ("dot/csrT_dense", "dot", "mx.nd.sparse.dot(%s, mx.nd.array(W[:4]), transpose_a=True)" % C),
+    ("dot/csrT_rsp", "dot", "mx.nd.dot(%s, mx.nd.array(G[:4]).tostype('row_sparse'), transpose_a=True)" % C),
+    ("dot/dense_csr", "dot", "mx.nd.dot(mx.nd.array(W[:4].T), %s)" % C),
+    ("dot/csr_rsp", "dot", "mx.nd.dot(%s, mx.nd.array(W).tostype('row_sparse'))" % C),
+    ("slice/csr", "slice", "mx.nd.slice(%s, begin=(1, 1), end=(3, 4))" % C),
+    ("slice/rsp", "slice", "mx.nd.slice(%s, begin=(1,), end=(3,))" % R),
+    ("square_sum/rsp_keepdims", "_square_sum", "mx.nd._internal._square_sum(%s, axis=1, keepdims=True)" % R),
+    ("square_sum/rsp_axis0", "_square_sum", "mx.nd._internal._square_sum(%s, axis=0)" % R),
+    ("norm/rsp", "norm", "mx.nd.norm(%s)" % R),
+    ("where/csr", "where", "mx.nd.sparse.where(%s, mx.nd.ones((4, 5)), mx.nd.zeros((4, 5)))" % C),
+    ("concat/csr", "concat", "mx.nd.concat(%s, %s, dim=0)" % (C, C)),
+    ("sparse.add", "elemwise_add", "mx.nd.sparse.add(%s, %s)" % (R, R)),
+    ("sparse.multiply", "elemwise_mul", "mx.nd.sparse.multiply(%s, mx.nd.array(D))" % C),
+    # errors
+    ("error/rsp_shape_mismatch", "cast_storage", "mx.nd.sparse.row_sparse_array(mx.nd.array(D), shape=(2, 2))"),
+    ("error/csr_from_rsp", "cast_storage", "mx.nd.sparse.csr_matrix(%s)" % R),
+]
+
+
+def encode(value):
+    import mxnet as mx
+    if isinstance(value, mx.nd.NDArray):
+        dense = value.asnumpy()
+        out = {"stype": value.stype, "shape": list(value.shape), "dtype": str(dense.dtype),
+               "data": dense.reshape(-1).tolist()}
+        if value.stype != "default":
+            out["indices"] = value.indices.asnumpy().tolist()
+            out["values"] = value.data.asnumpy().reshape(-1).tolist()
+            if value.stype == "csr":
+                out["indptr"] = value.indptr.asnumpy().tolist()
+        return out
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def main():
+    import mxnet as mx
+    for case_id, op, code in CASES:
+        try:
+            result = encode(eval(code, {"mx": mx, "np": np, "D": D, "W": W, "G": G}))
+        except Exception as exc:  # noqa: BLE001 - the recorded outcome is the exception's type
+            result = {"error": type(exc).__name__}
+        sys.stdout.write(json.dumps({"id": case_id, "op": op, "code": code, "result": result}) + "\n")
+
+
+if __name__ == "__main__":
+    main()
