@@ -118,6 +118,9 @@ class NDArray:
 
     def tostype(self, stype: str) -> "NDArray":
         """The same values in storage `stype` ('default', 'row_sparse' or 'csr')."""
+        if stype == "csr" and self.ndim != 2:
+            raise ValueError("To convert to a CSR, the NDArray should be 2 Dimensional. Current shape is %s"
+                             % str(self.shape))
         return _call("cast_storage", self, stype=stype)
 
     def detach(self) -> "NDArray":
@@ -369,7 +372,8 @@ _FLUENT = {name: name for name in (
     "argmax_channel", "argmin", "clip", "abs", "sign", "flatten", "diag", "expand_dims", "tile", "transpose",
     "flip", "depth_to_space", "space_to_depth", "sum", "nansum", "prod", "nanprod", "mean", "max", "min", "norm",
     "round", "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "degrees",
-    "radians", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt",
+    "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
+    "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt",
     "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin", "squeeze", "broadcast_to",
     "broadcast_like", "sum_axis", "max_axis", "min_axis", "shape_array", "size_array")}
 _FLUENT["astype_op"] = "cast"

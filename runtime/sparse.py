@@ -52,6 +52,17 @@ class BaseSparseNDArray(NDArray):
     def size(self):
         raise NotImplementedError()
 
+    @property
+    def _num_aux(self) -> int:
+        return len(_STORAGE_AUX_TYPES[self.stype])
+
+    @property
+    def _aux_types(self):
+        return list(_STORAGE_AUX_TYPES[self.stype])
+
+    def _aux_type(self, i):
+        return _STORAGE_AUX_TYPES[self.stype][i]
+
     def asnumpy(self) -> np.ndarray:
         return self._data.copy()
 
@@ -449,7 +460,7 @@ def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
         from runtime.ndarray import zeros as dense_zeros
         return dense_zeros(shape, ctx=ctx, dtype=dtype, **kwargs)
     if stype not in _CLASSES:
-        raise MXNetError("unknown storage type " + str(stype))
+        raise ValueError("unknown storage type: " + str(stype))
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     result = _CLASSES[stype](np.zeros(shape, dtype=dtype or np.float32), ctx or current_context())
     out = kwargs.get("out")
@@ -474,6 +485,9 @@ def array(source_array, ctx=None, dtype=None):
         if source_array.format != "csr":
             raise ValueError("Unexpected input type: only scipy.sparse.csr_matrix is supported")
         dtype = _default_dtype(source_array, dtype)
+        source_array = source_array.copy()  # MXNet stores a canonical copy: duplicates summed, columns sorted
+        source_array.sum_duplicates()
+        source_array.sort_indices()
         return _csr_from_definition(source_array.data, source_array.indices, source_array.indptr,
                                     shape=source_array.shape, ctx=ctx, dtype=dtype)
     raise ValueError("Unexpected source_array type: ", type(source_array))

@@ -78,6 +78,9 @@ CASES = [
     ("concat/csr", "concat", "mx.nd.concat(%s, %s, dim=0)" % (C, C)),
     ("sparse.add", "elemwise_add", "mx.nd.sparse.add(%s, %s)" % (R, R)),
     ("sparse.multiply", "elemwise_mul", "mx.nd.sparse.multiply(%s, mx.nd.array(D))" % C),
+    ("getnnz", "_contrib_getnnz", "mx.nd.contrib.getnnz(%s)" % C),
+    ("getnnz/rows", "_contrib_getnnz", "mx.nd.contrib.getnnz(%s, axis=1)" % C),
+    ("getnnz/columns", "_contrib_getnnz", "mx.nd.contrib.getnnz(%s, axis=0)" % C),
     # errors
     ("error/rsp_shape_mismatch", "cast_storage", "mx.nd.sparse.row_sparse_array(mx.nd.array(D), shape=(2, 2))"),
     ("error/csr_from_rsp", "cast_storage", "mx.nd.sparse.csr_matrix(%s)" % R),

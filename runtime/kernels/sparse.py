@@ -26,3 +26,12 @@ def square_sum(data: np.ndarray, axis=None, keepdims: bool = False, exclude: boo
         axis = tuple(a for a in range(data.ndim) if a not in [x % data.ndim for x in axes])
     result = np.sum(np.square(data), axis=axis, keepdims=keepdims)
     return np.asarray(result, dtype=data.dtype).reshape(np.shape(result) or (1,))
+
+
+def getnnz(data: np.ndarray, axis=None) -> np.ndarray:
+    """The number of stored elements (here: non-zeros) of a matrix, in all or per row (axis 1)."""
+    if axis is None:
+        return np.array([np.count_nonzero(data)], dtype=np.int64)
+    if axis in (1, -1):
+        return np.count_nonzero(data, axis=1).astype(np.int64)
+    raise ValueError("getnnz with axis = %d is not supported yet" % axis)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from runtime.kernels import sparse as k
 import numpy as np
 
-from runtime.registry import Attr, axis_, bool_, choice, declare, gradient_of, storage_of, uniform_types
+from runtime.registry import (Attr, axis_, bool_, choice, declare, gradient_of, int_, optional, storage_of,
+                              uniform_types)
 
 SPARSE = ("row_sparse", "csr")
 
@@ -20,6 +21,8 @@ declare("cast_storage", attrs=[Attr("stype", choice("default", "row_sparse", "cs
         kernel=k.cast_storage, infer=lambda s, a: (s, [s[0]]), storage=_result_stype, makes_sparse=True)
 declare("_sparse_retain", inputs=("data", "indices"), kernel=k.retain, aliases=("sparse_retain",),
         infer=lambda s, a: (s, [s[0]]), storage=lambda s, a: "row_sparse", types=uniform_types(free=("indices",)))
+declare("_contrib_getnnz", attrs=[Attr("axis", optional(int_), None)], kernel=k.getnnz,
+        types=lambda in_dtypes, attrs, names: (in_dtypes, "int64"))
 declare("_square_sum", attrs=[Attr("axis", axis_, None), Attr("keepdims", bool_, False),
                               Attr("exclude", bool_, False)], kernel=k.square_sum)
 
