@@ -927,15 +927,23 @@ get_bz2_data = _needs_network("get_bz2_data")
 def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="default", rtol=1e-4, atol=1e-5,
                       compare_states=True, ntensors=1):
     """Two optimizers take the same step from the same weights and gradients: their states and
-    updated weights agree."""
+    updated weights agree. `opt1` (the reference) always gets dense arrays; `opt2` gets the weight
+    and gradient in storage `w_stype` and `g_stype` (a sparse weight stores every row)."""
     if ntensors != 1:
         shapes = shape if isinstance(shape, (list, tuple)) and isinstance(shape[0], (list, tuple)) else [shape] * ntensors
     else:
         shapes = [shape]
+
+    def pair(s, stype, density):
+        if stype == "default":
+            second = array(rnd.uniform(0, 1, size=s), dtype=dtype, ctx=default_context())
+            return second.copy(), second
+        second = rand_ndarray(s, stype, density=density, dtype=dtype)
+        return second.copyto(default_context()).tostype("default"), second
+
     for index, s in enumerate(shapes):
-        w1 = rand_ndarray(s, w_stype, dtype=dtype)
-        g1 = rand_ndarray(s, g_stype, dtype=dtype)
-        w2, g2 = w1.copy(), g1.copy()
+        w1, w2 = pair(s, w_stype, 1)
+        g1, g2 = pair(s, g_stype, None)
         state1 = opt1.create_state_multi_precision(index, w1)
         state2 = opt2.create_state_multi_precision(index, w2)
         if compare_states:

@@ -20,6 +20,10 @@ G = np.array([[0, 0, 0], [1, -2, 0.5], [0, 0, 0], [0.25, 3, -1], [0, 0, 0]], dty
 
 R = "mx.nd.array(D).tostype('row_sparse')"
 C = "mx.nd.array(D).tostype('csr')"
+# one update of weight by an optimizer with the row_sparse gradient G; the weight and states after it
+STEP = ("(lambda w, o: (lambda s: (o.update(0, w, mx.nd.array(G).tostype('row_sparse'), s), "
+        "[w] + ([] if s is None else list(s) if isinstance(s, (list, tuple)) else [s]))[1])"
+        "(o.create_state(0, w)))(%s, %s)")
 CASES = [
     # creation
     ("create/rsp_from_dense", "cast_storage", R),
@@ -81,6 +85,21 @@ CASES = [
     ("getnnz", "_contrib_getnnz", "mx.nd.contrib.getnnz(%s)" % C),
     ("getnnz/rows", "_contrib_getnnz", "mx.nd.contrib.getnnz(%s, axis=1)" % C),
     ("getnnz/columns", "_contrib_getnnz", "mx.nd.contrib.getnnz(%s, axis=0)" % C),
+    # optimizers: a row_sparse gradient (rows 1 and 3 of G) updates only its rows when the update is lazy
+    *[("optimizer/%s" % name, "cast_storage", STEP % (weight, options)) for name, weight, options in (
+        ("sgd_lazy", "mx.nd.array(W)", "mx.optimizer.SGD(learning_rate=0.1, wd=0.1)"),
+        ("sgd_momentum_lazy/weight_missing_rows", "mx.nd.array(W).tostype('row_sparse')",
+         "mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, wd=0.1, clip_gradient=1.5)"),
+        ("sgd_std", "mx.nd.array(W)", "mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, wd=0.1, lazy_update=False)"),
+        ("adam_lazy", "mx.nd.array(W)", "mx.optimizer.Adam(learning_rate=0.1, wd=0.1, rescale_grad=0.5)"),
+        ("adam_std", "mx.nd.array(W)", "mx.optimizer.Adam(learning_rate=0.1, wd=0.1, lazy_update=False)"),
+        ("adagrad", "mx.nd.array(W)", "mx.optimizer.AdaGrad(learning_rate=0.1)"),
+        ("ftrl/weight_missing_rows", "mx.nd.array(W).tostype('row_sparse')", "mx.optimizer.Ftrl(learning_rate=0.1, wd=0.1)"),
+        ("sgd_momentum_rsp_weight", "mx.nd.array(W + 10).tostype('row_sparse')",
+         "mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, wd=0.1)"),
+        ("ftrl_rsp_weight", "mx.nd.array(W + 10).tostype('row_sparse')", "mx.optimizer.Ftrl(learning_rate=0.1)"),
+        ("adam_rsp_weight", "mx.nd.array(W + 10).tostype('row_sparse')", "mx.optimizer.Adam(learning_rate=0.1)"),
+        ("rmsprop_dense_fallback", "mx.nd.array(W)", "mx.optimizer.RMSProp(learning_rate=0.1, wd=0.1)"))],
     # errors
     ("error/rsp_shape_mismatch", "cast_storage", "mx.nd.sparse.row_sparse_array(mx.nd.array(D), shape=(2, 2))"),
     ("error/csr_from_rsp", "cast_storage", "mx.nd.sparse.csr_matrix(%s)" % R),
