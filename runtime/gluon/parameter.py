@@ -34,6 +34,11 @@ class Parameter:
         self._grad = None
         self._trainer = None
         self._ctx_map = None
+        valid = ("default", "row_sparse", "csr")
+        assert grad_stype in valid, "grad_stype for Parameter '%s' must be one of 'default', 'row_sparse', or " \
+            "'csr', but got '%s'" % (name, grad_stype)
+        assert stype in valid, "stype for Parameter '%s' must be one of 'default', 'row_sparse', or 'csr', but " \
+            "got '%s'" % (name, stype)
         self._stype, self._grad_stype = stype, grad_stype
 
     # MXNet's private state, which model code copies to wrap a parameter (GluonNLP's
@@ -83,7 +88,11 @@ class Parameter:
     def _init_grad(self) -> None:
         """A zero gradient beside the data, registered with autograd as the variable's gradient."""
         from runtime import autograd
-        self._grad = NDArray(np.zeros(self._data.shape, dtype=self._data.dtype), self._data.context)
+        if self._grad_stype == "default":
+            self._grad = NDArray(np.zeros(self._data.shape, dtype=self._data.dtype), self._data.context)
+        else:  # a sparse gradient buffer: backward stores the rows (or elements) it reaches
+            from runtime import sparse
+            self._grad = sparse.zeros(self._grad_stype, self._data.shape, self._data.context, self._data.dtype)
         mark = getattr(autograd, "mark_variables", None)
         if mark is not None:
             mark([self._data], [self._grad], self._grad_req)
