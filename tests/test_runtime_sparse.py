@@ -55,6 +55,14 @@ def test_sparse_case_matches_mxnet(case):
             error = {"MXNetError": MXNetError}.get(expected["error"]) or getattr(__builtins__, expected["error"], None) \
                 or __builtins__[expected["error"]]
             with pytest.raises(error):
-                eval(case["code"], scope)
+                run(case["code"], scope)
             return
-        check(eval(case["code"], scope), expected, case["id"])
+        check(run(case["code"], scope), expected, case["id"])
+
+
+def run(code, scope):
+    """A case is an expression, or statements that set `result`."""
+    if "result = " in code:
+        exec(code, scope)
+        return scope["result"]
+    return eval(code, scope)

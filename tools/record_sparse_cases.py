@@ -2,7 +2,8 @@
 
     /path/to/mxnet-venv/bin/python tools/record_sparse_cases.py > tests/data/sparse_cases.jsonl
 
-Each case names the operator it exercises and is a Python expression over `mx` and `np` (with
+Each case names the operator it exercises and is a Python expression over `mx` and `np`, or
+statements that set `result` (run with exec), (with
 `D`, a 4x5 matrix with a zero row and a zero column, and `W`, a 5x3 matrix with a zero row). Its
 value is written as {"id", "op", "code", "result"}: an array as {stype, shape, dtype, data (dense,
 flattened)} plus, for a sparse one, its `indices` (and `indptr` for csr) and stored `values`; a
@@ -100,6 +101,27 @@ CASES = [
         ("ftrl_rsp_weight", "mx.nd.array(W + 10).tostype('row_sparse')", "mx.optimizer.Ftrl(learning_rate=0.1)"),
         ("adam_rsp_weight", "mx.nd.array(W + 10).tostype('row_sparse')", "mx.optimizer.Adam(learning_rate=0.1)"),
         ("rmsprop_dense_fallback", "mx.nd.array(W)", "mx.optimizer.RMSProp(learning_rate=0.1, wd=0.1)"))],
+    # gradients of row_sparse storage
+    ("grad/embedding_sparse_grad", "Embedding",
+     "from mxnet import gluon\ne = gluon.nn.Embedding(5, 3, sparse_grad=True)\ne.initialize(mx.init.Constant(0.5))\n"
+     "with mx.autograd.record():\n    y = e(mx.nd.array([[0, 3], [3, 1]]))\ny.backward()\nresult = e.weight.grad()"),
+    ("grad/embedding_op_attach_grad", "Embedding",
+     "w = mx.nd.array(W)\nw.attach_grad(stype='row_sparse')\nwith mx.autograd.record():\n"
+     "    y = mx.nd.Embedding(mx.nd.array([4, 2, 4]), w, input_dim=5, output_dim=3, sparse_grad=True)\n"
+     "    z = y * y\nz.backward()\nresult = [w.grad, y]"),
+    ("grad/dot_csr_rsp_weight", "dot",
+     "w = mx.nd.array(W)\nw.attach_grad(stype='row_sparse')\nwith mx.autograd.record():\n"
+     "    y = mx.nd.sparse.dot(mx.nd.array(D).tostype('csr'), w)\ny.backward()\nresult = w.grad"),
+    ("grad/attach_grad_stype", "cast_storage",
+     "x = mx.nd.zeros((2, 2), stype='csr')\nx.attach_grad()\ny = mx.nd.zeros((2, 2))\ny.attach_grad(stype='row_sparse')\n"
+     "result = [x.grad, y.grad, x.detach()]"),
+    ("trainer/sparse_grad_sgd", "cast_storage",
+     "from mxnet import gluon\nx = gluon.Parameter('x', shape=(4, 2), grad_stype='row_sparse')\n"
+     "x.initialize(ctx=mx.cpu(0), init=mx.init.Constant(1))\n"
+     "t = gluon.Trainer([x], 'sgd', {'learning_rate': 0.5, 'momentum': 0.5, 'wd': 0.1})\n"
+     "for step in range(2):\n    with mx.autograd.record():\n"
+     "        y = mx.nd.Embedding(mx.nd.array([step]), x.data(), input_dim=4, output_dim=2, sparse_grad=True)\n"
+     "    y.backward()\n    t.step(1)\nresult = [x.data(), x.grad()]"),
     # errors
     ("error/rsp_shape_mismatch", "cast_storage", "mx.nd.sparse.row_sparse_array(mx.nd.array(D), shape=(2, 2))"),
     ("error/csr_from_rsp", "cast_storage", "mx.nd.sparse.csr_matrix(%s)" % R),
@@ -129,7 +151,12 @@ def main():
     import mxnet as mx
     for case_id, op, code in CASES:
         try:
-            result = encode(eval(code, {"mx": mx, "np": np, "D": D, "W": W, "G": G}))
+            scope = {"mx": mx, "np": np, "D": D, "W": W, "G": G}
+            if "result = " in code:
+                exec(code, scope)
+                result = encode(scope["result"])
+            else:
+                result = encode(eval(code, scope))
         except Exception as exc:  # noqa: BLE001 - the recorded outcome is the exception's type
             result = {"error": type(exc).__name__}
         sys.stdout.write(json.dumps({"id": case_id, "op": op, "code": code, "result": result}) + "\n")
