@@ -487,6 +487,9 @@ def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         extra["__lr_mult__"] = str(lr_mult)
     if wd_mult is not None:
         extra["__wd_mult__"] = str(wd_mult)
+    if stype is not None:
+        from runtime.ndarray import _STORAGE_TYPE_STR_TO_ID
+        extra["__storage_type__"] = str(_STORAGE_TYPE_STR_TO_ID[stype])
     return Symbol([(Node(None, name, {}, [], extra), 0)])
 
 
