@@ -40,6 +40,7 @@ class Parameter:
         assert stype in valid, "stype for Parameter '%s' must be one of 'default', 'row_sparse', or 'csr', but " \
             "got '%s'" % (name, stype)
         self._stype, self._grad_stype = stype, grad_stype
+        self._full = None  # a sparse parameter's every row (see _data_changed)
 
     # MXNet's private state, which model code copies to wrap a parameter (GluonNLP's
     # WeightDropParameter reads `_deferred_init`, `_allow_deferred_init`, `_ctx_list`, ...)
@@ -100,7 +101,13 @@ class Parameter:
             self._data._grad = self._grad
 
     def _data_changed(self) -> None:
-        """The data array was (re)created: its gradient is too, unless gradients are off."""
+        """The data array was (re)created: its gradient is too, unless gradients are off. A sparse
+        parameter's data takes its storage; `_full` holds all its rows (what MXNet's key-value
+        store holds), and `row_sparse_data` copies the rows asked for into the data array."""
+        if self._stype != "default" and self._data.stype != self._stype:
+            self._data = self._data.tostype(self._stype)
+            self._full = self._data.copy()
+            self._full._kept[:] = True  # every row is stored, as in MXNet's key-value store
         if self._grad_req != "null":
             self._init_grad()
 
@@ -183,15 +190,36 @@ class Parameter:
             raise MXNetError("Parameter '%s' has not been initialized. Note that you should initialize parameters "
                              "and create Trainer with Block.collect_params() instead of Block.params because the "
                              "later does not include Parameters of nested child Blocks" % self.name)
+        if self._stype != "default":
+            raise RuntimeError("Cannot return a copy of Parameter '%s' on ctx %s via data() because its storage type "
+                               "is %s. Please use row_sparse_data() instead." % (self.name, ctx, self._stype))
         return self._data
 
     def list_data(self):
+        if self._stype != "default" and self._data is not None:
+            raise RuntimeError("Cannot return copies of Parameter '%s' on all contexts via list_data() because its "
+                               "storage type is %s. Please use row_sparse_data() instead." % (self.name, self._stype))
         return [self.data()]
+
+    def row_sparse_data(self, row_id) -> NDArray:
+        """The data array holding the rows `row_id` of a row_sparse parameter (the others zero)."""
+        if self._stype != "row_sparse":
+            raise RuntimeError("Cannot return a copy of Parameter %s via row_sparse_data() because its storage type "
+                               "is %s. Please use data() instead." % (self.name, self._stype))
+        if self._trainer is None:
+            raise RuntimeError("Cannot get row_sparse data for Parameter '%s' when no Trainer is created with it."
+                               % self.name)
+        from runtime import sparse
+        self._data[:] = sparse.retain(self._full, row_id.astype("int64"))
+        return self._data
+
+    def list_row_sparse_data(self, row_id):
+        return [self.row_sparse_data(row_id)]
 
     def list_ctx(self):
         if self._data is None and self._deferred is not None:
             return self._deferred_init[1]
-        return [self.data().context] if self._data is not None else []
+        return [self._data.context] if self._data is not None else []
 
     def set_data(self, data) -> None:
         value = data._data if isinstance(data, NDArray) else np.asarray(data)
@@ -208,6 +236,10 @@ class Parameter:
         self._data._data[...] = value
 
     def _set_trainer(self, trainer) -> None:
+        if self._stype != "default" and self._trainer is not None and trainer is not None \
+                and self._trainer is not trainer:
+            raise RuntimeError("Failed to set the trainer for Parameter '%s' because it was already set. More than "
+                               "one trainers for a %s Parameter is not supported." % (self.name, self._stype))
         self._trainer = trainer
 
     def _grad_or_raise(self) -> NDArray:
@@ -243,8 +275,10 @@ class Parameter:
     def var(self):
         from runtime.symbol import var
         if self._var is None:
+            # a sparse parameter's variable carries its storage type (kept off dense ones, whose
+            # exported graphs this runtime writes without it)
             self._var = var(self.name, shape=self._shape, dtype=self.dtype, lr_mult=self.lr_mult,
-                            wd_mult=self.wd_mult)
+                            wd_mult=self.wd_mult, stype=self._stype if self._stype != "default" else None)
         return self._var
 
 
