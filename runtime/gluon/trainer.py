@@ -112,7 +112,8 @@ class Trainer:
         for i, param in enumerate(self._params):
             if param.grad_req == "null":
                 continue
-            data = param.list_data()
+            # a sparse parameter: the array backward marks is its data, the one updated holds all its rows
+            data = [param._data] if param._stype != "default" else param.list_data()
             if not ignore_stale_grad:
                 for arr in data:
                     if not arr._fresh_grad:
@@ -126,7 +127,7 @@ class Trainer:
                 if not ignore_stale_grad or arr._fresh_grad:
                     indices.append(i)
                     grads.append(grad)
-                    weights.append(arr)
+                    weights.append(param._full if param._stype != "default" else arr)
                     arr._fresh_grad = False
         if indices:
             self._updaters[0](indices, grads, weights)
