@@ -122,6 +122,21 @@ CASES = [
      "for step in range(2):\n    with mx.autograd.record():\n"
      "        y = mx.nd.Embedding(mx.nd.array([step]), x.data(), input_dim=4, output_dim=2, sparse_grad=True)\n"
      "    y.backward()\n    t.step(1)\nresult = [x.data(), x.grad()]"),
+    ("trainer/row_sparse_parameter", "_sparse_retain",
+     "from mxnet import gluon\nx = gluon.Parameter('x', shape=(6, 2), stype='row_sparse', grad_stype='row_sparse')\n"
+     "x.initialize(ctx=mx.cpu(0), init=mx.init.Constant(2))\nt = gluon.Trainer([x], 'sgd', {'learning_rate': 0.1})\n"
+     "with mx.autograd.record():\n    w = x.row_sparse_data(mx.nd.array([1, 4]))\n    y = w * 3\ny.backward()\n"
+     "t.step(1)\nresult = [x.row_sparse_data(mx.nd.array([0, 1, 5])), x.grad(), x.var().attr('__storage_type__')]"),
+    ("error/row_sparse_parameter_data", "cast_storage",
+     "from mxnet import gluon\nx = gluon.Parameter('x', shape=(6, 2), stype='row_sparse')\nx.initialize()\n"
+     "result = x.data()"),
+    ("error/row_sparse_data_without_trainer", "cast_storage",
+     "from mxnet import gluon\nx = gluon.Parameter('x', shape=(6, 2), stype='row_sparse')\nx.initialize()\n"
+     "result = x.row_sparse_data(mx.nd.array([1]))"),
+    ("error/row_sparse_data_of_dense", "cast_storage",
+     "from mxnet import gluon\nx = gluon.Parameter('x', shape=(6, 2))\nx.initialize()\n"
+     "t = gluon.Trainer([x], 'sgd')\nresult = x.row_sparse_data(mx.nd.array([1]))"),
+    ("error/invalid_grad_stype", "cast_storage", "mx.gluon.Parameter('x', shape=(2, 2), grad_stype='dense')"),
     # errors
     ("error/rsp_shape_mismatch", "cast_storage", "mx.nd.sparse.row_sparse_array(mx.nd.array(D), shape=(2, 2))"),
     ("error/csr_from_rsp", "cast_storage", "mx.nd.sparse.csr_matrix(%s)" % R),
