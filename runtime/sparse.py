@@ -510,17 +510,8 @@ def retain(data, indices=None, **kwargs):
 def _op_functions():
     """The operators MXNet 1.9.1 offers in `mx.nd.sparse`, under the names it uses there."""
     from runtime.ndarray_namespace import function_for
-    names = ("ElementWiseSum", "Embedding", "FullyConnected", "LinearRegressionOutput", "LogisticRegressionOutput",
-             "MAERegressionOutput", "abs", "adagrad_update", "adam_update", "add_n", "arccos", "arccosh", "arcsin",
-             "arcsinh", "arctan", "arctanh", "broadcast_add", "broadcast_div", "broadcast_minus", "broadcast_mul",
-             "broadcast_plus", "broadcast_sub", "cbrt", "ceil", "clip", "concat", "cos", "cosh", "degrees", "dot",
-             "elemwise_add", "elemwise_div", "elemwise_mul", "elemwise_sub", "exp", "expm1", "fix", "floor",
-             "ftrl_update", "gamma", "gammaln", "log", "log10", "log1p", "log2", "make_loss", "mean", "negative",
-             "norm", "radians", "relu", "rint", "round", "rsqrt", "sgd_mom_update", "sgd_update", "sigmoid", "sign",
-             "sin", "sinh", "slice", "sqrt", "square", "stop_gradient", "sum", "tan", "tanh", "trunc", "where",
-             "zeros_like")
-    from runtime.registry import REGISTRY
-    return {name: function_for(name) for name in names if name in REGISTRY}
+    from runtime.ops.sparse import namespace_functions
+    return namespace_functions(function_for)
 
 
 def _binary(elemwise: str, broadcast: str, scalar: str, rscalar: str = None):

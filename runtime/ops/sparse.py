@@ -12,6 +12,25 @@ from runtime.registry import (Attr, axis_, bool_, choice, declare, gradient_of, 
 
 SPARSE = ("row_sparse", "csr")
 
+# the operators MXNet 1.9.1 offers in `mx.nd.sparse` and `mx.sym.sparse`, under the names it uses there
+NAMESPACE = ("ElementWiseSum", "Embedding", "FullyConnected", "LinearRegressionOutput", "LogisticRegressionOutput",
+             "MAERegressionOutput", "abs", "adagrad_update", "adam_update", "add_n", "arccos", "arccosh", "arcsin",
+             "arcsinh", "arctan", "arctanh", "broadcast_add", "broadcast_div", "broadcast_minus", "broadcast_mul",
+             "broadcast_plus", "broadcast_sub", "cast_storage", "cbrt", "ceil", "clip", "concat", "cos", "cosh",
+             "degrees", "dot", "elemwise_add", "elemwise_div", "elemwise_mul", "elemwise_sub", "exp", "expm1", "fix",
+             "floor", "ftrl_update", "gamma", "gammaln", "log", "log10", "log1p", "log2", "make_loss", "mean",
+             "negative", "norm", "radians", "relu", "rint", "round", "rsqrt", "sgd_mom_update", "sgd_update",
+             "sigmoid", "sign", "sin", "sinh", "slice", "sqrt", "square", "stop_gradient", "sum", "tan", "tanh",
+             "trunc", "where", "zeros_like")
+
+
+def namespace_functions(function_for):
+    """{name in the sparse namespace: the namespace's function for the operator} (retain is _sparse_retain)."""
+    from runtime.registry import REGISTRY
+    functions = {name: function_for(name) for name in NAMESPACE if name in REGISTRY}
+    functions["retain"] = function_for("_sparse_retain")
+    return functions
+
 
 def _result_stype(in_stypes, attrs):
     return attrs["stype"]
