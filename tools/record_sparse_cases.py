@@ -137,6 +137,13 @@ CASES = [
      "from mxnet import gluon\nx = gluon.Parameter('x', shape=(6, 2))\nx.initialize()\n"
      "t = gluon.Trainer([x], 'sgd')\nresult = x.row_sparse_data(mx.nd.array([1]))"),
     ("error/invalid_grad_stype", "cast_storage", "mx.gluon.Parameter('x', shape=(2, 2), grad_stype='dense')"),
+    ("executor/embedding_sparse_grad", "Embedding",
+     "w = mx.sym.var('w', stype='row_sparse')\n"
+     "e = mx.sym.sparse.Embedding(data=mx.sym.var('data'), weight=w, input_dim=5, output_dim=3, sparse_grad=True)\n"
+     "ex = e.simple_bind(mx.cpu(), grad_req={'data': 'null', 'w': 'write'}, data=(3,))\n"
+     "ex.arg_dict['data'][:] = mx.nd.array([4, 2, 4])\nex.arg_dict['w'][:] = mx.nd.array(W).tostype('row_sparse')\n"
+     "ex.forward(is_train=True)\nex.backward([mx.nd.ones((3, 3))])\n"
+     "result = [ex.outputs[0], ex.grad_dict['w'], ex.arg_dict['w']]"),
     # errors
     ("error/rsp_shape_mismatch", "cast_storage", "mx.nd.sparse.row_sparse_array(mx.nd.array(D), shape=(2, 2))"),
     ("error/csr_from_rsp", "cast_storage", "mx.nd.sparse.csr_matrix(%s)" % R),
