@@ -136,6 +136,9 @@ CASES = [
     ("error/row_sparse_data_of_dense", "cast_storage",
      "from mxnet import gluon\nx = gluon.Parameter('x', shape=(6, 2))\nx.initialize()\n"
      "t = gluon.Trainer([x], 'sgd')\nresult = x.row_sparse_data(mx.nd.array([1]))"),
+    ("error/symbol_block_sparse_parameter", "dot",
+     "d = mx.sym.var('data')\nout = mx.sym.dot(d, mx.sym.var('weight', stype='row_sparse'))\n"
+     "result = mx.gluon.SymbolBlock(out, d)"),
     ("error/invalid_grad_stype", "cast_storage", "mx.gluon.Parameter('x', shape=(2, 2), grad_stype='dense')"),
     ("executor/embedding_sparse_grad", "Embedding",
      "w = mx.sym.var('w', stype='row_sparse')\n"
