@@ -281,6 +281,8 @@ class CSRNDArray(BaseSparseNDArray):
                     raise MXNetError("Check failed: csr: column indices of a row are not strictly increasing")
 
 
+# operators whose sparse results store their non-zeros only, whatever their inputs store
+_NON_ZEROS_ONLY = ("zeros_like", "_contrib_quadratic")
 _ELEMWISE = {"broadcast_add": "elemwise_add", "broadcast_sub": "elemwise_sub", "broadcast_mul": "elemwise_mul"}
 _CLASSES = {"row_sparse": RowSparseNDArray, "csr": CSRNDArray}
 
@@ -331,7 +333,8 @@ def restore_storage(op, attrs, inputs, outputs):
     # row_sparse results keep the rows their row_sparse inputs store (MXNet's rsp + rsp stores the
     # union of the rows, even where they cancel); a csr result keeps its input's elements through
     # a one-input operator (relu), and stores only its non-zeros after a two-input one (csr - csr)
-    like = inputs if op.name != "zeros_like" else ()
+    # and after the operators in _NON_ZEROS_ONLY
+    like = inputs if op.name not in _NON_ZEROS_ONLY else ()
     results = [out if stype == out.stype else
                from_dense(out._data, stype, out._ctx, like if stype == "row_sparse" or len(inputs) == 1 else ())
                for out, stype in zip(outputs, stypes)]

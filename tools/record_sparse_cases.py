@@ -147,6 +147,12 @@ CASES = [
      "ex.arg_dict['data'][:] = mx.nd.array([4, 2, 4])\nex.arg_dict['w'][:] = mx.nd.array(W).tostype('row_sparse')\n"
      "ex.forward(is_train=True)\nex.backward([mx.nd.ones((3, 3))])\n"
      "result = [ex.outputs[0], ex.grad_dict['w'], ex.arg_dict['w']]"),
+    ("quadratic/csr", "_contrib_quadratic", "mx.nd.contrib.quadratic(%s, a=0.5, b=-2, c=0)" % C),
+    ("quadratic/csr_c", "_contrib_quadratic", "mx.nd.contrib.quadratic(%s, a=0.5, b=-2, c=1)" % C),
+    ("quadratic/rsp", "_contrib_quadratic", "mx.nd.contrib.quadratic(%s, a=0.5, b=-2)" % R),
+    ("quadratic/dense", "_contrib_quadratic", "mx.nd.contrib.quadratic(mx.nd.array(D), a=3, b=1, c=-1)"),
+    ("quadratic/sym", "_contrib_quadratic",
+     "mx.sym.contrib.quadratic(mx.sym.var('x'), a=2, c=4).eval(x=mx.nd.array([[1, -2]]))"),
     # errors
     ("error/rsp_shape_mismatch", "cast_storage", "mx.nd.sparse.row_sparse_array(mx.nd.array(D), shape=(2, 2))"),
     ("error/csr_from_rsp", "cast_storage", "mx.nd.sparse.csr_matrix(%s)" % R),

@@ -66,6 +66,12 @@ for _name, _compare in (("equal", np.equal), ("not_equal", np.not_equal), ("grea
     storage_of("_%s_scalar" % _name)(_false_at_zero(_compare))
 
 
+@storage_of("_contrib_quadratic")
+def _quadratic(in_stypes, attrs):
+    """a x^2 + b x + c keeps a csr input's storage when c is 0 (MXNet has no row_sparse kernel for it)."""
+    return "csr" if in_stypes[0] == "csr" and attrs["c"] == 0 else "default"
+
+
 @storage_of("elemwise_add", "elemwise_sub")
 def _same_sparse(in_stypes, attrs):
     """Two arrays of one sparse storage add in it; any other pair falls back to dense."""
