@@ -115,6 +115,9 @@ CASES = [
     ("grad/attach_grad_stype", "cast_storage",
      "x = mx.nd.zeros((2, 2), stype='csr')\nx.attach_grad()\ny = mx.nd.zeros((2, 2))\ny.attach_grad(stype='row_sparse')\n"
      "result = [x.grad, y.grad, x.detach()]"),
+    ("grad/gamma_at_poles", "gamma",
+     "x = mx.nd.array([0, -1, -2, 0.5, 1]).tostype('row_sparse')\nx.attach_grad()\nwith mx.autograd.record():\n"
+     "    y = mx.nd.sparse.gamma(x)\n    z = mx.nd.gammaln(x)\nmx.autograd.backward([y, z])\nresult = [y, z, x.grad]"),
     ("trainer/sparse_grad_sgd", "cast_storage",
      "from mxnet import gluon\nx = gluon.Parameter('x', shape=(4, 2), grad_stype='row_sparse')\n"
      "x.initialize(ctx=mx.cpu(0), init=mx.init.Constant(1))\n"
