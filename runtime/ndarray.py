@@ -421,7 +421,8 @@ def _fast_path(op: OpDef, args, kwargs):
     except TypeError:  # an unhashable attribute value (a list): the general path
         return None
     if hit is None:
-        if op.variadic or op.aux or op.makes_sparse or "out" in kwargs or "name" in kwargs or any(k in op.inputs for k in kwargs):
+        if op.variadic or op.aux or op.makes_sparse or "out" in kwargs or "name" in kwargs \
+                or any(k in op.inputs for k in kwargs):
             return None
         parsed = op.parse_attrs(kwargs)
         if len(op.input_names(parsed)) != len(args):
@@ -522,7 +523,8 @@ def _update_aux(op, parsed, inputs, results) -> None:
 
 
 def array(source, ctx=None, dtype=None) -> NDArray:
-    if (isinstance(source, NDArray) and source.stype != "default") or type(source).__module__.startswith("scipy.sparse"):
+    if (isinstance(source, NDArray) and source.stype != "default") \
+            or type(source).__module__.startswith("scipy.sparse"):
         from runtime import sparse
         return sparse.array(source, ctx=ctx, dtype=dtype)
     if isinstance(source, NDArray):

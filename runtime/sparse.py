@@ -20,7 +20,8 @@ import numpy as np
 
 from runtime.base import MXNetError
 from runtime.context import Context, current_context
-from runtime.ndarray import NDArray, _STORAGE_TYPE_STR_TO_ID, _call, py_slice  # noqa: F401  (MXNet's module has the table)
+# MXNet's sparse module also offers _STORAGE_TYPE_STR_TO_ID
+from runtime.ndarray import NDArray, _STORAGE_TYPE_STR_TO_ID, _call, py_slice  # noqa: F401
 
 try:
     import scipy.sparse as spsp
@@ -113,7 +114,8 @@ class BaseSparseNDArray(NDArray):
 
     def __setstate__(self, state):
         self._data, self._kept = state["data"], state["kept"]
-        self._ctx, self._grad, self._entry, self._fresh_grad, self._definition = current_context(), None, None, False, None
+        self._ctx, self._grad, self._entry, self._fresh_grad = current_context(), None, None, False
+        self._definition = None
 
     def __reduce__(self):
         return _unpickle, (self.__getstate__(),)

@@ -85,7 +85,8 @@ def _all_row_sparse(in_stypes, attrs):
 
 @storage_of("elemwise_mul")
 def _product(in_stypes, attrs):
-    """A product is zero where either factor is: one sparse factor (times dense or the same storage) keeps its storage."""
+    """A product is zero where either factor is: one sparse factor (times dense or the same
+    storage) keeps its storage."""
     sparse = set(in_stypes) - {"default"}
     return sparse.pop() if len(sparse) == 1 else "default"
 
