@@ -159,6 +159,12 @@ CASES = [
     ("quadratic/dense", "_contrib_quadratic", "mx.nd.contrib.quadratic(mx.nd.array(D), a=3, b=1, c=-1)"),
     ("quadratic/sym", "_contrib_quadratic",
      "mx.sym.contrib.quadratic(mx.sym.var('x'), a=2, c=4).eval(x=mx.nd.array([[1, -2]]))"),
+    ("executor/output_storage", "elemwise_add",
+     "x, y = mx.sym.var('x', stype='row_sparse'), mx.sym.var('y', stype='csr')\n"
+     "out = mx.sym.Group([x + x, mx.sym.sqrt(mx.sym.abs(y)), mx.sym.sparse.dot(y, x, transpose_a=True), x * 2, "
+     "mx.sym.exp(x)])\n"
+     "ex = out.bind(mx.cpu(), {'x': mx.nd.array(D[:, :4].T).tostype('row_sparse'), "
+     "'y': mx.nd.array(D).tostype('csr')})\nresult = ex.forward()"),
     # errors
     ("error/rsp_shape_mismatch", "cast_storage", "mx.nd.sparse.row_sparse_array(mx.nd.array(D), shape=(2, 2))"),
     ("error/csr_from_rsp", "cast_storage", "mx.nd.sparse.csr_matrix(%s)" % R),
