@@ -511,6 +511,9 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     prior = {k: np.random.normal(size=v.shape) for k, v in expected.items()}
     grads = {k: array(prior[k], ctx=ctx, dtype=location[k].dtype if k in location else dtype)
              for k in expected}
+    for k, stype in (grad_stypes or {}).items():  # gradient arrays of the storage asked for
+        if k in grads and stype != "default":
+            grads[k] = grads[k].tostype(stype)
     reqs = _grad_reqs(names, grad_req)
     executor = sym.bind(ctx=ctx, args=location, args_grad=grads, aux_states=aux_states, grad_req=reqs)
     executor.forward(is_train=True)
