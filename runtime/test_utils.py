@@ -268,16 +268,17 @@ def get_identity_mat_batch(size):
 
 
 def assign_each(the_input, function):
-    """`function` applied to each element (a NumPy array of the same shape); None leaves it as is."""
+    """`function` applied to each element, into a float64 array of the input's shape (as MXNet's:
+    a function returning the integer 0 still gives floats); None leaves it as is."""
     if function is None:
         return np.array(the_input)
-    return np.vectorize(function)(the_input)
+    return np.vectorize(function, otypes=[np.float64])(the_input)
 
 
 def assign_each2(input1, input2, function):
     if function is None:
         return np.array(input1)
-    return np.vectorize(function)(input1, input2)
+    return np.vectorize(function, otypes=[np.float64])(input1, input2)
 
 
 # ---- comparisons
