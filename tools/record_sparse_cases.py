@@ -165,6 +165,10 @@ CASES = [
      "mx.sym.exp(x)])\n"
      "ex = out.bind(mx.cpu(), {'x': mx.nd.array(D[:, :4].T).tostype('row_sparse'), "
      "'y': mx.nd.array(D).tostype('csr')})\nresult = ex.forward()"),
+    ("kvstore/row_sparse_pull", "_sparse_retain",
+     "kv = mx.kv.create('local')\nkv.init('w', mx.nd.array(W).tostype('row_sparse'))\n"
+     "outs = [mx.nd.sparse.zeros('row_sparse', (5, 3)) for _ in range(2)]\n"
+     "kv.row_sparse_pull('w', out=outs, row_ids=[mx.nd.array([0, 2]), mx.nd.array([3, 1, 3])])\nresult = outs"),
     # errors
     ("error/rsp_shape_mismatch", "cast_storage", "mx.nd.sparse.row_sparse_array(mx.nd.array(D), shape=(2, 2))"),
     ("error/csr_from_rsp", "cast_storage", "mx.nd.sparse.csr_matrix(%s)" % R),
