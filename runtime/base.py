@@ -44,6 +44,7 @@ def op_error(op: str, reason: str) -> MXNetError:
 
 # ---- the helpers of `mxnet.base` that user code imports
 string_types = (str,)
+mx_real_t = np.float32  # MXNet's default real type
 integer_types = (int, np.integer)
 numeric_types = (float, int, np.generic)
 py_str = lambda value: value.decode("utf-8") if isinstance(value, bytes) else value  # noqa: E731

@@ -164,10 +164,30 @@ class Executor:
         # the outputs exist from bind on, as in MXNet; forward passes refill these same arrays
         if all(s is not None for s in out_shapes):
             self.outputs = [NDArray(np.zeros(s, t or np.float32), ctx) for s, t in zip(out_shapes, out_types)]
+            if any(a.stype != "default" for a in bound.values()):
+                self.outputs = self._in_inferred_storage(bound)
         self._grad_reqs = _grad_requests(arg_names, grad_req)
         self.grad_dict = _named_gradients(arg_names, args_grad, self._grad_reqs)
         self._saved_values = None  # every node's outputs of the last forward, kept for backward
         self._monitor = None  # (callback, monitor_all): see set_monitor_callback
+
+    def _in_inferred_storage(self, bound) -> List[NDArray]:
+        """The outputs in the storage MXNet infers for them from the bound arrays' storage, each
+        operator's rule (runtime/ops/sparse.py) applied in graph order; forward refills them."""
+        from runtime.sparse import from_dense
+        stypes = {}
+        for node in self._order:
+            if node.is_variable:
+                stypes[(id(node), 0)] = bound[node.name].stype if node.name in bound else "default"
+                continue
+            given = [stypes.get((id(child), i), "default") for child, i in node.inputs]
+            result = "default"
+            if node.op.storage is not None and (node.op.makes_sparse or any(s != "default" for s in given)):
+                result = node.op.storage(given, node.op.parse_attrs(node.attrs))
+            for i in range(node.num_outputs()):
+                stypes[(id(node), i)] = result if isinstance(result, str) else result[i]
+        return [from_dense(out._data, stypes[(id(n), i)], self._ctx)
+                for out, (n, i) in zip(self.outputs, self._symbol._outputs)]
 
     @staticmethod
     def _named(names: List[str], given, what: str) -> Dict[str, NDArray]:

@@ -292,7 +292,16 @@ class KVStore(KVStoreBase):
         self.pull(key, out, priority)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        raise MXNetError("row_sparse storage is not supported by this runtime: arrays are dense")
+        """Copy the rows `row_ids` of the stored value into each `out` (row_sparse): one row_ids
+        for all outs, or one per out."""
+        if out is None or row_ids is None:
+            raise MXNetError("row_sparse_pull needs out= and row_ids=")
+        from runtime import sparse
+        for k, outs in _pairs(key, out):
+            stored = self._stored(k)
+            ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids] * len(outs)
+            for o, rows in zip(outs, ids):
+                o[:] = sparse.retain(stored, rows.astype("int64"))
 
     # ---- compression and optimizer
     def set_gradient_compression(self, compression_params) -> None:

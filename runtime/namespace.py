@@ -7,7 +7,7 @@ from typing import Callable, Dict, Tuple
 
 from runtime.registry import REGISTRY
 
-SUBSPACES = ("contrib", "linalg", "random", "image", "op")
+SUBSPACES = ("contrib", "linalg", "random", "image", "op", "_internal")
 
 
 def operator_functions(function_for: Callable[[str], Callable]) -> Tuple[Dict, Dict[str, Dict]]:
@@ -22,6 +22,8 @@ def operator_functions(function_for: Callable[[str], Callable]) -> Tuple[Dict, D
             subs["linalg"][name.split(".", 1)[1] if "." in name else name.split("_", 2)[-1]] = function_for(name)
         if "." not in name:
             top[name] = function_for(name)
+            if name.startswith("_"):  # MXNet's `nd._internal` / `sym._internal` hold the underscored operators
+                subs["_internal"][name] = top[name]
     top["split_v2"] = _split_v2(function_for)
     return top, subs
 

@@ -114,8 +114,22 @@ class NDArray:
         pass
 
     def attach_grad(self, grad_req="write", stype=None) -> None:
-        """Allocate a zero gradient buffer and mark this array as a variable for autograd."""
-        autograd.mark_variables([self], [_wrap(np.zeros_like(self._data), self._ctx)], grad_req)
+        """Allocate a zero gradient buffer (of storage `stype`, the array's own by default) and mark
+        this array as a variable for autograd."""
+        stype = stype or self.stype
+        if stype == "default":
+            buffer = _wrap(np.zeros_like(self._data), self._ctx)
+        else:
+            from runtime import sparse
+            buffer = sparse.zeros(stype, self.shape, self._ctx, self._data.dtype)
+        autograd.mark_variables([self], [buffer], grad_req)
+
+    def tostype(self, stype: str) -> "NDArray":
+        """The same values in storage `stype` ('default', 'row_sparse' or 'csr')."""
+        if stype == "csr" and self.ndim != 2:
+            raise ValueError("To convert to a CSR, the NDArray should be 2 Dimensional. Current shape is %s"
+                             % str(self.shape))
+        return _call("cast_storage", self, stype=stype)
 
     def detach(self) -> "NDArray":
         """The same values, cut from the autograd tape: no gradient flows through the result."""
@@ -372,7 +386,8 @@ _FLUENT = {name: name for name in (
     "argmax_channel", "argmin", "clip", "abs", "sign", "flatten", "diag", "expand_dims", "tile", "transpose",
     "flip", "depth_to_space", "space_to_depth", "sum", "nansum", "prod", "nanprod", "mean", "max", "min", "norm",
     "round", "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "degrees",
-    "radians", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt",
+    "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
+    "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt",
     "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin", "squeeze", "broadcast_to",
     "broadcast_like", "sum_axis", "max_axis", "min_axis", "shape_array", "size_array")}
 _FLUENT["astype_op"] = "cast"
@@ -420,7 +435,8 @@ def _fast_path(op: OpDef, args, kwargs):
     except TypeError:  # an unhashable attribute value (a list): the general path
         return None
     if hit is None:
-        if op.variadic or op.aux or "out" in kwargs or "name" in kwargs or any(k in op.inputs for k in kwargs):
+        if op.variadic or op.aux or op.makes_sparse or "out" in kwargs or "name" in kwargs \
+                or any(k in op.inputs for k in kwargs):
             return None
         parsed = op.parse_attrs(kwargs)
         if len(op.input_names(parsed)) != len(args):
@@ -488,6 +504,9 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         _update_aux(op, parsed, inputs, results)
     visible = [NDArray(_own(r, given) if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)
                for r in results[:op.visible(parsed)]]
+    if op.storage is not None and (op.makes_sparse or any(type(v) is not NDArray for v in given)):
+        from runtime.sparse import restore_storage
+        visible = restore_storage(op, parsed, given, visible)
     if autograd._state.recording and autograd.needs_grad(given):
         autograd.record_op(op, parsed, given, results, visible, autograd.is_training())
     if out is not None:
@@ -535,6 +554,10 @@ def _update_aux(op, parsed, inputs, results) -> None:
 
 
 def array(source, ctx=None, dtype=None) -> NDArray:
+    if (isinstance(source, NDArray) and source.stype != "default") \
+            or type(source).__module__.startswith("scipy.sparse"):
+        from runtime import sparse
+        return sparse.array(source, ctx=ctx, dtype=dtype)
     if isinstance(source, NDArray):
         data = source._data
         dtype = dtype or data.dtype
@@ -547,7 +570,10 @@ def array(source, ctx=None, dtype=None) -> NDArray:
     return NDArray(np.array(data, dtype=dtype), ctx or current_context())
 
 
-def empty(shape, ctx=None, dtype=None) -> NDArray:
+def empty(shape, ctx=None, dtype=None, stype=None) -> NDArray:
+    if stype not in (None, "default"):
+        from runtime import sparse
+        return sparse.empty(stype, shape, ctx=ctx, dtype=dtype)
     return NDArray(np.empty(_allocated_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
 
 
@@ -578,7 +604,10 @@ def _filled(fill, shape, ctx, dtype, out) -> NDArray:
     return result
 
 
-def zeros(shape, ctx=None, dtype=None, out=None, **kwargs) -> NDArray:
+def zeros(shape, ctx=None, dtype=None, out=None, stype=None, **kwargs) -> NDArray:
+    if stype not in (None, "default"):
+        from runtime import sparse
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, out=out)
     return _filled(np.zeros, shape, ctx, dtype, out)
 
 
@@ -674,8 +703,8 @@ HELPERS: Dict[str, Any] = {
     "lesser_equal": _binary_function("broadcast_lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
 }
 
-# names of MXNet's `ndarray.ndarray` module that code and tests import: storage types (only dense
-# storage exists here) and Python's slice under MXNet's alias
+# names of MXNet's `ndarray.ndarray` module that code and tests import: storage types and Python's
+# slice under MXNet's alias
 _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
 _STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 _GRAD_REQ_MAP = {"null": 0, "write": 1, "add": 3}

@@ -6,16 +6,22 @@ States are NDArrays, so `Updater.get_states` pickles what MXNet's does.
 """
 from __future__ import annotations
 
+import functools
 import math
 import pickle
 import warnings
 
 import numpy as np
 
+from runtime.base import MXNetError
 from runtime.ndarray import NDArray
 
 
 def _zeros_like(weight: NDArray, dtype=None) -> NDArray:
+    """A zero state for the weight, in the weight's storage (MXNet's states of a row_sparse weight are row_sparse)."""
+    if weight.stype != "default":
+        from runtime import sparse
+        return sparse.zeros(weight.stype, weight.shape, weight.context, dtype or weight.dtype)
     return NDArray(np.zeros(weight.shape, dtype=dtype or weight.dtype), weight.context)
 
 
@@ -25,6 +31,16 @@ def _values(array):
 
 class Optimizer:
     opt_registry: dict = {}
+    # whether a row_sparse gradient updates only its rows (MXNet's sparse update kernels: SGD and
+    # Adam by their lazy_update option, AdaGrad and Ftrl always); others update every row
+    lazy_update = False
+
+    def _update_operator(self) -> str:
+        """MXNet's name for the operator that updates a weight (its error messages name it)."""
+        if type(self).__name__ == "SGD":
+            return "SGDMomUpdate" if self.momentum else "SGDUpdate"
+        return {"Adam": "AdamUpdate", "AdaGrad": "AdagradUpdate", "Ftrl": "FtrlUpdate"}.get(type(self).__name__,
+                                                                                           type(self).__name__)
 
     def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None, learning_rate=None,
                  lr_scheduler=None, sym=None, begin_num_update=0, multi_precision=False, param_dict=None):
@@ -218,6 +234,47 @@ def _update_through_master(opt, index, weight, grad, state):
         opt.update(index, weight, grad, state)
 
 
+def _lazy(update):
+    """MXNet's lazy update, around an optimizer's `update`: with a row_sparse gradient (and
+    `lazy_update` set), only the rows the gradient stores change, in the weight and in every
+    state; weight decay and momentum leave the other rows as they are. The update runs on every
+    row here, and the other rows are put back."""
+    @functools.wraps(update)
+    def lazy_update(self, index, weight, grad, state):
+        if isinstance(index, (list, tuple)):
+            if any(getattr(g, "stype", "") == "row_sparse" for g in grad):
+                for item in zip(index, weight, grad, state):
+                    lazy_update(self, *item)
+                return None
+            return update(self, index, weight, grad, state)
+        if weight.stype == "row_sparse" and weight.indices.shape[0] != weight.shape[0]:
+            raise MXNetError("Check failed: arr.storage_shape()[0] == arr.shape()[0]: %s for RowSparse weights is "
+                             "only implemented for RowSparse weights with all rows containing non-zeros. Expects "
+                             "weights.data.shape[0] (%d) == weights.shape[0] (%d)."
+                             % (self._update_operator(), weight.indices.shape[0], weight.shape[0]))
+        if getattr(grad, "stype", "default") != "row_sparse" or not self.lazy_update:
+            return update(self, index, weight, grad, state)
+        arrays = [weight] + _arrays_in(state)
+        saved = [a._data.copy() for a in arrays]
+        update(self, index, weight, grad, state)
+        untouched = np.ones(weight.shape[0], dtype=bool)
+        untouched[grad.indices._data] = False
+        for array, before in zip(arrays, saved):
+            array._data[untouched] = before[untouched]
+            if array is not weight and array.stype == "row_sparse":
+                array._kept[:] = True  # MXNet's sparse kernels store every row of a row_sparse state
+        return None
+    return lazy_update
+
+
+def _arrays_in(state):
+    if isinstance(state, NDArray):
+        return [state]
+    if isinstance(state, (list, tuple)):
+        return [a for s in state for a in _arrays_in(s)]
+    return []
+
+
 def _each(index, weight, grad, state):
     """MXNet's aggregated calls pass lists; single calls pass one of each."""
     if isinstance(index, (list, tuple)):
@@ -249,9 +306,10 @@ class SGD(_MomentumOptimizer):
 
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
         super().__init__(momentum=momentum, **kwargs)
-        self.lazy_update = lazy_update  # dense gradients only here: every row is updated either way
+        self.lazy_update = lazy_update  # row_sparse gradients update only their rows (see _lazily)
         self.aggregate_num = 4
 
+    @_lazy
     def update(self, index, weight, grad, state):
         items = _each(index, weight, grad, state)
         indices = [i for i, *_ in items]
@@ -295,6 +353,7 @@ class Adam(Optimizer):
     def create_state(self, index, weight):
         return _zeros_like(weight), _zeros_like(weight)
 
+    @_lazy
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
@@ -302,22 +361,26 @@ class Adam(Optimizer):
         lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
         g = self._scaled(grad, clip_after=wd * weight._data)
         mean, var = state[0]._data, state[1]._data
+        # MXNet's kernel for a row_sparse weight takes 1 - beta in the weight's dtype
+        precision = weight._data.dtype.type if weight.stype == "row_sparse" else float
         mean *= self.beta1
-        mean += (1.0 - self.beta1) * g
+        mean += (precision(1.0) - precision(self.beta1)) * g
         var *= self.beta2
-        var += (1.0 - self.beta2) * np.square(g)
+        var += (precision(1.0) - precision(self.beta2)) * np.square(g)
         weight._data -= lr * mean / (np.sqrt(var) + self.epsilon)
 
 
 @register
 class AdaGrad(Optimizer):
+    lazy_update = True
     def __init__(self, eps=1e-7, **kwargs):
         super().__init__(**kwargs)
         self.float_stable_eps = eps
 
     def create_state(self, index, weight):
-        return NDArray(np.zeros(weight.shape, dtype=np.float32), weight.context)
+        return _zeros_like(weight, np.float32)
 
+    @_lazy
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
@@ -533,15 +596,16 @@ class Nadam(Optimizer):
 
 @register
 class Ftrl(Optimizer):
+    lazy_update = True
     def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
         super().__init__(**kwargs)
         self.lamda1, self.beta = lamda1, beta
         self.lr = learning_rate
 
     def create_state(self, index, weight):
-        return (NDArray(np.zeros(weight.shape, dtype=np.float32), weight.context),
-                NDArray(np.zeros(weight.shape, dtype=np.float32), weight.context))
+        return _zeros_like(weight, np.float32), _zeros_like(weight, np.float32)
 
+    @_lazy
     def update(self, index, weight, grad, state):
         self._update_count(index)
         wd, lr = self._get_wd(index), self._get_lr(index)

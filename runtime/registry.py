@@ -208,6 +208,10 @@ class OpDef:
     # infer_inputs(out_shape, in_shapes, attrs) -> in_shapes completed from the output's shape: for
     # the operators whose inputs' shapes a later operator decides (an unknown size is None or a 0)
     infer_inputs: Optional[Callable] = None
+    # MXNet's storage inference: storage(input stypes, attrs) -> the result's stype (or one per
+    # output); None: results are dense whatever the inputs (MXNet's dense fallback)
+    storage: Optional[Callable] = None
+    makes_sparse: bool = False              # dense inputs may give a sparse result (cast_storage)
 
     @property
     def variadic(self) -> bool:
@@ -415,6 +419,15 @@ def gradient_of(*names: str, selective: bool = False) -> Callable:
         for name in names:
             REGISTRY[name].gradient = function
             REGISTRY[name].gradient_selective = selective
+        return function
+    return attach
+
+
+def storage_of(*names: str) -> Callable:
+    """Decorator: the function is the storage inference of the named (already declared) operators."""
+    def attach(function: Callable) -> Callable:
+        for name in names:
+            REGISTRY[name].storage = function
         return function
     return attach
 

@@ -58,6 +58,7 @@ MODULES: Dict[str, str] = {
     "mxnet.symbol.random": "runtime:sym.random",
     "mxnet.symbol.image": "runtime:sym.image",
     "mxnet.symbol.op": "runtime:sym.op",
+    "mxnet.symbol.sparse": "runtime:sym.sparse",
     "mxnet.executor": "runtime.executor",
     "mxnet.model": "runtime.model",
     "mxnet.module": "runtime.module",

@@ -327,13 +327,33 @@ class Symbol:
         from runtime.executor import infer_types
         # dtypes: type_dict, then each Variable's own dtype, then what inference makes of them
         arg_types, _, aux_types = infer_types(self, {k: np.dtype(v).name for k, v in (type_dict or {}).items()})
-        args = {n: zeros(s, ctx, dtype=t) for n, s, t in zip(self.list_arguments(), arg_shapes, arg_types)}
+        stypes = self._argument_stypes(stype_dict)
+        args = {n: zeros(s, ctx, dtype=t, stype=stypes[n][0])
+                for n, s, t in zip(self.list_arguments(), arg_shapes, arg_types)}
         aux = {n: zeros(s, ctx, dtype=t) for n, s, t in zip(self.list_auxiliary_states(), aux_shapes, aux_types)}
         names = self.list_arguments()
         requests = grad_req if isinstance(grad_req, (dict, str)) else dict(zip(names, grad_req))
         wanted = [n for n in names if (requests if isinstance(requests, str) else requests.get(n, "null")) != "null"]
-        grads = {n: zeros(args[n].shape, ctx, dtype=args[n].dtype) for n in wanted}
+        grads = {n: zeros(args[n].shape, ctx, dtype=args[n].dtype, stype=stypes[n][1]) for n in wanted}
         return Executor(self, ctx, args, aux, args_grad=grads, grad_req=grad_req)
+
+    def _argument_stypes(self, stype_dict=None):
+        """{argument: (storage of its array, storage of its gradient)}: the array's from stype_dict or
+        the variable's __storage_type__; the gradient is row_sparse where the argument is the weight
+        of an Embedding with sparse_grad (MXNet's backward storage inference), else dense."""
+        from runtime.ndarray import _STORAGE_TYPE_ID_TO_STR
+        stypes = {}
+        sparse_grads = set()
+        for node in self._order():
+            if node.is_variable:
+                given = (stype_dict or {}).get(node.name)
+                if given is None and "__storage_type__" in node.extra:
+                    given = _STORAGE_TYPE_ID_TO_STR[int(node.extra["__storage_type__"])]
+                stypes[node.name] = given or "default"
+            elif node.op.name == "Embedding" and str(node.attrs.get("sparse_grad")) in ("True", "true", "1") \
+                    and node.inputs[1][0].is_variable:
+                sparse_grads.add(node.inputs[1][0].name)
+        return {name: (stype, "row_sparse" if name in sparse_grads else "default") for name, stype in stypes.items()}
 
     def gradient(self, wrt):
         """MXNet 1.x declares Symbol.gradient but its C API does not implement it."""
@@ -487,6 +507,9 @@ def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         extra["__lr_mult__"] = str(lr_mult)
     if wd_mult is not None:
         extra["__wd_mult__"] = str(wd_mult)
+    if stype is not None:
+        from runtime.ndarray import _STORAGE_TYPE_STR_TO_ID
+        extra["__storage_type__"] = str(_STORAGE_TYPE_STR_TO_ID[stype])
     return Symbol([(Node(None, name, {}, [], extra), 0)])
 
 

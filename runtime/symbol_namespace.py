@@ -78,4 +78,6 @@ def build_module(name: str) -> types.ModuleType:
         "power": _binary_function("_Power", "_PowerScalar", "_RPowerScalar"),
         "pow": _binary_function("_Power", "_PowerScalar", "_RPowerScalar"),
     })
+    from runtime.ops.sparse import namespace_functions
+    subs["sparse"] = namespace_functions(function_for)
     return namespace.build_module(name, "MXNet-compatible deferred operators (Symbol).", top, subs)

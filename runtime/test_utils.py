@@ -150,15 +150,104 @@ def rand_coord_2d(x_low, x_high, y_low, y_high):
 
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A dense NDArray of standard normal values (sparse storage types are not supported here)."""
+    """A random NDArray: standard normal values, or a sparse one of the given density."""
     if stype != "default":
-        return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype)
+        return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype, modifier_func=modifier_func,
+                                   shuffle_csr_indices=shuffle_csr_indices, distribution=distribution, ctx=ctx)[0]
     return array(random_arrays(shape), dtype=dtype, ctx=ctx)
 
 
 def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None, data_init=None,
                         rsp_indices=None, modifier_func=None, shuffle_csr_indices=False, ctx=None):
-    raise MXNetError("%s storage is not supported by this runtime: arrays are dense" % stype)
+    """(a random sparse array, its definition): row_sparse keeps each row with probability
+    `density` (or the rows `rsp_indices`) and returns (values, indices); csr keeps each element
+    with probability `density` ("uniform") or fills rows with doubling counts ("powerlaw") and
+    returns (indptr, indices, data)."""
+    from runtime import sparse
+    ctx = ctx or default_context()
+    density = rnd.rand() if density is None else density
+    dtype = default_dtype() if dtype is None else dtype
+    distribution = distribution or "uniform"
+    if stype == "row_sparse":
+        assert distribution == "uniform", "Distribution %s not supported for row_sparse" % distribution
+        indices = np.asarray(rsp_indices) if rsp_indices is not None else np.flatnonzero(rnd.rand(shape[0]) < density)
+        if indices.shape[0] == 0:
+            return sparse.zeros("row_sparse", shape, ctx=ctx, dtype=dtype), (np.array([], dtype=dtype), np.array([]))
+        values = rnd.rand(indices.shape[0], *shape[1:]).astype(dtype)
+        if data_init is not None:
+            values.fill(data_init)
+        if modifier_func is not None:
+            values = assign_each(values, modifier_func)
+        result = sparse.row_sparse_array((values, indices), shape=shape, dtype=dtype, ctx=ctx)
+        return result, (values, indices)
+    assert stype == "csr", "unknown storage type"
+    assert len(shape) == 2
+    rows, columns = shape
+    if not 0 <= density <= 1:
+        raise ValueError("density has to be between 0 and 1")
+    if distribution == "uniform":
+        mask = rnd.rand(rows, columns) < density
+    elif distribution == "powerlaw":
+        mask = _powerlaw_mask(rows, columns, density)
+    else:
+        raise AssertionError("Distribution not supported: %s" % distribution)
+    values = rnd.rand(int(mask.sum())).astype(dtype)
+    if data_init is not None:
+        values.fill(data_init)
+    if modifier_func is not None:
+        values = assign_each(values, modifier_func)
+    row_index, column_index = np.nonzero(mask)
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(row_index, minlength=rows))])
+    if shuffle_csr_indices:
+        for row in range(rows):
+            rnd.shuffle(column_index[indptr[row]:indptr[row + 1]])
+    result = sparse.csr_matrix((values, column_index, indptr), shape=shape, dtype=dtype, ctx=ctx)
+    return result, (result.indptr, result.indices, result.data)
+
+
+def _powerlaw_mask(rows, columns, density):
+    """Row i holds twice the elements of row i-1 (from one), until density * size are placed."""
+    total = int(rows * columns * density)
+    if total < 2 * rows:
+        raise ValueError("not supported for this density: %s for this shape (%s, %s) Please keep : "
+                         "num_rows * num_cols * density >= 2 * num_rows" % (density, rows, columns))
+    mask = np.zeros((rows, columns), dtype=bool)
+    count, left = 1, total
+    for row in range(rows):
+        take = min(count, columns, left)
+        mask[row, :take] = True
+        left -= take
+        count *= 2
+    return mask
+
+
+def shuffle_csr_column_indices(csr):
+    """Shuffle the column indices within each row of a scipy csr matrix."""
+    for row in range(len(csr.indptr) - 1):
+        part = np.array(csr.indices[csr.indptr[row]:csr.indptr[row + 1]])
+        rnd.shuffle(part)
+        csr.indices[csr.indptr[row]:csr.indptr[row + 1]] = part
+
+
+def create_sparse_array(shape, stype, data_init=None, rsp_indices=None, dtype=None, modifier_func=None,
+                        density=.5, shuffle_csr_indices=False):
+    """A random sparse array; row_sparse indices given are sorted first."""
+    if stype not in ("row_sparse", "csr"):
+        raise AssertionError("Unknown storage type: " + stype)
+    if rsp_indices is not None and stype == "row_sparse":
+        rsp_indices = np.sort(np.asarray(rsp_indices))
+    return rand_sparse_ndarray(shape, stype, density=density, data_init=data_init,
+                               rsp_indices=rsp_indices if stype == "row_sparse" else None, dtype=dtype,
+                               modifier_func=modifier_func, shuffle_csr_indices=shuffle_csr_indices)[0]
+
+
+def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=None, dtype=None,
+                           modifier_func=None, shuffle_csr_indices=False):
+    """A random sparse array whose row_sparse rows are only those in `rsp_indices`."""
+    if stype == "row_sparse":
+        density = 0.0
+    return create_sparse_array(shape, stype, data_init=data_init, rsp_indices=rsp_indices, dtype=dtype,
+                               modifier_func=modifier_func, density=density, shuffle_csr_indices=shuffle_csr_indices)
 
 
 def create_2d_tensor(rows, columns, dtype=np.int64):
@@ -179,16 +268,17 @@ def get_identity_mat_batch(size):
 
 
 def assign_each(the_input, function):
-    """`function` applied to each element (a NumPy array of the same shape); None leaves it as is."""
+    """`function` applied to each element, into a float64 array of the input's shape (as MXNet's:
+    a function returning the integer 0 still gives floats); None leaves it as is."""
     if function is None:
         return np.array(the_input)
-    return np.vectorize(function)(the_input)
+    return np.vectorize(function, otypes=[np.float64])(the_input)
 
 
 def assign_each2(input1, input2, function):
     if function is None:
         return np.array(input1)
-    return np.vectorize(function)(input1, input2)
+    return np.vectorize(function, otypes=[np.float64])(input1, input2)
 
 
 # ---- comparisons
@@ -422,6 +512,9 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     prior = {k: np.random.normal(size=v.shape) for k, v in expected.items()}
     grads = {k: array(prior[k], ctx=ctx, dtype=location[k].dtype if k in location else dtype)
              for k in expected}
+    for k, stype in (grad_stypes or {}).items():  # gradient arrays of the storage asked for
+        if k in grads and stype != "default":
+            grads[k] = grads[k].tostype(stype)
     reqs = _grad_reqs(names, grad_req)
     executor = sym.bind(ctx=ctx, args=location, args_grad=grads, aux_states=aux_states, grad_req=reqs)
     executor.forward(is_train=True)
@@ -838,15 +931,23 @@ get_bz2_data = _needs_network("get_bz2_data")
 def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="default", rtol=1e-4, atol=1e-5,
                       compare_states=True, ntensors=1):
     """Two optimizers take the same step from the same weights and gradients: their states and
-    updated weights agree."""
+    updated weights agree. `opt1` (the reference) always gets dense arrays; `opt2` gets the weight
+    and gradient in storage `w_stype` and `g_stype` (a sparse weight stores every row)."""
     if ntensors != 1:
         shapes = shape if isinstance(shape, (list, tuple)) and isinstance(shape[0], (list, tuple)) else [shape] * ntensors
     else:
         shapes = [shape]
+
+    def pair(s, stype, density):
+        if stype == "default":
+            second = array(rnd.uniform(0, 1, size=s), dtype=dtype, ctx=default_context())
+            return second.copy(), second
+        second = rand_ndarray(s, stype, density=density, dtype=dtype)
+        return second.copyto(default_context()).tostype("default"), second
+
     for index, s in enumerate(shapes):
-        w1 = rand_ndarray(s, w_stype, dtype=dtype)
-        g1 = rand_ndarray(s, g_stype, dtype=dtype)
-        w2, g2 = w1.copy(), g1.copy()
+        w1, w2 = pair(s, w_stype, 1)
+        g1, g2 = pair(s, g_stype, None)
         state1 = opt1.create_state_multi_precision(index, w1)
         state2 = opt2.create_state_multi_precision(index, w2)
         if compare_states:

@@ -95,6 +95,12 @@ case("pad", [((1, 1, 3, 3), X)], mode="constant", pad_width=(0, 0, 0, 0, 1, 2, 2
 case("where", [((2, 3), [[1, 0, 1], [0, 0, 1]]), ((2, 3), X), ((2, 3), X)])
 case("dot", [((3, 4), X), ((4, 2), X)])
 case("dot", [((4, 3), X), ((2, 4), X)], transpose_a=True, transpose_b=True)
+# the storage operators (runtime/ops/sparse.py) and contrib.quadratic
+case("cast_storage", [((3, 4), X)], stype="row_sparse")
+case("_sparse_retain", [((4, 3), X), ((2,), [3, 1])])
+case("_square_sum", [((3, 4), X)], axis=1, keepdims=True)
+case("_square_sum", [(S, X)], axis=(0, 2))
+case("_contrib_quadratic", [(S, X)], a=0.7, b=-1.5, c=0.3)
 case("batch_dot", [((2, 3, 4), X), ((2, 2, 4), X)], transpose_b=True)
 case("_linalg_gemm2", [((2, 4, 3), X), ((2, 4, 5), X)], transpose_a=True, alpha=2.0)
 case("_linalg_gemm2", [((3, 2, 4), X), ((5, 2, 4), X)], transpose_b=True, axis=0)

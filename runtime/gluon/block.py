@@ -683,6 +683,11 @@ class SymbolBlock(HybridBlock):
         self._outputs = outputs if isinstance(outputs, Symbol) else Group(list(outputs))
         self._inputs = inputs if isinstance(inputs, (list, tuple)) else [inputs]
         input_names = {i.name for i in self._inputs}
+        # MXNet's SymbolBlock takes dense parameters only
+        stypes = self._outputs._argument_stypes()
+        for name, (stype, _) in stypes.items():
+            assert name in input_names or stype == "default", \
+                "SymbolBlock doesn't support Parameter '%s' because its storage type is '%s'." % (name, stype)
         for name in self._outputs.list_arguments() + self._outputs.list_auxiliary_states():
             if name not in input_names:
                 self._params._params[name] = params[name] if params is not None and name in params \

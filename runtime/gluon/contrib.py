@@ -26,10 +26,11 @@ class SyncBatchNorm(BatchNorm):
 
 
 class SparseEmbedding(Embedding):
-    """An embedding whose gradient MXNet keeps row-sparse; arrays are dense here, so it is an Embedding."""
+    """An embedding whose weight's gradient is row_sparse (MXNet's contrib SparseEmbedding)."""
 
     def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None, **kwargs):
-        super().__init__(input_dim, output_dim, dtype=dtype, weight_initializer=weight_initializer, **kwargs)
+        super().__init__(input_dim, output_dim, dtype=dtype, weight_initializer=weight_initializer, sparse_grad=True,
+                         **kwargs)
 
 
 def _factors(factor, count: int):

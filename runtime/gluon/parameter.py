@@ -52,7 +52,13 @@ class Parameter:
         self._deferred = None      # (initializer, [contexts], default_init, data) waiting for a shape
         self._var = None
         self._trainer = None
+        valid = ("default", "row_sparse", "csr")
+        assert grad_stype in valid, "grad_stype for Parameter '%s' must be one of 'default', 'row_sparse', or " \
+            "'csr', but got '%s'" % (name, grad_stype)
+        assert stype in valid, "stype for Parameter '%s' must be one of 'default', 'row_sparse', or 'csr', but " \
+            "got '%s'" % (name, stype)
         self._stype, self._grad_stype = stype, grad_stype
+        self._full = None  # a sparse parameter's every row (see _init_impl)
 
     # MXNet's private state, which model code copies to wrap a parameter (GluonNLP's
     # WeightDropParameter reads `_deferred_init`, `_allow_deferred_init`, `_ctx_list`, ...)
@@ -109,6 +115,12 @@ class Parameter:
             devices[ctx.device_id] = i
         value = data._data if isinstance(data, NDArray) else np.asarray(data)
         self._data = [NDArray(np.array(value, dtype=self.dtype), ctx) for ctx in self._ctx_list]
+        if self._stype != "default":
+            # the copies take the parameter's storage; `_full` holds all its rows (what MXNet's
+            # key-value store holds), and `row_sparse_data` copies the rows asked for into a copy
+            self._data = [d.tostype(self._stype) for d in self._data]
+            self._full = self._data[0].copy()
+            self._full._kept[:] = True  # every row is stored, as in MXNet's key-value store
         self._init_grad()
 
     def _init_grad(self) -> None:
@@ -117,7 +129,11 @@ class Parameter:
             self._grad = None
             return
         from runtime import autograd
-        self._grad = [NDArray(np.zeros(d.shape, dtype=d._data.dtype), d.context) for d in self._data]
+        if self._grad_stype == "default":
+            self._grad = [NDArray(np.zeros(d.shape, dtype=d._data.dtype), d.context) for d in self._data]
+        else:  # sparse gradient buffers: backward stores the rows (or elements) it reaches
+            from runtime import sparse
+            self._grad = [sparse.zeros(self._grad_stype, d.shape, d.context, d._data.dtype) for d in self._data]
         autograd.mark_variables(self._data, self._grad, self._grad_req)
 
     def _check_and_get(self, arr_list, ctx):
@@ -210,10 +226,33 @@ class Parameter:
         return NDArray(total, Context("cpu", 0))
 
     def data(self, ctx=None) -> NDArray:
+        if self._stype != "default" and self._data is not None:
+            raise RuntimeError("Cannot return a copy of Parameter '%s' on ctx %s via data() because its storage type "
+                               "is %s. Please use row_sparse_data() instead." % (self.name, ctx, self._stype))
         return self._check_and_get(self._data, ctx)
 
     def list_data(self):
+        if self._stype != "default" and self._data is not None:
+            raise RuntimeError("Cannot return copies of Parameter '%s' on all contexts via list_data() because its "
+                               "storage type is %s. Please use row_sparse_data() instead." % (self.name, self._stype))
         return self._check_and_get(self._data, list)
+
+    def row_sparse_data(self, row_id) -> NDArray:
+        """The copy on row_id's context holding the rows `row_id` of a row_sparse parameter (the
+        others zero)."""
+        if self._stype != "row_sparse":
+            raise RuntimeError("Cannot return a copy of Parameter %s via row_sparse_data() because its storage type "
+                               "is %s. Please use data() instead." % (self.name, self._stype))
+        if self._trainer is None:
+            raise RuntimeError("Cannot get row_sparse data for Parameter '%s' when no Trainer is created with it."
+                               % self.name)
+        from runtime import sparse
+        copy = self._check_and_get(self._data, row_id.context)
+        copy[:] = sparse.retain(self._full, row_id.astype("int64"))
+        return copy
+
+    def list_row_sparse_data(self, row_id):
+        return [self.row_sparse_data(row_id.as_in_context(ctx)) for ctx in self._ctx_list]
 
     def list_ctx(self):
         if self._data is None:
@@ -332,8 +371,11 @@ class Parameter:
         from runtime.symbol import var
         if self._var is None:
             # with its initializer, which binding a graph of it (mx.mod.Module) uses before the default
+            # (a sparse parameter's variable carries its storage type; kept off dense ones, whose
+            # exported graphs this runtime writes without it)
             self._var = var(self.name, shape=self._shape, dtype=self.dtype, lr_mult=self.lr_mult,
-                            wd_mult=self.wd_mult, init=self.init)
+                            wd_mult=self.wd_mult, init=self.init,
+                            stype=self._stype if self._stype != "default" else None)
         return self._var
 
 

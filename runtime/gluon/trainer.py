@@ -218,8 +218,9 @@ class Trainer:
         for i, param in enumerate(self._params):
             if param.grad_req == "null":
                 continue
+            copies = param._check_and_get(param._data, list)
             if not ignore_stale_grad:
-                for arr in param._check_and_get(param._data, list):
+                for arr in copies:
                     if not arr._fresh_grad:
                         raise UserWarning(
                             "Gradient of Parameter `%s` on context %s has not been updated by backward since last "
@@ -229,9 +230,10 @@ class Trainer:
                             "Parameters with stale gradient" % (param.name, str(arr.context)))
             if on_kvstore:
                 continue  # the store has updated the weights
-            for pending, arr, grad in zip(updates, param.list_data(), param.list_grad()):
+            for pending, arr, grad in zip(updates, copies, param.list_grad()):
                 if not ignore_stale_grad or arr._fresh_grad:
-                    pending.append((i, grad, arr))
+                    # a sparse parameter: backward marks its copy; what is updated holds all its rows
+                    pending.append((i, grad, param._full if param._stype != "default" else arr))
                     arr._fresh_grad = False
         if on_kvstore:
             return

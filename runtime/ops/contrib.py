@@ -117,3 +117,5 @@ def _declare_sync_batch_norm():
 
 
 _declare_sync_batch_norm()
+declare("_contrib_quadratic", attrs=[Attr("a", float_, 0.0), Attr("b", float_, 0.0), Attr("c", float_, 0.0)],
+        kernel=k.quadratic, infer=same_shape)

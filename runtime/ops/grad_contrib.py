@@ -47,3 +47,6 @@ def _boolean_mask(inputs, outputs, out_grads, axis=0):
     where[axis] = kept
     dx[tuple(where)] = out_grads[0]
     return [dx, np.zeros_like(index)]
+
+
+gradient_of("_contrib_quadratic")(_scaled(lambda x, y, attrs: 2 * attrs["a"] * x + attrs["b"]))

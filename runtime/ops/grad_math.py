@@ -27,6 +27,11 @@ def reduce_to(grad: np.ndarray, shape) -> np.ndarray:
     return grad.reshape(shape)
 
 
+def _digamma(x):
+    """psi(x), +inf at 0 and the negative integers as in MXNet 1.9.1 (SciPy gives -inf or nan there)."""
+    return np.where((x <= 0) & (x == np.floor(x)), np.inf, special.digamma(x))
+
+
 def zero_gradient(inputs, outputs, out_grads, **attrs):
     """Operators whose outputs are piecewise constant in their inputs: MXNet gives zeros."""
     return [np.zeros_like(x) for x in inputs]
@@ -72,8 +77,8 @@ _UNARY_DERIVATIVES = {
     "sqrt": lambda x, y: 0.5 / y,
     "rsqrt": lambda x, y: -0.5 * y / x,
     "cbrt": lambda x, y: 1 / (3 * y * y),
-    "gamma": lambda x, y: y * special.digamma(x),
-    "gammaln": lambda x, y: special.digamma(x),
+    "gamma": lambda x, y: y * _digamma(x),
+    "gammaln": lambda x, y: _digamma(x),
     "identity": lambda x, y: 1,
 }
 for _name, _derivative in _UNARY_DERIVATIVES.items():

@@ -172,9 +172,9 @@ class GroupNorm(HybridBlock):
 class Embedding(HybridBlock):
     def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None, sparse_grad=False, **kwargs):
         super().__init__(**kwargs)
-        self._kwargs = dict(input_dim=input_dim, output_dim=output_dim, dtype=dtype)
+        self._kwargs = dict(input_dim=input_dim, output_dim=output_dim, dtype=dtype, sparse_grad=sparse_grad)
         self.weight = self.params.get("weight", shape=(input_dim, output_dim), init=weight_initializer, dtype=dtype,
-                                      allow_deferred_init=True)
+                                      allow_deferred_init=True, grad_stype="row_sparse" if sparse_grad else "default")
 
     def hybrid_forward(self, F, x, weight):
         return F.Embedding(x, weight, name="fwd", **self._kwargs)
