@@ -297,8 +297,12 @@ class KVStore(KVStoreBase):
         if out is None or row_ids is None:
             raise MXNetError("row_sparse_pull needs out= and row_ids=")
         from runtime import sparse
-        for k, outs in _pairs(key, out):
+        pairs, _ = _key_value_pairs(key, out)
+        for k, outs in _grouped(pairs).items():
             stored = self._stored(k)
+            # the store holds every row (stored or not where it came from): each row asked for is given
+            stored = stored.tostype("row_sparse") if stored.stype != "row_sparse" else stored.copy()
+            stored._kept[:] = True
             ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids] * len(outs)
             for o, rows in zip(outs, ids):
                 o[:] = sparse.retain(stored, rows.astype("int64"))

@@ -109,8 +109,8 @@ class Trainer:
     def _init_kvstore(self):
         """Choose the store and whether it updates the weights, with MXNet's checks on what was asked."""
         config = self._kvstore_params
-        # arrays are dense here: parameters declared sparse train as dense ones do
-        arg_arrays = {param.name: param.data(self._contexts[0]) for param in self._params}
+        # (a sparse parameter's copy: data() refuses it, as MXNet's does)
+        arg_arrays = {param.name: param._check_and_get(param._data, self._contexts[0]) for param in self._params}
         kvstore, update_on_kvstore = _create_kvstore(config["kvstore"], len(self._contexts), arg_arrays)
         self._distributed = "dist" in kvstore.type if kvstore else False
         if config["update_on_kvstore"] is not None:
