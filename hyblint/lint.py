@@ -138,9 +138,7 @@ class _Crew:
         self.screeners = max(1, count - checkers)
         # checkers fork at once, to import libcst while this process reads the files; screeners
         # fork in `run`, with the index of the files read, so that they read it, not this process
-        # (each holds its next job while it works on one: it never waits for this process to
-        # finish screening a file before it gets more)
-        self.members = [Worker(self.context, self._with_setup(_start_checker), "check", capacity=2)
+        self.members = [Worker(self.context, self._with_setup(_start_checker), "check")
                         for _ in range(checkers)]
 
     def _with_setup(self, initializer):
@@ -149,7 +147,7 @@ class _Crew:
     def _start_screeners(self, package: Optional[Package] = None, count: Optional[int] = None) -> None:
         if not any(member.kind == "screen" for member in self.members):
             start = self._with_setup(functools.partial(_start_screener, package))
-            self.members += [Worker(self.context, start, "screen", capacity=2)
+            self.members += [Worker(self.context, start, "screen")
                              for _ in range(self.screeners if count is None else count)]
 
     def stop(self) -> None:
@@ -174,17 +172,16 @@ class _Crew:
         results = []
         while True:
             for member in self.members:
-                while member.has_room:
-                    steal = member.kind == "screen" and not to_screen and waiting > STEAL_THRESHOLD
-                    if to_finish and (member.kind == "check" or steal):
-                        job, first = to_finish.popleft()
-                        waiting -= _method_text(first)
-                        member.send(_finish_one, first, (job, "finish"))
-                    elif to_screen:
-                        job = to_screen.pop()
-                        member.send(_triage_one, job, (job, "triage"))
-                    else:
-                        break
+                if member.job is not None:
+                    continue
+                steal = member.kind == "screen" and not to_screen and waiting > STEAL_THRESHOLD
+                if to_finish and (member.kind == "check" or steal):
+                    job, first = to_finish.popleft()
+                    waiting -= _method_text(first)
+                    member.send(_finish_one, first, (job, "finish"))
+                elif to_screen:
+                    job = to_screen.pop()
+                    member.send(_triage_one, job, (job, "triage"))
             busy = any(member.job is not None for member in self.members)
             if needs_context:
                 # What the package index knows is read here, where every file's text is, one file
@@ -231,7 +228,7 @@ class _Crew:
         results: List[Tuple[int, Any]] = []
         while True:
             for member in self.members:
-                if member.job is None and waiting:  # (one at a time: largest first, all end together)
+                if member.job is None and waiting:
                     index = waiting.popleft()
                     member.send(function, jobs[index], index)
             if all(member.job is None for member in self.members):

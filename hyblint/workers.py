@@ -6,21 +6,16 @@ import it, and checkers, which import it once when they start, and forks all of 
 thread exists in this process (forking a threaded process can deadlock the child, which is why
 this is not a concurrent.futures pool: those start a thread per pool).
 
-A worker may hold a second job besides the one it is working on (`capacity`), so that it starts
-the next one at once instead of waiting until this process, busy with work of its own, sends it.
-A thread in the worker reads every job as soon as it arrives: this process never blocks sending
-one while the worker blocks sending a result that this process is not yet reading.
+One job in flight per worker: the worker is waiting in `recv` whenever a job is sent to it, so
+neither side can block on a full pipe while the other does too.
 """
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import sys
-import threading
 import traceback
-from collections import deque
-from typing import Any, Callable, Deque, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
 class WorkerError(RuntimeError):
@@ -32,23 +27,10 @@ def _serve(connection, initializer: Callable[[], None]) -> None:
     # its pipe closed and ends
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     initializer()
-    inbox: "queue.SimpleQueue" = queue.SimpleQueue()
-
-    def read() -> None:
-        try:
-            while True:
-                message = connection.recv()
-                inbox.put(message)
-                if message is None:
-                    return
-        except (EOFError, OSError):
-            inbox.put(None)
-
     try:
         connection.send((True, None))  # ready: what a job costs from now on is its own
-        threading.Thread(target=read, daemon=True).start()
         while True:
-            message = inbox.get()
+            message = connection.recv()
             if message is None:
                 return
             function, argument = message
@@ -65,38 +47,27 @@ STARTING = "starting"
 
 
 class Worker:
-    def __init__(self, context, initializer: Callable[[], None], kind: str, capacity: int = 1):
+    def __init__(self, context, initializer: Callable[[], None], kind: str):
         self.kind = kind
-        self.capacity = capacity
         self.connection, child_end = context.Pipe()
         self.process = context.Process(target=_serve, args=(child_end, initializer), daemon=True)
         self.process.start()
         child_end.close()
-        # the jobs sent and not yet answered, in order; it starts busy with its initializer, so
-        # that nothing is queued behind a slow start while another worker could take it
-        self.jobs: Deque[Any] = deque([STARTING])
-
-    @property
-    def job(self) -> Optional[Any]:
-        """The job it is working on, None when idle."""
-        return self.jobs[0] if self.jobs else None
-
-    @property
-    def has_room(self) -> bool:
-        """Whether it takes another job now: while it starts, none."""
-        return len(self.jobs) < self.capacity and self.job is not STARTING
+        # what it is working on, None when idle; it starts busy with its initializer, so that
+        # nothing is queued behind a slow start while another worker could take it
+        self.job: Optional[Any] = STARTING
 
     def send(self, function: Callable, argument: Any, job: Any) -> None:
-        self.jobs.append(job)
+        self.job = job
         self.connection.send((function, argument))
 
     def receive(self) -> Tuple[Any, Any]:
-        """(the job, its result) of the worker's first job, done; raises WorkerError for a failed job."""
+        """(the job, its result) of the finished worker; raises WorkerError for a failed job."""
         try:
             ok, value = self.connection.recv()
         except (EOFError, OSError) as exc:
             raise WorkerError("a worker process ended unexpectedly (%s)" % exc) from None
-        job = self.jobs.popleft()
+        job, self.job = self.job, None
         if not ok:
             raise WorkerError(value)
         return job, value
@@ -149,7 +120,7 @@ def run_all(initializers) -> None:
 
 
 def wait_for_any(workers: List[Worker], timeout: Optional[float] = None) -> List[Worker]:
-    """The busy workers that have finished a job (blocks until one has, or `timeout` passes)."""
+    """The busy workers that have finished their job (blocks until one has, or `timeout` passes)."""
     from multiprocessing.connection import wait
     busy: Dict[Any, Worker] = {w.connection: w for w in workers if w.job is not None}
     return [busy[connection] for connection in wait(list(busy), timeout)] if busy else []
