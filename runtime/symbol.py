@@ -292,8 +292,10 @@ class Symbol:
         return infer_shapes(self, self._known(args, kwargs), partial=False)
 
     def infer_shape_partial(self, *args, **kwargs):
+        """As infer_shape, with `()` for the shapes the given ones do not decide (MXNet's answer)."""
         from runtime.executor import infer_shapes
-        return infer_shapes(self, self._known(args, kwargs), partial=True)
+        found = infer_shapes(self, self._known(args, kwargs), partial=True)
+        return tuple([shape if shape is not None else () for shape in shapes] for shapes in found)
 
     def _known(self, args, kwargs) -> Dict[str, Tuple]:
         known = dict(zip(self.list_arguments(), args)) if args else {}
@@ -301,15 +303,18 @@ class Symbol:
         return {k: tuple(v) for k, v in known.items() if v is not None}
 
     def infer_type(self, *args, **kwargs):
-        from runtime.executor import infer_types
-        names = self.list_arguments()
-        given = dict(zip(names, args))
-        given.update(kwargs)
-        arg_types, out_types, aux_types = infer_types(self, {k: v for k, v in given.items() if v is not None})
-        if any(t is None for t in arg_types + out_types + aux_types):
+        found = self.infer_type_partial(*args, **kwargs)
+        if any(t is None for types in found for t in types):
             return None, None, None
-        return ([np.dtype(t).type for t in arg_types], [np.dtype(t).type for t in out_types],
-                [np.dtype(t).type for t in aux_types])
+        return found
+
+    def infer_type_partial(self, *args, **kwargs):
+        """As infer_type, with None for the dtypes the given ones do not decide."""
+        from runtime.executor import infer_types
+        given = dict(zip(self.list_arguments(), args))
+        given.update(kwargs)
+        found = infer_types(self, {k: v for k, v in given.items() if v is not None})
+        return tuple([None if t is None else np.dtype(t).type for t in types] for types in found)
 
     # ---- execution
     def bind(self, ctx=None, args=None, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,

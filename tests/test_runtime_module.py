@@ -171,3 +171,23 @@ def test_a_string_grad_req_is_the_datas_too_when_inputs_need_gradients(mx, grad_
         assert grad is None
     else:
         assert grad.asnumpy().tolist() == [[2.0 * (2 if data_request == "add" else 1)] * 4] * 3
+
+
+def test_partial_inference_and_output_labels_take_mxnets_answers():
+    # recorded from MXNet 1.9.1: unknown shapes are (), and a loss output's label takes the data's dtype
+    import numpy as np
+
+    from runtime import sym
+    from runtime.base import MXNetError
+    data, prev = sym.Variable("data"), sym.Variable("prevstate")
+    out = sym.Activation(sym.elemwise_add(sym.FullyConnected(data, name="x2h", num_hidden=4),
+                                          sym.FullyConnected(prev, name="h2h", num_hidden=4)), act_type="relu")
+    arg_shapes = dict(zip(out.list_arguments(), out.infer_shape_partial(data=(2, 3))[0]))
+    assert arg_shapes["x2h_weight"] == (4, 3) and arg_shapes["h2h_weight"] == ()
+    assert out.infer_shape(data=(2, 3)) == (None, None, None)
+    mlp = sym.SoftmaxOutput(sym.FullyConnected(sym.Cast(data, dtype="float32"), name="fc1", num_hidden=8),
+                            name="softmax")
+    assert mlp.infer_type(data=np.float16)[0] == [np.float16, np.float32, np.float32, np.float32]
+    assert mlp.infer_type_partial()[0] == [None, np.float32, np.float32, np.float32]
+    with pytest.raises(MXNetError, match="uniform type"):
+        sym.SoftmaxOutput(data, name="s").infer_type(data=np.float32, s_label=np.int32)

@@ -497,7 +497,8 @@ class HybridBlock(Block):
         """Deferred initialization: learn parameter shapes from a trace with the inputs' shapes."""
         inputs, graph, _ = self._trace(args)
         known = {i.name: a.shape for i, a in zip(inputs, _flatten(list(args))[0])}
-        arg_shapes, _, aux_shapes = graph.infer_shape_partial(**known)
+        from runtime.executor import infer_shapes
+        arg_shapes, _, aux_shapes = infer_shapes(graph, known, partial=True)
         shapes = dict(zip(graph.list_arguments(), arg_shapes))
         shapes.update(zip(graph.list_auxiliary_states(), aux_shapes))
         for param in self.collect_params().values():

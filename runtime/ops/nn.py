@@ -252,7 +252,7 @@ declare("SoftmaxOutput", inputs=("data", "label"),
                Attr("normalization", choice("null", "batch", "valid"), "null"), Attr("out_grad", bool_, False),
                Attr("smooth_alpha", float_, 0.0)],
         kernel=k.softmax_output, aliases=("Softmax",), infer=_softmax_output_shapes, bracket_shapes=True,
-        types=uniform_types(free=("label",)))
+        types=uniform_types(wording="layer"))  # the label too takes the data's dtype, as MXNet 1.9.1 checks
 declare("SoftmaxActivation", attrs=[Attr("mode", choice("instance", "channel"), "instance")],
         kernel=k.softmax_activation)
 declare("UpSampling", inputs=("*data",), attrs=[Attr("scale", int_, required=True, low=1), Attr("num_filter", int_, 0),

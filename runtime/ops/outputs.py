@@ -23,7 +23,7 @@ def _prediction(kernel):
 for _name, _kernel in (("LinearRegressionOutput", k.identity), ("MAERegressionOutput", k.identity),
                        ("LogisticRegressionOutput", k.sigmoid)):
     declare(_name, inputs=("data", "label"), attrs=[Attr("grad_scale", float_, 1.0)], kernel=_prediction(_kernel),
-            infer=_label_like_data, types=uniform_types(free=("label",)))
+            infer=_label_like_data, types=uniform_types())  # label and data of one dtype (MXNet 1.9.1)
 
 
 def _svm_shapes(in_shapes, attrs):
@@ -36,7 +36,7 @@ declare("SVMOutput", inputs=("data", "label"),
         attrs=[Attr("margin", float_, 1.0), Attr("regularization_coefficient", float_, 1.0),
                Attr("use_linear", bool_, False)],
         kernel=lambda data, label, margin=1.0, regularization_coefficient=1.0, use_linear=False: k.identity(data),
-        infer=_svm_shapes, types=uniform_types(free=("label",)))
+        infer=_svm_shapes, types=uniform_types(wording="layer"))
 declare("MakeLoss", attrs=[Attr("grad_scale", float_, 1.0), Attr("valid_thresh", float_, 0.0),
                            Attr("normalization", choice("null", "batch", "valid"), "null")],
         kernel=lambda data, grad_scale=1.0, valid_thresh=0.0, normalization="null": k.identity(data),
