@@ -14,24 +14,29 @@ def _roi_pooling_shapes(in_shapes, attrs):
     if 0 in size:
         raise ValueError("value %sfor Parameter pooled_size is invalid, the input shape must be nonzero in all "
                          "dimensions" % text)
-    data, rois = in_shapes
-    if data is None or rois is None:
+    if not _known_regions(in_shapes, 5):
         return in_shapes, [None]
-    if len(data) != 4:
-        raise ValueError("data should be a 4D tensor")
-    if len(rois) != 2 or rois[1] != 5:
-        raise ValueError("bbox should be a 2D tensor of shape [batch, 5]")
+    data, rois = in_shapes
     return in_shapes, [(rois[0], data[1]) + tuple(attrs["pooled_size"])]
 
 
-def _roi_pooling_check(in_shapes, attrs):
-    _roi_pooling_shapes(in_shapes, attrs)
+def _known_regions(in_shapes, width: int) -> bool:
+    """Whether the data and regions shapes are known, checked in MXNet's words: 4-D data, regions
+    (batch index and corners, and an angle for rotated ones) `width` numbers each."""
+    data, rois = in_shapes
+    if data is None or rois is None:
+        return False
+    if len(data) != 4:
+        raise ValueError("data should be a 4D tensor")
+    if len(rois) != 2 or rois[1] != width:
+        raise ValueError("bbox should be a 2D tensor of shape [batch, %d]" % width)
+    return True
 
 
 declare("ROIPooling", inputs=("data", "rois"),
         attrs=[Attr("pooled_size", shape_, required=True),
                Attr("spatial_scale", float_, required=True, low=0.0, high=1.0)],
-        kernel=k.roi_pooling, infer=_roi_pooling_shapes, check=_roi_pooling_check)
+        kernel=k.roi_pooling, infer=_roi_pooling_shapes)
 
 
 def _roi_align_shapes(in_shapes, attrs):
@@ -47,57 +52,36 @@ def _roi_align_shapes(in_shapes, attrs):
     return in_shapes, [(out[0][0], channels // bins) + out[0][2:]]
 
 
-def _roi_align_check(in_shapes, attrs):
-    _roi_align_shapes(in_shapes, attrs)
-
-
 declare("_contrib_ROIAlign", inputs=("data", "rois"),
         attrs=[Attr("pooled_size", shape_, required=True),
                Attr("spatial_scale", float_, required=True, low=0.0, high=1.0), Attr("sample_ratio", int_, -1),
                Attr("position_sensitive", bool_, False), Attr("aligned", bool_, False)],
-        kernel=k.roi_align, infer=_roi_align_shapes, check=_roi_align_check, aliases=("contrib.ROIAlign",))
+        kernel=k.roi_align, infer=_roi_align_shapes, aliases=("contrib.ROIAlign",))
 
 
 def _psroi_pooling_shapes(in_shapes, attrs):
-    data, rois = in_shapes
-    if data is None or rois is None:
+    if not _known_regions(in_shapes, 5):
         return in_shapes, [None]
-    if len(data) != 4:
-        raise ValueError("data should be a 4D tensor")
-    if len(rois) != 2 or rois[1] != 5:
-        raise ValueError("bbox should be a 2D tensor of shape [batch, 5]")
     size = attrs["pooled_size"]
-    return in_shapes, [(rois[0], attrs["output_dim"], size, size)]
-
-
-def _psroi_pooling_check(in_shapes, attrs):
-    _psroi_pooling_shapes(in_shapes, attrs)
+    return in_shapes, [(in_shapes[1][0], attrs["output_dim"], size, size)]
 
 
 declare("_contrib_PSROIPooling", inputs=("data", "rois"),
         attrs=[Attr("spatial_scale", float_, required=True, low=0.0, high=1.0), Attr("output_dim", int_, required=True),
                Attr("pooled_size", int_, required=True), Attr("group_size", int_, 0)],
-        kernel=k.psroi_pooling, infer=_psroi_pooling_shapes, check=_psroi_pooling_check,
+        kernel=k.psroi_pooling, infer=_psroi_pooling_shapes,
         aliases=("contrib.PSROIPooling",))
 
 
 def _rroi_align_shapes(in_shapes, attrs):
-    data, rois = in_shapes
-    if data is None or rois is None:
+    if not _known_regions(in_shapes, 6):
         return in_shapes, [None]
-    if len(data) != 4:
-        raise ValueError("data should be a 4D tensor")
-    if len(rois) != 2 or rois[1] != 6:
-        raise ValueError("bbox should be a 2D tensor of shape [batch, 6]")
+    data, rois = in_shapes
     return in_shapes, [(rois[0], data[1]) + tuple(attrs["pooled_size"])]
-
-
-def _rroi_align_check(in_shapes, attrs):
-    _rroi_align_shapes(in_shapes, attrs)
 
 
 # MXNet registers no usable gradient (its backward fails: "RROIAlign: Backward is not supported.")
 declare("_contrib_RROIAlign", inputs=("data", "rois"),
         attrs=[Attr("pooled_size", shape_, required=True),
                Attr("spatial_scale", float_, required=True, low=0.0, high=1.0), Attr("sampling_ratio", int_, -1)],
-        kernel=k.rroi_align, infer=_rroi_align_shapes, check=_rroi_align_check, aliases=("contrib.RROIAlign",))
+        kernel=k.rroi_align, infer=_rroi_align_shapes, aliases=("contrib.RROIAlign",))
