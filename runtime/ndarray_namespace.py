@@ -10,7 +10,7 @@ import numpy as np
 from runtime import autograd, namespace
 from runtime import random as _random
 from runtime.base import MXNetError
-from runtime.ndarray import HELPERS, NDArray, invoke
+from runtime.ndarray import HELPERS, NDArray, _own, invoke
 from runtime.namespace import operator_functions
 from runtime.registry import REGISTRY
 
@@ -42,9 +42,7 @@ def _make(op, public_name: str) -> Callable:
                 result = kernel(data)
             except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
                 raise MXNetError("Error in operator %s: %s" % (op.name, exc)) from None
-            if result.base is not None and np.may_share_memory(result, data):
-                result = result.copy()  # an operator's output is a new array (a kernel's reshape is a view)
-            return NDArray(result, args[0]._ctx)
+            return NDArray(_own(result, (data,)), args[0]._ctx)
         return invoke(op, args, kwargs, public_name)
     function.__name__ = public_name.rsplit(".", 1)[-1]
     function.__doc__ = "MXNet operator %s (eager)." % op.name
