@@ -13,6 +13,7 @@ import numba
 import numpy as np
 
 from runtime.threads import wide_product
+from runtime.kernels.workspace import scratch
 
 # Images are taken in chunks whose columns stay under this many bytes (at least one image).
 COLUMN_BYTES = 8 << 20
@@ -274,13 +275,13 @@ def conv2d(x, w2d, geometry, groups, scale, shift, residual, act, buffer=None):
         return out
     taps, positions = w2d.shape[1] * groups, oh * ow
     chunk = max(1, min(n, COLUMN_BYTES // max(1, taps * positions * x.itemsize)))
-    cols = np.empty((taps, chunk * positions), dtype=x.dtype)
+    cols = scratch("columns", (taps, chunk * positions), x.dtype)
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         part = cols[:, :(hi - lo) * positions]
         columns(x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, part)
         if groups == 1:
-            result = wide_product(w2d, part)
+            result = wide_product(w2d, part, out=scratch("products", (filters, part.shape[1]), x.dtype))
         else:  # all groups in one stacked product
             fg, tg = filters // groups, taps // groups
             result = np.matmul(w2d.reshape(groups, fg, tg), part.reshape(groups, tg, part.shape[1]))

@@ -9,6 +9,8 @@ import numpy as np
 
 from runtime.kernels import conv as conv_kernels
 from runtime.kernels.tensor import softmax
+from runtime.kernels.wide import wide_columns
+from runtime.kernels.workspace import scratch
 from runtime.threads import wide_product
 
 
@@ -116,7 +118,7 @@ def dense_chain(data, *parameters, flatten=True, relus=()):
 
 # ---- convolution
 # Images are taken in chunks whose columns stay under this many bytes (at least one image).
-COLUMN_BYTES = 8 << 20
+COLUMN_BYTES = 2 << 20
 
 
 @numba.njit(cache=True, nogil=True)
@@ -164,33 +166,9 @@ def _columns(x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols):
 
 
 @numba.njit(cache=True, nogil=True)
-def _wide_columns(x, lo, hi, kh, kw, dh, dw, oh, cols):
-    """Columns for a stride-1 convolution without padding, over "wide" output rows: positions run
-    over oh rows of the input's full width w, of which the last dw*(kw-1) per row are not outputs.
-    Tap (i, j) then meets the input at a constant offset from each position, so a channel's whole
-    plane is one contiguous copy per tap instead of a short copy per output row."""
-    n, c, h, w = x.shape
-    span = oh * w
-    count = span - dw * (kw - 1)  # past this, the last row's extra positions would read past the plane
-    zero = x.dtype.type(0)
-    for b in range(lo, hi):
-        for ch in range(c):
-            plane = x[b, ch].reshape(h * w)
-            for i in range(kh):
-                for j in range(kw):
-                    dst = cols[(ch * kh + i) * kw + j]
-                    at = np.uint64((b - lo) * span)
-                    offset = np.uint64(i * dh * w + j * dw)
-                    for k in range(np.uint64(count)):
-                        dst[at + k] = plane[offset + k]
-                    for k in range(count, span):
-                        dst[(b - lo) * span + k] = zero
-
-
-@numba.njit(cache=True, nogil=True)
 def _place_rows(products, lo, bias, relu, width, out):
     """The product (filters, images * oh * width) into out[lo:] (images, filters, oh, ow): each
-    output row is the first ow of `width` products (width > ow for wide rows, see _wide_columns).
+    output row is the first ow of `width` products (width > ow for wide rows, see kernels.wide).
     Plus one bias per filter (none if `bias` is empty); with `relu`, negative results become 0
     (NaN stays NaN, as with np.maximum)."""
     filters, oh, ow = out.shape[1], out.shape[2], out.shape[3]
@@ -252,7 +230,7 @@ def _conv2d(x, w2d, bias, geometry, groups, relu, pool=None):
     all of a chunk's images side by side in one product, which BLAS runs several times faster
     than a small product per image; then the product is put in place with bias and ReLU, or with
     `pool` (kh, kw, sh, sw) max pooled first. Stride 1 without padding takes wide rows (see
-    _wide_columns): a few more columns to multiply, copied several times faster."""
+    kernels.wide): a few more columns to multiply, copied several times faster."""
     n, c, h, w = x.shape
     kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geometry
     wide = sh == 1 and sw == 1 and ph == 0 and pw == 0
@@ -269,19 +247,19 @@ def _conv2d(x, w2d, bias, geometry, groups, relu, pool=None):
         pkh, pkw, psh, psw = pool
         out = np.empty((n, w2d.shape[0], (oh - pkh) // psh + 1, (ow - pkw) // psw + 1), dtype=x.dtype)
     chunk = max(1, min(n, COLUMN_BYTES // max(1, taps * positions * x.itemsize)))
-    cols = np.empty((taps, chunk * positions), dtype=x.dtype)
+    cols = scratch("columns", (taps, chunk * positions), x.dtype)
     fg, tg = w2d.shape[0] // groups, taps // groups
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         part = cols[:, :(hi - lo) * positions]
         if wide:
-            _wide_columns(x, lo, hi, kh, kw, dh, dw, oh, part)
+            wide_columns(x, lo, hi, kh, kw, dh, dw, oh, part)
         else:
             _columns(x, lo, hi, *geometry, part)
+        result = scratch("products", (w2d.shape[0], part.shape[1]), x.dtype)
         if groups == 1:
-            result = wide_product(w2d, part)
+            wide_product(w2d, part, out=result)
         else:
-            result = np.empty((w2d.shape[0], part.shape[1]), dtype=x.dtype)
             for g in range(groups):
                 np.matmul(w2d[g * fg:(g + 1) * fg], part[g * tg:(g + 1) * tg], out=result[g * fg:(g + 1) * fg])
         if pool is None:
