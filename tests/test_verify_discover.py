@@ -36,6 +36,14 @@ ZOO = textwrap.dedent("""\
         return net
 
 
+    def detector(pretrained=False, pretrained_base=True, classes=2):
+        if pretrained or pretrained_base:
+            raise RuntimeError("this test has no backbone weights to download")
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(4, 3, in_channels=3), nn.GlobalAvgPool2D(), nn.Dense(classes))
+        return net
+
+
     def helper(n=3):
         return n * 2
 
@@ -60,7 +68,9 @@ def test_discover_calls_model_functions_with_pretrained_false(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     results = {r["block"]: r for r in json.loads(done.stdout)}
     # functions that return no block, need arguments, or do not look like a zoo's are no candidates
-    assert set(results) == {"Tiny", "tiny(pretrained=False)", "words(pretrained=False)"}
+    assert set(results) == {"Tiny", "tiny(pretrained=False)", "words(pretrained=False)",
+                            "detector(pretrained=False, pretrained_base=False)"}
+    assert results["detector(pretrained=False, pretrained_base=False)"]["status"] == "agrees"
     for result in results.values():
         assert result["status"] == "agrees", result
     # the image network's channels were deferred: an RGB image, and its odd size, were tried

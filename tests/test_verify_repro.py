@@ -84,3 +84,15 @@ def test_each_script_fails_the_way_verify_said(scripts, tmp_path, name, python, 
         assert words in last, (script, last)
         if script == "repro_blocks_Bias.py":
             assert "Incompatible attr" in last and "expected [3,3], got [1,3]" in last, last
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("Net", "m.Net()"),
+    ("get_net()", "m.get_net()"),
+    ("resnet18(pretrained=False)", "m.resnet18(pretrained=False)"),
+    ("ssd_300(pretrained=False, pretrained_base=False)", "m.ssd_300(pretrained=False, pretrained_base=False)"),
+    ("net(x=__import__('os'))", None),  # only the calls discovery makes are written into a script
+])
+def test_a_candidate_is_built_in_the_script_as_verify_built_it(name, expected):
+    from hyblint.verify.repro import build_expression
+    assert build_expression(name) == expected

@@ -129,10 +129,14 @@ if __name__ == "__main__":
 def build_expression(name: str) -> Optional[str]:
     """How the candidate `name` is built from its module `m`: `m.Net()`, `m.get_net()`,
     `m.resnet18(pretrained=False)`."""
-    for call in ("()", "(pretrained=False)"):
-        if name.endswith(call) and name[:-len(call)].isidentifier():
-            return "m.%s%s" % (name[:-len(call)], call)
+    function, _, call = name.partition("(")
+    if call and function.isidentifier() and _DISCOVERED_CALL.fullmatch("(" + call):
+        return "m.%s(%s" % (function, call)
     return "m.%s()" % name if name.isidentifier() else None
+
+
+# the calls discovery makes: no arguments, or model-zoo keywords switched off
+_DISCOVERED_CALL = re.compile(r"\((\w+=False(, \w+=False)*)?\)")
 
 
 def what_went_wrong(result):

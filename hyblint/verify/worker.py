@@ -193,8 +193,9 @@ def _module_candidates(module: types.ModuleType, mx, discover: bool = False):
         elif inspect.isfunction(obj) and _is_factory(name, obj):
             yield name + "()", _function_builder(name)
         elif discover and inspect.isfunction(obj) and _model_function(name, obj, module):
-            pretrained = "pretrained" in inspect.signature(obj).parameters
-            yield name + ("(pretrained=False)" if pretrained else "()"), _discovered_builder(name, pretrained, mx)
+            switched_off = _pretrained_keywords(obj)
+            call = "(%s)" % ", ".join("%s=False" % keyword for keyword in switched_off)
+            yield name + call, _discovered_builder(name, switched_off, mx)
 
 
 def _model_function(name: str, func, module) -> bool:
@@ -217,9 +218,18 @@ class NotABlock(Exception):
     """A discovered function returned something else than a block: it is no model function."""
 
 
-def _discovered_builder(name: str, pretrained: bool, mx):
+def _pretrained_keywords(func) -> list:
+    """The keywords of `func` that ask for downloaded weights, `pretrained` and its kin, which
+    model zoos give their models' parts (GluonCV's `pretrained_base=True` for a detector's
+    backbone): each is passed False, so that a model is built without the network."""
+    return [p.name for p in inspect.signature(func).parameters.values()
+            if p.name.startswith("pretrained") and p.default is not p.empty
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _discovered_builder(name: str, switched_off: list, mx):
     def build(module):
-        made = getattr(module, name)(**({"pretrained": False} if pretrained else {}))
+        made = getattr(module, name)(**dict.fromkeys(switched_off, False))
         if not isinstance(made, mx.gluon.HybridBlock):
             raise NotABlock(name)
         return made
@@ -491,10 +501,7 @@ def _seed(seed: int, mx) -> None:
 
 def _short(name: str) -> str:
     """A candidate's name without its call: `resnet18(pretrained=False)` -> `resnet18`."""
-    for call in ("()", "(pretrained=False)"):
-        if name.endswith(call):
-            return name[:-len(call)]
-    return name
+    return name.split("(", 1)[0] if name.endswith(")") else name
 
 
 def _input_names(net):
