@@ -196,3 +196,70 @@ def test_pin_memory_places_batches_on_cpu_pinned_and_auto_reload_is_accepted():
     for data, label in loader:
         assert data.context == runtime.cpu_pinned(0) and label.context == runtime.cpu_pinned(0)
     assert next(iter(gdata.DataLoader(_dataset(), batch_size=4)))[0].context == runtime.cpu(0)
+
+
+_LEFT_EARLY = r"""
+import time
+import numpy as np
+from runtime.gluon import data as gdata
+dataset = gdata.ArrayDataset(np.ones((4000, 256), dtype=np.float32))
+for _ in range(3):
+    loader = gdata.DataLoader(dataset, batch_size=8, num_workers=8)
+    for batch in loader:
+        break  # an epoch of 500 batches left at its first
+    start = time.perf_counter()
+    del loader
+print("deleted")
+"""
+
+
+def test_a_loop_left_early_leaves_a_loader_that_is_deleted_at_once():
+    """Eight workers, each with batches ahead: deleting the loader must not wait on them."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", _LEFT_EARLY], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "deleted"
+
+
+class _Counted:
+    """A dataset that counts the samples read (threads share it)."""
+
+    def __init__(self, size):
+        self.size, self.read = size, 0
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, index):
+        self.read += 1
+        return np.float32(index)
+
+
+def test_workers_assemble_only_prefetch_batches_ahead():
+    dataset = _Counted(100)
+    loader = gdata.DataLoader(dataset, batch_size=1, num_workers=2, thread_pool=True, prefetch=3)
+    batches = iter(loader)
+    next(batches)
+    import time
+    time.sleep(0.2)  # the pool has had time to assemble all it was given
+    assert dataset.read <= 1 + 3 + 1  # the batch taken, `prefetch` ahead, and the next one asked for
+
+
+def _fails_at_three(index):
+    if index == 3:
+        raise ValueError("sample 3 is broken")
+    return np.float32(index)
+
+
+def test_a_workers_error_reaches_the_loop():
+    dataset = gdata.SimpleDataset(list(range(6))).transform(_fails_at_three)
+    with pytest.raises(ValueError, match="sample 3 is broken"):
+        for _ in gdata.DataLoader(dataset, batch_size=1, num_workers=2):
+            pass
+
+
+def test_the_timeout_must_be_positive():
+    with pytest.raises(AssertionError, match="timeout must be positive, given 0"):
+        gdata.DataLoader(_dataset(), batch_size=2, timeout=0)

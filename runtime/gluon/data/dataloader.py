@@ -1,6 +1,7 @@
 """DataLoader: batches of a dataset, assembled in the calling process or in worker processes."""
 from __future__ import annotations
 
+import collections
 import multiprocessing
 import multiprocessing.pool
 import multiprocessing.reduction
@@ -27,6 +28,7 @@ def default_batchify_fn(data):
 
 
 default_mp_batchify_fn = default_batchify_fn
+_END = object()
 # what MXNet's workers pickle batches with (GluonNLP's loaders import it from here)
 ForkingPickler = multiprocessing.reduction.ForkingPickler
 
@@ -94,6 +96,8 @@ class DataLoader:
         self._pin_memory = pin_memory
         self._pin_device_id = pin_device_id
         self._thread_pool = thread_pool
+        if not timeout > 0:
+            raise AssertionError("timeout must be positive, given {}".format(timeout))
         self._timeout = timeout
         self.auto_reload = auto_reload  # the pool lives as long as the loader either way
         if batch_sampler is None:
@@ -131,10 +135,40 @@ class DataLoader:
             return
         if self._thread_pool:
             work = ((self._dataset, self._batchify_fn, indices) for indices in self._batch_sampler)
-            yield from self._worker_pool.imap(_thread_batch, work)
+            yield from self._in_order(_thread_batch, work)
             return
-        for packed in self._worker_pool.imap(_worker_batch, self._batch_sampler):
+        for packed in self._in_order(_worker_batch, self._batch_sampler):
             yield _from_numpy(packed)
+
+    def _in_order(self, function, work):
+        """`function` of each item of `work` on the pool, in order, with `prefetch` more in flight
+        than the one awaited, as MXNet's loader keeps them: an epoch is not assembled ahead of its
+        consumer (the pool's imap would queue every batch, and a worker blocked on a full result
+        pipe could not be stopped when the loader is deleted)."""
+        work = iter(work)
+        pending = collections.deque()
+
+        def submit() -> None:
+            item = next(work, _END)
+            if item is not _END:
+                pending.append(self._worker_pool.apply_async(function, (item,)))
+
+        for _ in range(self._prefetch):
+            submit()
+        while True:
+            submit()
+            if not pending:
+                return
+            try:
+                result = pending.popleft().get(self._timeout)
+            except multiprocessing.TimeoutError:
+                print("Worker timed out after %s seconds. This might be caused by slow transform: please "
+                      "increase timeout to allow slower data loading in each worker." % self._timeout)
+                raise
+            except Exception:
+                self._worker_pool.terminate()
+                raise
+            yield result
 
     def _pinned(self, batch):
         """The batch's arrays on cpu_pinned(pin_device_id), as MXNet places them (same memory here)."""
