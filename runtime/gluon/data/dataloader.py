@@ -5,6 +5,7 @@ import collections
 import multiprocessing
 import multiprocessing.pool
 import multiprocessing.reduction
+import time
 
 import numpy as np
 
@@ -117,6 +118,7 @@ class DataLoader:
         self._prefetch = max(0, int(prefetch) if prefetch is not None else 2 * self._num_workers)
         self._batchify_fn = batchify_fn if batchify_fn is not None else default_batchify_fn
         self._worker_pool = None
+        self._in_flight = set()  # batches given to the pool and not yet taken
         if self._num_workers > 0:
             if thread_pool:
                 self._worker_pool = multiprocessing.pool.ThreadPool(self._num_workers)
@@ -152,6 +154,7 @@ class DataLoader:
             item = next(work, _END)
             if item is not _END:
                 pending.append(self._worker_pool.apply_async(function, (item,)))
+                self._in_flight.add(pending[-1])
 
         for _ in range(self._prefetch):
             submit()
@@ -159,8 +162,10 @@ class DataLoader:
             submit()
             if not pending:
                 return
+            awaited = pending.popleft()
+            self._in_flight.discard(awaited)
             try:
-                result = pending.popleft().get(self._timeout)
+                result = awaited.get(self._timeout)
             except multiprocessing.TimeoutError:
                 print("Worker timed out after %s seconds. This might be caused by slow transform: please "
                       "increase timeout to allow slower data loading in each worker." % self._timeout)
@@ -185,5 +190,12 @@ class DataLoader:
     def __del__(self):
         pool = getattr(self, "_worker_pool", None)
         if pool is not None:
+            # A worker writing a batch larger than the pipe holds the result queue's lock until
+            # it is read, and terminating the pool stops the reader and then takes that lock:
+            # the batches still in flight (a loop left early leaves `prefetch` of them) are
+            # waited for first, up to the loader's timeout.
+            deadline = time.monotonic() + self._timeout
+            for result in list(self._in_flight):
+                result.wait(max(0.0, deadline - time.monotonic()))
             pool.terminate()
             self._worker_pool = None
