@@ -36,12 +36,23 @@ ZOO = textwrap.dedent("""\
         return net
 
 
+    class Detector(nn.HybridBlock):
+        def __init__(self, classes=2, **kwargs):
+            super().__init__(**kwargs)
+            # registered before the network, as a detector's target generators are: no parameters
+            self.targets = nn.HybridLambda(lambda F, boxes: boxes.slice_axis(axis=-1, begin=0, end=4))
+            self.features = nn.HybridSequential()
+            self.features.add(nn.Conv2D(4, 3), nn.GlobalAvgPool2D())
+            self.output = nn.Dense(classes)
+
+        def hybrid_forward(self, F, x):
+            return self.output(self.features(x))
+
+
     def detector(pretrained=False, pretrained_base=True, classes=2):
         if pretrained or pretrained_base:
             raise RuntimeError("this test has no backbone weights to download")
-        net = nn.HybridSequential()
-        net.add(nn.Conv2D(4, 3, in_channels=3), nn.GlobalAvgPool2D(), nn.Dense(classes))
-        return net
+        return Detector(classes)
 
 
     def helper(n=3):
@@ -68,9 +79,11 @@ def test_discover_calls_model_functions_with_pretrained_false(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     results = {r["block"]: r for r in json.loads(done.stdout)}
     # functions that return no block, need arguments, or do not look like a zoo's are no candidates
-    assert set(results) == {"Tiny", "tiny(pretrained=False)", "words(pretrained=False)",
+    assert set(results) == {"Tiny", "Detector", "tiny(pretrained=False)", "words(pretrained=False)",
                             "detector(pretrained=False, pretrained_base=False)"}
-    assert results["detector(pretrained=False, pretrained_base=False)"]["status"] == "agrees"
+    detector = results["detector(pretrained=False, pretrained_base=False)"]
+    assert detector["status"] == "agrees"  # an RGB image, from the first layer with parameters
+    assert detector["inputs"][0] == "(2, 3, 32, 32)"
     for result in results.values():
         assert result["status"] == "agrees", result
     # the image network's channels were deferred: an RGB image, and its odd size, were tried
@@ -83,8 +96,8 @@ def test_without_discover_model_functions_are_left_alone(tmp_path):
     (tmp_path / "zoo.py").write_text(ZOO)
     done = verify("zoo.py", "--format", "json", cwd=tmp_path)
     results = {r["block"]: r for r in json.loads(done.stdout)}
-    assert set(results) == {"Tiny"}
-    assert results["Tiny"]["status"] == "no-inputs"
+    assert set(results) == {"Tiny", "Detector"}
+    assert results["Tiny"]["status"] == results["Detector"]["status"] == "no-inputs"  # no image guessed
 
 
 STEMS = textwrap.dedent("""\

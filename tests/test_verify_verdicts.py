@@ -188,3 +188,85 @@ def test_an_expression_under_a_condition_in_a_line_that_ran_is_not_refuted():
     verdicts = judge([shape_at(2, "x.shape"), shape_at(3, "x.shape"), plain], source, [block])
     assert [v.verdict for v in verdicts] == ["inconclusive", "inconclusive", "refuted"]
     assert "under a condition" in verdicts[0].reason
+
+
+PARTS = textwrap.dedent("""\
+    from mxnet import autograd
+    from mxnet.gluon import nn
+
+
+    class Head(nn.HybridBlock):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.dense = nn.Dense(units)
+
+        def hybrid_forward(self, F, x):
+            if autograd.is_training():
+                x = x * 0.5
+            return self.dense(x)
+
+
+    class Pick(nn.HybridBlock):
+        def __init__(self, parts, **kwargs):
+            super().__init__(**kwargs)
+            self.parts = parts
+
+        def hybrid_forward(self, F, x, hidden):
+            return x + hidden[0]
+
+
+    class Stack(nn.HybridBlock):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.head = Head(units)
+
+        def hybrid_forward(self, F, x):
+            return self.head(x)
+
+
+    class Picker(nn.HybridBlock):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.pick = Pick(2)
+            self.dense = nn.Dense(units)
+
+        def hybrid_forward(self, F, x):
+            return self.dense(self.pick(x, [F.zeros_like(x), F.ones_like(x)]))
+    """)
+
+ZOO = textwrap.dedent("""\
+    from .parts import Picker, Stack
+
+
+    def stack_small(pretrained=False, pretrained_base=True, **kwargs):
+        if pretrained or pretrained_base:
+            raise RuntimeError("no weights to download here")
+        return Stack(4)
+
+
+    def picker_small(pretrained=False, **kwargs):
+        return Picker(4)
+    """)
+
+
+def test_blocks_built_in_another_module_judge_the_diagnostics_of_the_classes_they_ran(tmp_path, capsys):
+    """GluonCV's detectors are classes in one module built by model functions in another: the
+    lines those models run in the first module are judged by them."""
+    package = tmp_path / "zoo_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "parts.py").write_text(PARTS)
+    (package / "presets.py").write_text(ZOO)
+    parser = argparse.ArgumentParser()
+    arguments.add_arguments(parser)
+    command.run(parser.parse_args([str(package), "--discover", "--no-cache", "--format", "sarif",
+                                   "--shapes", "stack_small=2x3", "--shapes", "picker_small=2x3"]))
+    sarif = json.loads(capsys.readouterr().out)
+    results = {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]): r
+               for r in sarif["runs"][0]["results"]}
+    frozen = results[("HYB013", line_of("if autograd.is_training():", PARTS))]["properties"]["verify"]
+    assert frozen["verdict"] == "confirmed", frozen
+    assert "stack_small(pretrained=False, pretrained_base=False) (presets.py)" in frozen["blocks"]
+    harmless = results[("HYB001", line_of("hidden[0]", PARTS))]["properties"]["verify"]
+    assert harmless["verdict"] == "refuted", harmless  # `hidden` is a list: the line ran and agreed
+    assert harmless["blocks"] == ["picker_small(pretrained=False) (presets.py)"]

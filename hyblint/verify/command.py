@@ -59,6 +59,8 @@ def _python_files(paths: List[str]) -> List[Path]:
 # A module without any of these cannot define or build a block (MXNet's own modules import
 # relatively: `from ...block import HybridBlock`).
 MODULE_WORDS = ("mxnet", "gluon", "HybridBlock", "hybrid_forward")
+# with --discover, a module of model functions alone (it imports only its package's classes)
+DISCOVER_WORDS = ("pretrained",)
 
 # Fixes documented to change results (the behaviour they fix is the bug): equality with the
 # original proves nothing about them, so they are reported for review, never as proved.
@@ -89,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     judged: List[joined.Judged] = []  # each static diagnostic with its verdict
     module_sources: Dict[str, tuple] = {}  # path: (source, module name, package root), for reproducers
     verdicts: List[Tuple[str, Optional[str], bool]] = []  # (path, why its fix is not proved, written)
+    to_judge: list = []  # (path, source, its blocks' results, its static diagnostics)
     try:
         jobs: List[batch.Job] = []
         for path in files:
@@ -97,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
             except (OSError, UnicodeDecodeError) as exc:
                 print("hyblint verify: error: %s: %s" % (path, exc), file=sys.stderr)
                 return 2
-            if not any(word in source for word in MODULE_WORDS):
+            if not any(word in source for word in MODULE_WORDS + (DISCOVER_WORDS if options.discover else ())):
                 continue
             fixed, changed, by_design = (_fixed_source(source, path, options, args.extend_select)
                                          if options.fix else (None, [], {}))
@@ -110,13 +113,15 @@ def run(args: argparse.Namespace) -> int:
                 diagnostics = joined.static_diagnostics(source, path, args.extend_select)
                 cache.put(key, module_results, diagnostics)
             results.extend(module_results)
-            judged.extend(joined.judge_module(source, module_results, diagnostics))
+            to_judge.append((path, source, module_results, diagnostics))
             module_sources[str(path)] = (source,) + runner.module_name_and_root(path)
             if fixed is not None:
                 why = unproved_reason(module_results, changed)
                 if why is None and args.write:
                     _write(path, fixed)
                 verdicts.append((str(path), why, why is None and args.write))
+        for path, source, module_results, diagnostics in to_judge:  # once every module has run
+            judged.extend(joined.judge_module(source, module_results + joined.visitors(path, results), diagnostics))
         if options.fix and options.factories:
             print("hyblint verify: note: --fix proves fixes of modules given as paths, not of factories",
                   file=sys.stderr)

@@ -3,6 +3,7 @@ found as `hyblint check` finds them, judged by `verdicts`, shown in text, JSON a
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -44,6 +45,29 @@ def judge_module(source: str, results: Sequence, diagnostics: list) -> List[Judg
         for r in holders:
             r.diagnostics.append(dict(to_json(d), verify=v.to_json()))
     return judged
+
+
+def visitors(path, results: Sequence) -> list:
+    """The blocks of other modules that ran lines of `path` (a detector built by a model function
+    in one module runs the classes of others), as results about `path`: the lines they ran there,
+    and where they broke there (-1: in another file; None: outside the package, when the graph ran)."""
+    target = os.path.abspath(str(path))
+    found = []
+    for r in results:
+        lines, eager = r.elsewhere.get(target, []), r.eager_elsewhere.get(target, [])
+        if os.path.abspath(r.path) == target or not (lines or eager):
+            continue
+        found.append(replace(
+            r, name="%s (%s)" % (r.name, os.path.basename(r.path)), lines=lines, eager_lines=eager,
+            line=_line_in(r.failed_at, target),
+            findings=[dict(f, line=_line_in(f.get("at"), target)) for f in r.findings]))
+    return found
+
+
+def _line_in(place, target: str):
+    if not place:
+        return None
+    return place[1] if os.path.abspath(place[0]) == target else -1
 
 
 def _class_spans(source: str) -> Dict[str, Tuple[int, int]]:

@@ -51,6 +51,10 @@ class BlockResult:
     first_detail: str = ""
     calls: Optional[dict] = None                        # the calls made, for a reproducer
     diagnostics: List[dict] = field(default_factory=list)  # static diagnostics it ran, with verdicts
+    # the lines it ran in the other files of its package, by absolute path, and where it broke
+    elsewhere: Dict[str, List[int]] = field(default_factory=dict)
+    eager_elsewhere: Dict[str, List[int]] = field(default_factory=dict)
+    failed_at: Optional[List] = None                    # [file, line]: the package's last frame
 
     def to_json(self) -> dict:
         return {"path": self.path, "block": self.name, "status": self.status, "detail": self.detail,
@@ -63,7 +67,8 @@ class BlockResult:
         return cls(path, b["name"], b["status"], b["detail"], b["line"], b["fix_status"], b["fix_detail"],
                    b.get("touches", []), b.get("fixed_ran", False), b.get("findings", []), b.get("lines", []),
                    b.get("eager_lines", []), b.get("inputs", []), b.get("train"), b.get("first_call"),
-                   b.get("first_detail", ""), b.get("calls"))
+                   b.get("first_detail", ""), b.get("calls"), [], b.get("elsewhere", {}),
+                   b.get("eager_elsewhere", {}), b.get("failed_at"))
 
 
 @dataclass

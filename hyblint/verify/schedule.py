@@ -13,6 +13,7 @@ MXNet's), so it needs only the standard library and NumPy, and is handed the `mx
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from typing import Dict, List, Optional
 
@@ -73,26 +74,44 @@ def steps(signature_labels: List[str]) -> List[Step]:
 
 
 class LineRecorder:
-    """The lines of one file that run while it records (sys.settrace, other files left untraced)."""
+    """The lines of one file that run while it records (sys.settrace), and those of the other files
+    of its package (a block built by a model function in one module runs the classes of others:
+    their diagnostics are judged by it too); other files are left untraced."""
 
-    def __init__(self, filename: Optional[str]):
+    def __init__(self, filename: Optional[str], package_dir: Optional[str] = None):
         self.filename = filename
+        self.package_dir = os.path.join(package_dir, "") if package_dir else None
         self.lines: set = set()
+        self.elsewhere: Dict[str, set] = {}
 
     def _call(self, frame, event, arg):
-        return self._line if frame.f_code.co_filename == self.filename else None
+        name = frame.f_code.co_filename
+        if name == self.filename:
+            return self._line
+        if self.package_dir is not None and name.startswith(self.package_dir):
+            return self._other_line
+        return None
 
     def _line(self, frame, event, arg):
         if event == "line":
             self.lines.add(frame.f_lineno)
         return self._line
 
+    def _other_line(self, frame, event, arg):
+        if event == "line":
+            lines = self.elsewhere.get(frame.f_code.co_filename)
+            if lines is None:
+                lines = self.elsewhere[frame.f_code.co_filename] = set()
+            lines.add(frame.f_lineno)
+        return self._other_line
+
     @contextlib.contextmanager
-    def recording(self, into: set):
+    def recording(self, into: set, elsewhere: Optional[Dict[str, set]] = None):
         if not self.filename:
             yield
             return
         self.lines = into
+        self.elsewhere = elsewhere if elsewhere is not None else {}
         previous = sys.gettrace()
         sys.settrace(self._call)
         try:
@@ -116,8 +135,10 @@ def gradients_work(mx) -> bool:
 
 
 class Outcome:
-    def __init__(self, outputs=None, error: Optional[BaseException] = None, lines: Optional[set] = None):
+    def __init__(self, outputs=None, error: Optional[BaseException] = None, lines: Optional[set] = None,
+                 elsewhere: Optional[Dict[str, set]] = None):
         self.outputs, self.error, self.lines = outputs, error, lines or set()
+        self.elsewhere = elsewhere or {}  # the lines of the package's other files, by file
 
 
 def run_steps(net, plan: List[Step], arrays_of, mx, recorder: LineRecorder, record: bool,
@@ -133,14 +154,15 @@ def run_steps(net, plan: List[Step], arrays_of, mx, recorder: LineRecorder, reco
         random.seed(step.py_seed)  # the same draws, eager and hybridized
         np.random.seed(step.py_seed)
         lines: set = set()
+        elsewhere: Dict[str, set] = {}
         try:
-            with recorder.recording(lines), _mode(mx, step.mode, record):
+            with recorder.recording(lines, elsewhere), _mode(mx, step.mode, record):
                 result = outputs(net(*arrays_of(step.signature)))
-            done.append(Outcome(result, None, lines))
+            done.append(Outcome(result, None, lines, elsewhere))
         except BaseException as exc:  # user code may raise anything
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            done.append(Outcome(None, exc, lines))
+            done.append(Outcome(None, exc, lines, elsewhere))
     return done
 
 
@@ -167,15 +189,16 @@ def same(a, b, rtol: float, atol: float) -> bool:
 
 
 def findings(plan: List[Step], labels: List[str], eager: List[Outcome], hybrid: List[Outcome], difference,
-             describe, user_line, rtol: float, atol: float) -> List[Dict]:
+             describe, user_line, rtol: float, atol: float, place=lambda exc: None) -> List[Dict]:
     """What the calls after the first show: at most one finding of each kind. `difference(e, h)`
-    words how two outputs differ ('' when alike)."""
+    words how two outputs differ ('' when alike); `user_line(exc)`, the module's line an error
+    left, `place(exc)`, its [file, line] anywhere in the package."""
     found: Dict[str, Dict] = {}
 
-    def add(kind, step_index, detail, line=None):
+    def add(kind, step_index, detail, line=None, at=None):
         if kind not in found:
             step = plan[step_index]
-            found[kind] = {"kind": kind, "detail": detail, "line": line, "call": step.label,
+            found[kind] = {"kind": kind, "detail": detail, "line": line, "at": at, "call": step.label,
                            "mode": step.mode, "inputs": labels[step.signature], "step": step_index}
 
     def alike(a, b):
@@ -196,7 +219,7 @@ def findings(plan: List[Step], labels: List[str], eager: List[Outcome], hybrid: 
         if h.error is not None:
             kind = SIGNATURE if step.signature else TRAIN_MODE if step.mode == TRAIN else DIVERGES
             add(kind, i, "fails hybridized at %s, though it runs eagerly: %s" % (where, describe(h.error)),
-                user_line(h.error))
+                user_line(h.error), place(h.error))
             continue
         shapes_differ = [o.shape for o in e.outputs] != [o.shape for o in h.outputs]
         if step.label == "second call":

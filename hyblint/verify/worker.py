@@ -301,7 +301,7 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
     inputs = inputs_by_signature[0]
     plan = schedule.steps([label for label, _ in labelled])
     recorder = schedule.LineRecorder(os.path.abspath(request["path"]) if request.get("path") and
-                                     not request.get("factory") else None)
+                                     not request.get("factory") else None, _package_dir(request))
     record = schedule.gradients_work(mx)
     result["train"] = "autograd.record()" if record else "autograd.train_mode()"
     result["inputs"] = [_shape_text(group) for _, group in labelled]
@@ -345,8 +345,10 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
     hybrid_net.hybridize()
     hybrid_outcomes = schedule.run_steps(hybrid_net, plan, arrays_of, mx, recorder, record, _outputs)
     base = hybrid_outcomes[0]
+    package = _package_dir(request)
     if base.error is not None:
-        result.update(status=FAILS, detail=_describe(base.error), line=_user_line(base.error, request["path"]))
+        result.update(status=FAILS, detail=_describe(base.error), line=_user_line(base.error, request["path"]),
+                      failed_at=_package_place(base.error, package))
     else:
         differs = _difference(eager, base.outputs, request)
         result.update(status=DISAGREES, detail=differs) if differs else result.update(status=AGREES)
@@ -354,14 +356,18 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
     labels = [label for label, _ in labelled]
     found = schedule.findings(plan, labels, eager_outcomes, hybrid_outcomes,
                               lambda e, h: _difference(e, h, request), _describe,
-                              lambda exc: _user_line(exc, request["path"]), request["rtol"], request["atol"])
+                              lambda exc: _user_line(exc, request["path"]), request["rtol"], request["atol"],
+                              lambda exc: _package_place(exc, package))
     result["findings"] = found
     result["lines"] = sorted(set().union(*(o.lines for o in hybrid_outcomes)))
     result["eager_lines"] = sorted(set().union(*(o.lines for o in eager_outcomes)))
+    result["elsewhere"] = _lines_by_file(hybrid_outcomes)
+    result["eager_elsewhere"] = _lines_by_file(eager_outcomes)
     if found and result["status"] == AGREES:
         # the first call agreed: the finding is what the block does wrong
         fails = found[0]["detail"].startswith("fails hybridized")
-        result.update(status=FAILS if fails else DISAGREES, detail=found[0]["detail"], line=found[0]["line"])
+        result.update(status=FAILS if fails else DISAGREES, detail=found[0]["detail"], line=found[0]["line"],
+                      failed_at=found[0].get("at"))
 
     if fixing and (result["touches"] or result["status"] == AGREES or fixed_error is not None):
         _prove_fix(result, name, build, fixed, fixed_error, params, inputs, eager, request, mx)
@@ -371,7 +377,8 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
 def _new_result(name: str) -> dict:
     return {"name": name, "status": None, "detail": "", "line": None, "fix_status": None, "fix_detail": "",
             "touches": [], "fixed_ran": False, "findings": [], "lines": [], "eager_lines": [], "inputs": [],
-            "train": None, "first_call": None, "first_detail": "", "calls": None}
+            "train": None, "first_call": None, "first_detail": "", "calls": None, "elsewhere": {},
+            "eager_elsewhere": {}, "failed_at": None}
 
 
 def _second_instance(build, module, request: dict, mx):
@@ -577,19 +584,22 @@ def _image_stem(first, weight_shape, net, nn):
 
 
 def _first_layer(net, mx):
-    """The first built-in layer of the block: its first registered child, followed down through
-    sequential containers and custom blocks alike (a custom block registers its layers in
-    `__init__` in the order its `hybrid_forward` usually applies them). None when there is none."""
+    """The first built-in layer with parameters of the block, its children searched depth first in
+    the order they were registered, through sequential containers and custom blocks alike (a
+    custom block registers its layers in `__init__` in the order its `hybrid_forward` usually
+    applies them; parts without parameters, such as a detector's target generators registered
+    before its network, say nothing of the input). None when there is none."""
     builtin = {t for t in vars(mx.gluon.nn).values() if isinstance(t, type)}
     sequential = {getattr(mx.gluon.nn, n, None) for n in ("HybridSequential", "Sequential")}
-    block = net
-    for _ in range(100):  # a bound on the depth, against a block that contains itself
-        if type(block) in builtin and type(block) not in sequential:
+    pending, seen = [net], set()
+    while pending and len(seen) < 10000:  # a bound, against a block that contains itself
+        block = pending.pop()
+        if id(block) in seen:
+            continue
+        seen.add(id(block))
+        if type(block) in builtin and type(block) not in sequential and getattr(block, "_reg_params", None):
             return block
-        children = list(getattr(block, "_children", {}).values())
-        if not children:
-            return None
-        block = children[0]
+        pending.extend(reversed(list(getattr(block, "_children", {}).values())))
     return None
 
 
@@ -643,6 +653,37 @@ def _message_line(text: str) -> str:
     while line.startswith("MXNetError: "):
         line = line[len("MXNetError: "):]
     return _BACKEND_PLACE.sub("", line).strip()
+
+
+def _package_dir(request: dict):
+    """The directory of the module's top-level package (`gluoncv/` for gluoncv.model_zoo.ssd.ssd),
+    whose other files a block's run is traced in too; None for a module outside a package."""
+    root, module = request.get("package_root"), request.get("module") or ""
+    if not root or "." not in module:
+        return None
+    return os.path.join(os.path.abspath(root), module.split(".", 1)[0])
+
+
+def _lines_by_file(outcomes) -> dict:
+    merged: dict = {}
+    for outcome in outcomes:
+        for path, lines in outcome.elsewhere.items():
+            merged.setdefault(os.path.abspath(path), set()).update(lines)
+    return {path: sorted(lines) for path, lines in sorted(merged.items())}
+
+
+def _package_place(exc: BaseException, package):
+    """[file, line] of the last frame of the traceback inside the package: where a block built in
+    one module broke in another's code (None: outside it, e.g. when the graph ran)."""
+    if not package:
+        return None
+    prefix = os.path.join(package, "")
+    place = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if filename.startswith(prefix):
+            place = [filename, lineno]
+    return place
 
 
 def _user_line(exc: BaseException, path: str):
