@@ -1,0 +1,66 @@
+"""Record, with real MXNet 1.9.1, operators called through `mx.nd` on fixed inputs: their outputs and
+(where MXNet has a gradient) the inputs' gradients under a fixed head gradient, for
+tests/test_runtime_operator_cases.py.
+
+usage: python tools/record_operator_cases.py tests/data/operator_cases.json   (a venv with mxnet 1.9.1)
+
+A case is (name, operator path under mx.nd, input shapes, keyword attributes, whether to record
+gradients). Inputs are uniform in [-1, 1) from one seeded generator, in the case's order.
+"""
+import json
+import sys
+
+import numpy as np
+import mxnet as mx
+from mxnet import autograd
+
+CASES = [
+    # prelu's gamma matched against the data's axes 1 and 0: per channel, per sample and channel, one value
+    ("prelu_gamma_per_sample_and_channel", "LeakyReLU", [(3, 4, 2, 2), (3, 4)], {"act_type": "prelu"}, True),
+    ("prelu_gamma_full_2d", "LeakyReLU", [(3, 4), (3, 4)], {"act_type": "prelu"}, True),
+    ("prelu_gamma_on_axis_0", "LeakyReLU", [(4, 3), (4,)], {"act_type": "prelu"}, True),
+    ("prelu_gamma_scalar", "LeakyReLU", [(2, 3, 2), (1,)], {"act_type": "prelu"}, True),
+]
+
+
+def enc(a):
+    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.ravel().tolist()}
+
+
+def resolve(path):
+    target = mx.nd
+    for part in path.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def record(rng, name, path, shapes, kwargs, grads):
+    arrays = [rng.uniform(-1, 1, shape).astype("float32") for shape in shapes]
+    inputs = [mx.nd.array(a) for a in arrays]
+    for x in inputs:
+        x.attach_grad()
+    entry = {"name": name, "op": path, "kwargs": kwargs, "inputs": [enc(a) for a in arrays]}
+    try:
+        with autograd.record():
+            out = resolve(path)(*inputs, **kwargs)
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        entry["outputs"] = [enc(o.asnumpy()) for o in outs]
+        if grads:
+            heads = [rng.uniform(-1, 1, o.shape).astype("float32") for o in outs]
+            autograd.backward(outs, [mx.nd.array(h) for h in heads])
+            entry["heads"] = [enc(h) for h in heads]
+            entry["grads"] = [enc(x.grad.asnumpy()) for x in inputs]
+    except mx.base.MXNetError as err:
+        entry["error"] = str(err).strip().splitlines()[0]
+    return entry
+
+
+def main(out_path):
+    rng = np.random.RandomState(7)
+    records = [record(rng, *case) for case in CASES]
+    with open(out_path, "w") as out:  # one case a line
+        out.write("[\n" + ",\n".join(json.dumps(r) for r in records) + "\n]\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
