@@ -2,6 +2,7 @@
 `register` and called as `nd.Custom(..., op_type=name)` or `sym.Custom(..., op_type=name)`."""
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Dict, Type
 
 from runtime.base import MXNetError
@@ -71,7 +72,24 @@ def register(reg_name: str):
 
 
 def get_all_registered_operators():
-    return list(_PROPS)
+    """The names of the built-in operators, aliases included (MXNet lists its C++ registry)."""
+    from runtime.registry import public_names
+    return sorted(public_names())
+
+
+OperatorArguments = namedtuple("OperatorArguments", ["narg", "names", "types"])
+
+
+def get_operator_arguments(op_name: str) -> OperatorArguments:
+    """The operator's inputs then its parameters, with MXNet's words for their types."""
+    from runtime.registry import get
+    op = get(op_name)
+    inputs = [] if op.no_inputs or op.variadic else list(op.inputs)
+    names = inputs + list(op.attrs)
+    types = ["NDArray-or-Symbol"] * len(inputs) + [a.describe() for a in op.attrs.values()]
+    if op.variadic:
+        names, types = ["data"] + names, ["NDArray-or-Symbol[]"] + types
+    return OperatorArguments(len(names), names, types)
 
 
 def prop_class(op_type: str) -> Type[CustomOpProp]:
