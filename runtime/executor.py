@@ -220,6 +220,17 @@ class Executor:
     def grad_arrays(self) -> List[Optional[NDArray]]:
         return [self.grad_dict.get(name) for name in self._symbol.list_arguments()]
 
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params: bool = False) -> None:
+        """Copy the given arrays into the bound ones of the same names, cast to their dtypes; a name
+        the symbol lacks is an error unless allow_extra_params (MXNet's ValueError and words)."""
+        for given, bound, what in ((arg_params, self.arg_dict, "Find name \"%s\" that is not in the arguments"),
+                                   (aux_params or {}, self.aux_dict, "Find name %s that is not in the auxiliary states")):
+            for name, array in given.items():
+                if name in bound:
+                    array.astype(bound[name].dtype).copyto(bound[name])
+                elif not allow_extra_params:
+                    raise ValueError(what % name)
+
     def forward(self, is_train: bool = False, **kwargs) -> List[NDArray]:
         for name, value in kwargs.items():
             if name not in self.arg_dict:

@@ -107,3 +107,19 @@ def test_nd_array_of_a_numpy_array_is_float32_unless_a_dtype_is_given():
     assert nd.array(nd.array([1, 2], dtype="int32")).dtype == np.int32
     mixed = nd.concat(nd.array(np.random.RandomState(0).randint(0, 3, (2, 1))), nd.ones((2, 4)), dim=1)
     assert mixed.shape == (2, 5) and mixed.dtype == np.float32
+
+
+def test_copy_params_from_casts_into_the_bound_arrays_and_rejects_unknown_names():
+    # MXNet 1.9.1: values cast to the bound dtype; unknown names a ValueError unless allowed
+    executor = sym.BatchNorm(sym.Variable("x") * 2, name="bn").simple_bind(
+        runtime.cpu(), x=(2, 3), type_dict={"x": "float64"})
+    bound_x = executor.arg_dict["x"]
+    executor.copy_params_from({"x": nd.ones((2, 3)) * 3}, {"bn_moving_var": nd.ones((3,)) * 5})
+    assert executor.arg_dict["x"] is bound_x and bound_x.dtype == np.float64
+    assert bound_x.asnumpy().tolist() == [[3.0] * 3] * 2
+    assert executor.aux_dict["bn_moving_var"].asnumpy().tolist() == [5.0] * 3
+    with pytest.raises(ValueError, match='Find name "z" that is not in the arguments'):
+        executor.copy_params_from({"z": nd.ones(1)})
+    with pytest.raises(ValueError, match="Find name q that is not in the auxiliary states"):
+        executor.copy_params_from({}, {"q": nd.ones(1)})
+    executor.copy_params_from({"z": nd.ones(1)}, {"q": nd.ones(1)}, allow_extra_params=True)
