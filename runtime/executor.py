@@ -325,9 +325,8 @@ class Executor:
             except MXNetError as exc:
                 raise _node_error(node, exc) from None
             if is_train and node.op.aux and node.op.name == "BatchNorm" and not node.attrs["use_global_stats"]:
-                momentum = node.attrs["momentum"]
-                arrays[3][...] = momentum * arrays[3] + (1 - momentum) * results[1]
-                arrays[4][...] = momentum * arrays[4] + (1 - momentum) * results[2]
+                from runtime.ops.nn import follow_batch
+                follow_batch(node.attrs, arrays[3], arrays[4], results)
             values[id(node)] = results
             if self._monitor is not None:
                 self._monitor_outputs(node, results)

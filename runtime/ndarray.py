@@ -547,10 +547,8 @@ def _update_aux(op, parsed, inputs, results) -> None:
     """BatchNorm in training: moving statistics follow the batch statistics."""
     if op.name != "BatchNorm" or parsed["use_global_stats"]:
         return
-    momentum = parsed["momentum"]
-    moving_mean, moving_var = inputs[3], inputs[4]
-    moving_mean._data[:] = momentum * moving_mean._data + (1 - momentum) * results[1]
-    moving_var._data[:] = momentum * moving_var._data + (1 - momentum) * results[2]
+    from runtime.ops.nn import follow_batch
+    follow_batch(parsed, inputs[3]._data, inputs[4]._data, results)
 
 
 def array(source, ctx=None, dtype=None) -> NDArray:

@@ -168,6 +168,8 @@ case("BatchNorm", [((4, 3, 2), X), ((3,), POS), ((3,), X), ((3,), "zeros"), ((3,
 case("BatchNorm", [((4, 3), X), ((3,), POS), ((3,), X), ((3,), [0.1, -0.2, 0.3]), ((3,), [0.5, 1, 1.5])],
      use_global_stats=True,
      fix_gamma=False)
+case("_contrib_SyncBatchNorm", [((4, 3, 2), X), ((3,), POS), ((3,), X), ((3,), "zeros"), ((3,), "ones")],
+     fix_gamma=False, key="bn")
 case("LayerNorm", [((2, 3, 4), X), ((3,), POS), ((3,), X)], axis=1)
 case("InstanceNorm", [((2, 3, 4), X), ((3,), POS), ((3,), X)])
 case("GroupNorm", [((2, 4, 3), X), ((2,), POS), ((2,), X)], num_groups=2)

@@ -20,6 +20,13 @@ CASES = [
     ("prelu_gamma_full_2d", "LeakyReLU", [(3, 4), (3, 4)], {"act_type": "prelu"}, True),
     ("prelu_gamma_on_axis_0", "LeakyReLU", [(4, 3), (4,)], {"act_type": "prelu"}, True),
     ("prelu_gamma_scalar", "LeakyReLU", [(2, 3, 2), (1,)], {"act_type": "prelu"}, True),
+    # in training, BatchNorm's third output is the batch's 1 / sqrt(var + eps); SyncBatchNorm's the variance
+    ("batchnorm_mean_and_inverse_std", "BatchNorm", [(4, 3, 2), (3,), (3,), (3,), (3,)],
+     {"output_mean_var": True, "fix_gamma": False}, False),
+    ("batchnorm_mean_and_inverse_std_last_axis", "BatchNorm", [(4, 3, 2), (2,), (2,), (2,), (2,)],
+     {"output_mean_var": True, "axis": -1, "eps": 0.01}, False),
+    ("sync_batchnorm_mean_and_variance", "contrib.SyncBatchNorm", [(4, 3, 2), (3,), (3,), (3,), (3,)],
+     {"output_mean_var": True, "key": "bn"}, False),
 ]
 
 

@@ -185,11 +185,21 @@ declare("BatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var
                Attr("use_global_stats", bool_, False), Attr("output_mean_var", bool_, False), Attr("axis", int_, 1),
                Attr("cudnn_off", bool_, False), Attr("min_calib_range", optional(float_), None),
                Attr("max_calib_range", optional(float_), None)],
-        kernel=k.batch_norm, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
+        kernel=k.batch_norm_invstd, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
         output_names=("output", "mean", "var"), input_inits=MOVING_STATISTICS_INITS,
         visible_outputs=lambda a: 3 if a["output_mean_var"] else 1,
         infer=_with_outputs(_channel_params(5), _bn_outputs),
         types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))
+
+
+def follow_batch(attrs, moving_mean, moving_var, results) -> None:
+    """BatchNorm in training: its moving statistics (NumPy arrays, updated in place) move toward
+    the batch's, by `momentum`; the variance comes back from the inverse deviation it outputs."""
+    momentum = attrs["momentum"]
+    moving_mean[...] = momentum * moving_mean + (1 - momentum) * results[1]
+    moving_var[...] = momentum * moving_var + (1 - momentum) * k.variance_of_invstd(results[2], attrs["eps"])
+
+
 declare("LayerNorm", inputs=("data", "gamma", "beta"),
         attrs=[Attr("axis", int_, -1), Attr("eps", float_, 1e-5), Attr("output_mean_var", bool_, False)],
         kernel=k.layer_norm, infer=_with_outputs(_channel_params(3, "axis=%d"), lambda s, a: [s[0]]),
