@@ -170,6 +170,8 @@ case("BatchNorm", [((4, 3), X), ((3,), POS), ((3,), X), ((3,), [0.1, -0.2, 0.3])
      fix_gamma=False)
 case("_contrib_SyncBatchNorm", [((4, 3, 2), X), ((3,), POS), ((3,), X), ((3,), "zeros"), ((3,), "ones")],
      fix_gamma=False, key="bn")
+case("im2col", [((2, 2, 5, 4), X)], kernel=(2, 3), stride=(2, 1), pad=(1, 0))
+case("col2im", [((1, 8, 6), X)], output_size=(4, 5), kernel=(2, 2), stride=(2, 2), pad=(1, 0))
 case("LayerNorm", [((2, 3, 4), X), ((3,), POS), ((3,), X)], axis=1)
 case("InstanceNorm", [((2, 3, 4), X), ((3,), POS), ((3,), X)])
 case("GroupNorm", [((2, 4, 3), X), ((2,), POS), ((2,), X)], num_groups=2)

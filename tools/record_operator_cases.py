@@ -27,6 +27,13 @@ CASES = [
      {"output_mean_var": True, "axis": -1, "eps": 0.01}, False),
     ("sync_batchnorm_mean_and_variance", "contrib.SyncBatchNorm", [(4, 3, 2), (3,), (3,), (3,), (3,)],
      {"output_mean_var": True, "key": "bn"}, False),
+    # im2col / col2im: columns channel-major then taps; each the other's gradient (MXNet's kernels
+    # fail on 1-D and 3-D windows, reading 4-D shapes)
+    ("im2col_2d", "im2col", [(2, 3, 5, 4)], {"kernel": (2, 3), "stride": (2, 1), "dilate": (1, 1), "pad": (1, 0)}, True),
+    ("im2col_1d_dilated", "im2col", [(1, 2, 7)], {"kernel": (3,), "dilate": (2,)}, False),
+    ("im2col_3d", "im2col", [(1, 2, 3, 4, 3)], {"kernel": (2, 2, 2), "pad": (1, 0, 1), "stride": (2, 2, 1)}, False),
+    ("col2im_2d", "col2im", [(2, 12, 6)], {"output_size": (4, 5), "kernel": (2, 2), "stride": (2, 2), "pad": (1, 0)},
+     True),
 ]
 
 
@@ -58,7 +65,7 @@ def record(rng, name, path, shapes, kwargs, grads):
             entry["heads"] = [enc(h) for h in heads]
             entry["grads"] = [enc(x.grad.asnumpy()) for x in inputs]
     except mx.base.MXNetError as err:
-        entry["error"] = str(err).strip().splitlines()[0]
+        entry["error"] = [line for line in str(err).strip().splitlines() if line.strip()][-1]
     return entry
 
 
