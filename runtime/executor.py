@@ -301,7 +301,10 @@ class Executor:
 
     def _monitor_inputs(self, node, arrays) -> None:
         callback = self._monitor[0]
-        for (child, index), name, array in zip(node.inputs, node.op.input_names(node.attrs), arrays):
+        names = node.op.input_names(node.attrs)
+        if node.op.unnamed_inputs:
+            names = ["input%d" % i for i in range(len(names))]
+        for (child, index), name, array in zip(node.inputs, names, arrays):
             callback(_entry_name(child, index), NDArray(array, self._ctx))
             callback("%s_%s" % (node.name, name), NDArray(array, self._ctx))
 

@@ -172,6 +172,7 @@ case("_contrib_SyncBatchNorm", [((4, 3, 2), X), ((3,), POS), ((3,), X), ((3,), "
      fix_gamma=False, key="bn")
 case("im2col", [((2, 2, 5, 4), X)], kernel=(2, 3), stride=(2, 1), pad=(1, 0))
 case("col2im", [((1, 8, 6), X)], output_size=(4, 5), kernel=(2, 2), stride=(2, 2), pad=(1, 0))
+case("LRN", [((2, 5, 2, 2), X)], nsize=3, alpha=0.5, beta=0.6, knorm=1.5)
 case("LayerNorm", [((2, 3, 4), X), ((3,), POS), ((3,), X)], axis=1)
 case("InstanceNorm", [((2, 3, 4), X), ((3,), POS), ((3,), X)])
 case("GroupNorm", [((2, 4, 3), X), ((2,), POS), ((2,), X)], num_groups=2)

@@ -123,3 +123,19 @@ def test_copy_params_from_casts_into_the_bound_arrays_and_rejects_unknown_names(
     with pytest.raises(ValueError, match="Find name q that is not in the auxiliary states"):
         executor.copy_params_from({}, {"q": nd.ones(1)})
     executor.copy_params_from({"z": nd.ones(1)}, {"q": nd.ones(1)}, allow_extra_params=True)
+
+
+@pytest.mark.parametrize("make, monitor_all, names", [
+    (lambda d: sym.LRN(d, nsize=1, name="lrn"), False, ["lrn_output", "lrn_tmp_norm"]),
+    (lambda d: sym.LRN(d, nsize=1, name="lrn"), True, ["data", "lrn_data", "lrn_output", "lrn_tmp_norm"]),
+    (lambda d: sym.Activation(d, act_type="relu", name="act"), True, ["data", "act_input0", "act_output"]),
+    (lambda d: sym.SoftmaxActivation(d, name="softmax"), True, ["data", "softmax_input0", "softmax_output"]),
+])
+def test_monitor_names_hidden_outputs_and_unnamed_inputs_as_mxnet(make, monitor_all, names):
+    # MXNet 1.9.1: LRN's hidden tmp_norm is monitored; Activation and SoftmaxActivation register no
+    # input names, so their inputs are input0...
+    executor = make(sym.Variable("data", shape=(2, 3, 4, 4))).simple_bind(runtime.cpu(), grad_req="null")
+    seen = []
+    executor.set_monitor_callback(lambda name, array: seen.append(name), monitor_all=monitor_all)
+    executor.forward()
+    assert seen == names

@@ -32,6 +32,10 @@ CASES = [
     ("im2col_2d", "im2col", [(2, 3, 5, 4)], {"kernel": (2, 3), "stride": (2, 1), "dilate": (1, 1), "pad": (1, 0)}, True),
     ("im2col_1d_dilated", "im2col", [(1, 2, 7)], {"kernel": (3,), "dilate": (2,)}, False),
     ("im2col_3d", "im2col", [(1, 2, 3, 4, 3)], {"kernel": (2, 2, 2), "pad": (1, 0, 1), "stride": (2, 2, 1)}, False),
+    # LRN across channels (its second output, tmp_norm, hidden)
+    ("lrn_window_3", "LRN", [(2, 5, 3, 2)], {"nsize": 3, "alpha": 0.5, "beta": 0.6, "knorm": 1.5}, True),
+    ("lrn_window_1", "LRN", [(1, 3, 2, 2)], {"nsize": 1}, True),
+    ("lrn_window_5_of_4_channels", "LRN", [(2, 4, 2, 3)], {"nsize": 5, "alpha": 0.2}, True),
     ("col2im_2d", "col2im", [(2, 12, 6)], {"output_size": (4, 5), "kernel": (2, 2), "stride": (2, 2), "pad": (1, 0)},
      True),
 ]
