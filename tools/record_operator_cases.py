@@ -4,8 +4,9 @@ tests/test_runtime_operator_cases.py.
 
 usage: python tools/record_operator_cases.py tests/data/operator_cases.json   (a venv with mxnet 1.9.1)
 
-A case is (name, operator path under mx.nd, input shapes, keyword attributes, whether to record
-gradients). Inputs are uniform in [-1, 1) from one seeded generator, in the case's order.
+A case is (name, operator path under mx.nd, inputs, keyword attributes, whether to record
+gradients). An input given by its shape is uniform in [-1, 1) from one seeded generator, in the
+case's order; one given as {"values", "dtype"} is those values.
 """
 import json
 import sys
@@ -36,6 +37,17 @@ CASES = [
     ("lrn_window_3", "LRN", [(2, 5, 3, 2)], {"nsize": 3, "alpha": 0.5, "beta": 0.6, "knorm": 1.5}, True),
     ("lrn_window_1", "LRN", [(1, 3, 2, 2)], {"nsize": 1}, True),
     ("lrn_window_5_of_4_channels", "LRN", [(2, 4, 2, 3)], {"nsize": 5, "alpha": 0.2}, True),
+    # contrib.quantize: int8 zero-centred on the larger magnitude, uint8 over [min, max]; and back
+    ("quantize_int8", "contrib.quantize", [(3, 4), {"values": [-0.3], "dtype": "float32"},
+                                           {"values": [0.8], "dtype": "float32"}], {"out_type": "int8"}, False),
+    ("quantize_uint8", "contrib.quantize", [(3, 4), {"values": [-1.0], "dtype": "float32"},
+                                            {"values": [1.5], "dtype": "float32"}], {}, False),
+    ("dequantize_int8", "contrib.dequantize", [{"values": [[-127, -3, 0], [5, 90, 127]], "dtype": "int8"},
+                                               {"values": [-0.5], "dtype": "float32"},
+                                               {"values": [2.0], "dtype": "float32"}], {}, False),
+    ("dequantize_uint8", "contrib.dequantize", [{"values": [[0, 3, 128], [200, 254, 255]], "dtype": "uint8"},
+                                                {"values": [-0.5], "dtype": "float32"},
+                                                {"values": [2.0], "dtype": "float32"}], {}, False),
     ("col2im_2d", "col2im", [(2, 12, 6)], {"output_size": (4, 5), "kernel": (2, 2), "stride": (2, 2), "pad": (1, 0)},
      True),
 ]
@@ -53,8 +65,9 @@ def resolve(path):
 
 
 def record(rng, name, path, shapes, kwargs, grads):
-    arrays = [rng.uniform(-1, 1, shape).astype("float32") for shape in shapes]
-    inputs = [mx.nd.array(a) for a in arrays]
+    arrays = [np.array(spec["values"], spec["dtype"]) if isinstance(spec, dict)
+              else rng.uniform(-1, 1, spec).astype("float32") for spec in shapes]
+    inputs = [mx.nd.array(a, dtype=a.dtype) for a in arrays]
     for x in inputs:
         x.attach_grad()
     entry = {"name": name, "op": path, "kwargs": kwargs, "inputs": [enc(a) for a in arrays]}
