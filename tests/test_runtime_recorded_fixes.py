@@ -139,3 +139,9 @@ def test_monitor_names_hidden_outputs_and_unnamed_inputs_as_mxnet(make, monitor_
     executor.set_monitor_callback(lambda name, array: seen.append(name), monitor_all=monitor_all)
     executor.forward()
     assert seen == names
+
+
+def test_simple_bind_reads_only_tuples_as_shapes():
+    # MXNet 1.9.1 ignores simple_bind's keyword arguments that are not tuples (force_rebind=True)
+    executor = (sym.Variable("x") * 2).simple_bind(runtime.cpu(), x=(2, 3), force_rebind=True)
+    assert executor.arg_dict["x"].shape == (2, 3)

@@ -48,6 +48,13 @@ CASES = [
     ("dequantize_uint8", "contrib.dequantize", [{"values": [[0, 3, 128], [200, 254, 255]], "dtype": "uint8"},
                                                 {"values": [-0.5], "dtype": "float32"},
                                                 {"values": [2.0], "dtype": "float32"}], {}, False),
+    # interleaved multi-head attention: 2 heads of dim 3, sequences of 4 (queries) and 5 (keys)
+    ("interleaved_selfatt_qk", "contrib.interleaved_matmul_selfatt_qk", [(4, 2, 18)], {"heads": 2}, True),
+    ("interleaved_selfatt_valatt", "contrib.interleaved_matmul_selfatt_valatt", [(4, 2, 18), (4, 4, 4)],
+     {"heads": 2}, True),
+    ("interleaved_encdec_qk", "contrib.interleaved_matmul_encdec_qk", [(4, 2, 6), (5, 2, 12)], {"heads": 2}, True),
+    ("interleaved_encdec_valatt", "contrib.interleaved_matmul_encdec_valatt", [(5, 2, 12), (4, 4, 5)],
+     {"heads": 2}, True),
     ("col2im_2d", "col2im", [(2, 12, 6)], {"output_size": (4, 5), "kernel": (2, 2), "stride": (2, 2), "pad": (1, 0)},
      True),
 ]
