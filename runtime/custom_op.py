@@ -106,11 +106,11 @@ def eager(*args, op_type=None, **kwargs):
     return invoke(op, args, dict(kwargs, op_type=op_type), "Custom")
 
 
-def symbolic(*args, op_type=None, **kwargs):
+def symbolic(*args, op_type=None, public_name="Custom", **kwargs):
     from runtime.symbol import Symbol, compose
     params = {k: v for k, v in kwargs.items() if k not in ("name", "attr") and not isinstance(v, Symbol)}
     op = custom_def(op_type, params)
-    return compose(op, "Custom", args, dict(kwargs, op_type=op_type))
+    return compose(op, public_name, args, dict(kwargs, op_type=op_type))
 
 
 def _is_array(value) -> bool:

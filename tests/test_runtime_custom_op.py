@@ -104,3 +104,24 @@ def test_a_custom_op_without_inputs_takes_its_shape_from_its_arguments():
 
     out = nd.Custom(rows=2, cols=3, op_type="test_ones")
     assert out.shape == (2, 3) and out.dtype == np.float32 and out.asnumpy().sum() == 6
+
+
+class _NumpySquare(operator.NumpyOp):
+    def forward(self, in_data, out_data):
+        assert isinstance(in_data[0], np.ndarray)
+        out_data[0][:] = in_data[0] ** 2
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        in_grad[0][:] = 2 * in_data[0] * out_grad[0]
+
+
+@pytest.mark.filterwarnings("ignore:.*deprecated")
+def test_a_numpy_op_runs_in_a_graph_on_numpy_arrays():
+    y = _NumpySquare().get_symbol(sym.Variable("x"), name="square")
+    assert y.list_arguments() == ["x"] and y.list_outputs() == ["square_output"]
+    x, dx = nd.array([1.0, -2.0, 3.0]), nd.zeros((3,))
+    executor = y.bind(runtime.cpu(), args=[x], args_grad={"x": dx})
+    executor.forward(is_train=True)
+    executor.backward(nd.ones((3,)))
+    assert executor.outputs[0].asnumpy().tolist() == [1.0, 4.0, 9.0]
+    assert dx.asnumpy().tolist() == [2.0, -4.0, 6.0]
