@@ -145,3 +145,25 @@ def test_simple_bind_reads_only_tuples_as_shapes():
     # MXNet 1.9.1 ignores simple_bind's keyword arguments that are not tuples (force_rebind=True)
     executor = (sym.Variable("x") * 2).simple_bind(runtime.cpu(), x=(2, 3), force_rebind=True)
     assert executor.arg_dict["x"].shape == (2, 3)
+
+
+def test_batchnorm_v1_normalizes_over_axis_1_and_outputs_the_variance():
+    # MXNet 1.9.1, symbolic BatchNorm_v1 in training on arange(8).reshape(2, 2, 1, 2)
+    y = sym.BatchNorm_v1(sym.Variable("x"), fix_gamma=False, output_mean_var=True, name="bn")
+    assert y.list_auxiliary_states() == ["bn_moving_mean", "bn_moving_var"]
+    assert y.list_outputs() == ["bn_output", "bn_mean", "bn_var"]
+    executor = y.simple_bind(runtime.cpu(), x=(2, 2, 1, 2))
+    values = nd.array(np.arange(8).reshape(2, 2, 1, 2))
+    executor.arg_dict["x"][:] = values
+    executor.arg_dict["bn_gamma"][:] = nd.array([1, 2])
+    executor.arg_dict["bn_beta"][:] = nd.array([0, 1])
+    executor.forward(is_train=True)
+    out, mean, var = (o.asnumpy().ravel() for o in executor.outputs)
+    np.testing.assert_allclose(out, [-1.2125355, -0.7275213, -1.425071, -0.4550426, 0.7275213, 1.2125355,
+                                     2.4550426, 3.425071], rtol=1e-5)
+    assert mean.tolist() == [2.5, 4.5] and var.tolist() == [4.25, 4.25]
+    executor.backward([values, nd.zeros(2), nd.zeros(2)])
+    np.testing.assert_allclose(executor.grad_dict["bn_gamma"].asnumpy(), [8.245242, 8.245242], rtol=1e-5)
+    np.testing.assert_allclose(executor.grad_dict["x"].asnumpy().ravel(),
+                               [-2.85e-4, -1.71e-4, -5.71e-4, -3.42e-4, 1.71e-4, 2.85e-4, 3.42e-4, 5.71e-4],
+                               atol=2e-5)

@@ -192,7 +192,7 @@ def _normalized_grads(x, g, axes, gamma_b, eps, mean=None, var=None):
     return dx, x_hat
 
 
-@gradient_of("BatchNorm", "_contrib_SyncBatchNorm")  # one device: the same gradient
+@gradient_of("BatchNorm", "_contrib_SyncBatchNorm", "BatchNorm_v1")  # the same gradient (one device)
 def _batch_norm(inputs, outputs, out_grads, eps=1e-3, momentum=0.9, fix_gamma=True, use_global_stats=False,
                 output_mean_var=False, axis=1, is_train=False, **attrs):
     data, gamma = inputs[0], inputs[1]

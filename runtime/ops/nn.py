@@ -192,6 +192,23 @@ declare("BatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var
         types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))
 
 
+
+def _batch_norm_v1(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
+                   use_global_stats=False, output_mean_var=False, is_train=False):
+    return k.batch_norm(data, gamma, beta, moving_mean, moving_var, eps=eps, momentum=momentum, fix_gamma=fix_gamma,
+                        use_global_stats=use_global_stats, axis=1, is_train=is_train)
+
+
+# MXNet's legacy batch normalization: channels on axis 1, and its third output the variance itself
+declare("BatchNorm_v1", inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
+        attrs=[Attr("eps", float_, 1e-3), Attr("momentum", float_, 0.9), Attr("fix_gamma", bool_, True),
+               Attr("use_global_stats", bool_, False), Attr("output_mean_var", bool_, False)],
+        kernel=_batch_norm_v1, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
+        output_names=("output", "mean", "var"), input_inits=MOVING_STATISTICS_INITS,
+        visible_outputs=lambda a: 3 if a["output_mean_var"] else 1,
+        infer=_with_outputs(_channel_params(5), lambda s, a: _bn_outputs(s, dict(a, axis=1))),
+        types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))
+
 def follow_batch(attrs, moving_mean, moving_var, results) -> None:
     """BatchNorm in training: its moving statistics (NumPy arrays, updated in place) move toward
     the batch's, by `momentum`; the variance comes back from the inverse deviation it outputs."""
