@@ -10,7 +10,7 @@ import numpy as np
 from runtime.base import MXNetError
 from runtime.graph import compile_plan, straight_line
 from runtime.kernels import preload
-from runtime.ndarray import NDArray
+from runtime.ndarray import NDArray, call_with_handle
 from runtime.registry import shape_inconsistent
 from runtime.symbol import Node, Symbol, _aux_variables, topological
 
@@ -294,9 +294,10 @@ class Executor:
         return self.outputs
 
     def set_monitor_callback(self, callback, monitor_all: bool = False) -> None:
-        """`callback(name, array)` for each output of each operator as forward runs it, named
+        """`callback(name, handle)` for each output of each operator as forward runs it, named
         `NODE_OUTPUT` (`conv_output`); with `monitor_all`, for its inputs first too: each input by its
-        own name, then as `NODE_INPUT` (`conv_weight`)."""
+        own name, then as `NODE_INPUT` (`conv_weight`). As in MXNet, the name comes as bytes and the
+        array as a handle: `NDArray(ctypes.cast(handle, NDArrayHandle))` is the array."""
         self._monitor = (callback, monitor_all)
 
     def _monitor_inputs(self, node, arrays) -> None:
@@ -305,12 +306,12 @@ class Executor:
         if node.op.unnamed_inputs:
             names = ["input%d" % i for i in range(len(names))]
         for (child, index), name, array in zip(node.inputs, names, arrays):
-            callback(_entry_name(child, index), NDArray(array, self._ctx))
-            callback("%s_%s" % (node.name, name), NDArray(array, self._ctx))
+            call_with_handle(callback, _entry_name(child, index), NDArray(array, self._ctx))
+            call_with_handle(callback, "%s_%s" % (node.name, name), NDArray(array, self._ctx))
 
     def _monitor_outputs(self, node, results) -> None:
         for index, array in enumerate(results):
-            self._monitor[0](_entry_name(node, index), NDArray(array, self._ctx))
+            call_with_handle(self._monitor[0], _entry_name(node, index), NDArray(array, self._ctx))
 
     def _forward_values(self, is_train: bool) -> Dict[int, List[np.ndarray]]:
         """Every node's outputs (by node id), running the graph node by node."""

@@ -8,12 +8,26 @@ from typing import Any, Dict, List
 import numpy as np
 
 from runtime import autograd
-from runtime.base import MXNetError
+from runtime.base import MXNetError, NDArrayHandle
 from runtime.context import Context, current_context
 from runtime.invoke import present_inputs, split_arguments
 from runtime.registry import MAX_ELEMENTS, OpDef, check_new_shape
 
 DEFAULT_DTYPE = np.float32
+
+# arrays handed out as handles (an address-like key each), while a monitor callback runs
+_HANDED_OUT: Dict[int, "NDArray"] = {}
+
+
+def call_with_handle(callback, name: str, array: "NDArray") -> None:
+    """Call an MXNet-style monitor callback: the name as bytes, the array as a handle (an int, as
+    ctypes passes a void pointer), valid for NDArray(ctypes.cast(handle, NDArrayHandle)) meanwhile."""
+    key = id(array)
+    _HANDED_OUT[key] = array
+    try:
+        callback(name.encode(), key)
+    finally:
+        _HANDED_OUT.pop(key, None)
 
 
 class NDArray:
@@ -22,7 +36,9 @@ class NDArray:
     # wrote its gradient since the flag was last cleared (the Trainer reads it)
     __slots__ = ("_data", "_ctx", "_grad", "_entry", "_fresh_grad")
 
-    def __init__(self, data: np.ndarray, ctx: Context = None):
+    def __init__(self, data: np.ndarray, ctx: Context = None, writable: bool = True):
+        if type(data) is NDArrayHandle:  # MXNet's NDArray(handle), the monitors' way to an array
+            data, ctx = _HANDED_OUT[data.value]._data, ctx or _HANDED_OUT[data.value]._ctx
         self._data = data
         self._ctx = ctx or current_context()
         self._grad = None

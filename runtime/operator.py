@@ -2,11 +2,12 @@
 `register` and called as `nd.Custom(..., op_type=name)` or `sym.Custom(..., op_type=name)`."""
 from __future__ import annotations
 
+import ctypes  # noqa: F401  (MXNet's module offers ctypes and NDArrayHandle to `from mxnet.operator import *`)
 import warnings
 from collections import namedtuple
 from typing import Dict, Type
 
-from runtime.base import MXNetError
+from runtime.base import MXNetError, NDArrayHandle, py_str  # noqa: F401
 
 _PROPS: Dict[str, Type["CustomOpProp"]] = {}
 

@@ -136,7 +136,7 @@ def test_monitor_names_hidden_outputs_and_unnamed_inputs_as_mxnet(make, monitor_
     # input names, so their inputs are input0...
     executor = make(sym.Variable("data", shape=(2, 3, 4, 4))).simple_bind(runtime.cpu(), grad_req="null")
     seen = []
-    executor.set_monitor_callback(lambda name, array: seen.append(name), monitor_all=monitor_all)
+    executor.set_monitor_callback(lambda name, handle: seen.append(name.decode()), monitor_all=monitor_all)
     executor.forward()
     assert seen == names
 
@@ -167,3 +167,26 @@ def test_batchnorm_v1_normalizes_over_axis_1_and_outputs_the_variance():
     np.testing.assert_allclose(executor.grad_dict["x"].asnumpy().ravel(),
                                [-2.85e-4, -1.71e-4, -5.71e-4, -3.42e-4, 1.71e-4, 2.85e-4, 3.42e-4, 5.71e-4],
                                atol=2e-5)
+
+
+def test_a_monitor_hands_out_handles_and_stays_on_a_reshaped_module():
+    # MXNet 1.9.1: the callback gets (bytes name, handle); NDArray(ctypes.cast(handle, NDArrayHandle))
+    # reads the array; a module reshaped for another input shape keeps the installed callback
+    import ctypes
+    from runtime.base import NDArrayHandle
+    from runtime.io import DataBatch
+    from runtime.module import Module
+    seen = {}
+
+    def callback(name, handle):
+        array = nd.NDArray(ctypes.cast(handle, NDArrayHandle), writable=False)
+        seen[name.decode()] = array.shape
+
+    module = Module(sym.Convolution(sym.Variable("data"), kernel=(1, 1), num_filter=1, name="conv"),
+                    label_names=None)
+    module.bind(for_training=False, data_shapes=[("data", (1, 3, 4, 4))])
+    module.init_params()
+    module._exec_group.execs[0].set_monitor_callback(callback, monitor_all=True)
+    module.forward(DataBatch(data=[nd.ones((1, 3, 4, 6))]), is_train=False)
+    assert seen == {"data": (1, 3, 4, 6), "conv_data": (1, 3, 4, 6), "conv_weight": (1, 3, 1, 1),
+                    "conv_bias": (1,), "conv_output": (1, 1, 4, 6)}
