@@ -328,9 +328,6 @@ class Executor:
                 results = node.op.run(arrays, node.attrs, is_train=is_train)
             except MXNetError as exc:
                 raise _node_error(node, exc) from None
-            if is_train and node.op.aux and node.op.name == "BatchNorm" and not node.attrs["use_global_stats"]:
-                from runtime.ops.nn import follow_batch
-                follow_batch(node.attrs, arrays[3], arrays[4], results)
             values[id(node)] = results
             if self._monitor is not None:
                 self._monitor_outputs(node, results)

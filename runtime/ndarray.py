@@ -516,8 +516,6 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         results = op.run(arrays, parsed, is_train=autograd.is_training())
     except MXNetError as exc:
         raise MXNetError(_eager_words(str(exc))) from None
-    if op.aux and autograd.is_training():
-        _update_aux(op, parsed, inputs, results)
     visible = [NDArray(_own(r, given) if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)
                for r in results[:op.visible(parsed)]]
     if op.storage is not None and (op.makes_sparse or any(type(v) is not NDArray for v in given)):
@@ -557,14 +555,6 @@ def _reject_symbols(op, args, kwargs) -> None:
     for key, value in kwargs.items():
         if isinstance(value, Symbol):
             raise AssertionError("Argument %s must have NDArray type, but got %s" % (key, value))
-
-
-def _update_aux(op, parsed, inputs, results) -> None:
-    """BatchNorm in training: moving statistics follow the batch statistics."""
-    if op.name != "BatchNorm" or parsed["use_global_stats"]:
-        return
-    from runtime.ops.nn import follow_batch
-    follow_batch(parsed, inputs[3]._data, inputs[4]._data, results)
 
 
 def array(source, ctx=None, dtype=None) -> NDArray:

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import runtime
-from runtime import nd, sym
+from runtime import autograd, nd, sym
 
 
 def test_integer_arange_casts_start_and_step_before_stepping():
@@ -190,3 +190,17 @@ def test_a_monitor_hands_out_handles_and_stays_on_a_reshaped_module():
     module.forward(DataBatch(data=[nd.ones((1, 3, 4, 6))]), is_train=False)
     assert seen == {"data": (1, 3, 4, 6), "conv_data": (1, 3, 4, 6), "conv_weight": (1, 3, 1, 1),
                     "conv_bias": (1,), "conv_output": (1, 1, 4, 6)}
+
+
+@pytest.mark.parametrize("op, extra", [(nd.BatchNorm, {}), (nd.contrib.SyncBatchNorm, {"key": "k"})])
+def test_batch_normalization_moves_its_moving_statistics_in_the_backward_pass(op, extra):
+    # MXNet 1.9.1: recording the forward pass leaves them; backward moves them toward the batch's
+    x = nd.array(np.arange(12).reshape(2, 3, 2))
+    moving_mean, moving_var = nd.array([1, 1, 1]), nd.array([2, 2, 2])
+    x.attach_grad()
+    with autograd.record():
+        y = op(x, nd.array([1, 2, 3]), nd.zeros(3), moving_mean, moving_var, momentum=0.5, eps=0.01, **extra)
+    assert moving_mean.asnumpy().tolist() == [1, 1, 1] and moving_var.asnumpy().tolist() == [2, 2, 2]
+    y.backward()
+    np.testing.assert_allclose(moving_mean.asnumpy(), [2.25, 3.25, 4.25], rtol=1e-6)
+    np.testing.assert_allclose(moving_var.asnumpy(), [5.625] * 3, rtol=1e-6)

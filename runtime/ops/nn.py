@@ -209,12 +209,14 @@ declare("BatchNorm_v1", inputs=("data", "gamma", "beta", "moving_mean", "moving_
         infer=_with_outputs(_channel_params(5), lambda s, a: _bn_outputs(s, dict(a, axis=1))),
         types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))
 
-def follow_batch(attrs, moving_mean, moving_var, results) -> None:
-    """BatchNorm in training: its moving statistics (NumPy arrays, updated in place) move toward
-    the batch's, by `momentum`; the variance comes back from the inverse deviation it outputs."""
-    momentum = attrs["momentum"]
+def follow_batch(momentum, eps, moving_mean, moving_var, results, third_is_invstd) -> None:
+    """Batch normalization's backward pass in training: its moving statistics (NumPy arrays,
+    updated in place) move toward the batch's, by `momentum`. BatchNorm's third output is the
+    inverse deviation (the variance comes back from it), SyncBatchNorm's and BatchNorm_v1's the
+    variance itself."""
+    batch_var = k.variance_of_invstd(results[2], eps) if third_is_invstd else results[2]
     moving_mean[...] = momentum * moving_mean + (1 - momentum) * results[1]
-    moving_var[...] = momentum * moving_var + (1 - momentum) * k.variance_of_invstd(results[2], attrs["eps"])
+    moving_var[...] = momentum * moving_var + (1 - momentum) * batch_var
 
 
 declare("LayerNorm", inputs=("data", "gamma", "beta"),
