@@ -351,7 +351,7 @@ class Executor:
         head_grads = []
         for index, (node, output) in enumerate(heads):
             value = self._saved_values[id(node)][output]
-            if index < len(given) and given[index] is not None:
+            if index < len(given) and given[index] is not None and (node.is_variable or node.op.reads_out_grads):
                 if tuple(given[index].shape) != tuple(value.shape):
                     raise MXNetError("Shape inconsistent: out_grads[%d] has shape %s, the output %s"
                                      % (index, tuple(given[index].shape), tuple(value.shape)))

@@ -239,6 +239,9 @@ class OpDef:
     output_names: Tuple[str, ...] = ()      # MXNet's names for the outputs (BatchNorm: output, mean, var)
     # MXNet registers no names for the inputs (Activation): its monitors call them input0, input1...
     unnamed_inputs: bool = False
+    # the gradient does not read the outputs' gradients (Proposal): MXNet then never copies an
+    # executor's head gradients for them, whatever their shape
+    reads_out_grads: bool = True
     # the vector-Jacobian product: gradient(inputs, outputs, out_grads, **attrs) -> one array (or
     # None: no gradient) per input, all NumPy; None here means MXNet registers no FGradient
     gradient: Optional[Callable] = None

@@ -204,3 +204,15 @@ def test_batch_normalization_moves_its_moving_statistics_in_the_backward_pass(op
     y.backward()
     np.testing.assert_allclose(moving_mean.asnumpy(), [2.25, 3.25, 4.25], rtol=1e-6)
     np.testing.assert_allclose(moving_var.asnumpy(), [5.625] * 3, rtol=1e-6)
+
+
+def test_a_proposal_executor_takes_head_gradients_of_any_shape():
+    # MXNet 1.9.1: MultiProposal's backward reads no head gradient, so none is checked; all zeros
+    y = sym.contrib.MultiProposal(cls_prob=sym.Variable("c"), bbox_pred=sym.Variable("b"), im_info=sym.Variable("i"),
+                                  scales=(1, 2), ratios=(1,), rpn_post_nms_top_n=4)
+    executor = y.simple_bind(runtime.cpu(), c=(2, 4, 3, 3), b=(2, 8, 3, 3), i=(2, 3))
+    executor.arg_dict["i"][:] = nd.array([[40, 40, 1], [40, 40, 1]])
+    executor.forward(is_train=True)
+    assert executor.outputs[0].shape == (8, 5)
+    executor.backward([nd.ones((4, 5))])
+    assert executor.grad_dict["c"].shape == (2, 4, 3, 3) and not executor.grad_dict["c"].asnumpy().any()

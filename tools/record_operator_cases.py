@@ -55,6 +55,14 @@ CASES = [
     ("interleaved_encdec_qk", "contrib.interleaved_matmul_encdec_qk", [(4, 2, 6), (5, 2, 12)], {"heads": 2}, True),
     ("interleaved_encdec_valatt", "contrib.interleaved_matmul_encdec_valatt", [(5, 2, 12), (4, 4, 5)],
      {"heads": 2}, True),
+    # region proposals: 6 anchors on a 4 x 5 map, images smaller than the map (scores -1 past them)
+    ("multi_proposal", "contrib.MultiProposal",
+     [(2, 12, 4, 5), (2, 24, 4, 5), {"values": [[60, 70, 1.0], [50, 45, 0.8]], "dtype": "float32"}],
+     {"scales": (1, 2), "ratios": (0.5, 1, 2), "rpn_pre_nms_top_n": 50, "rpn_post_nms_top_n": 20, "threshold": 0.5,
+      "rpn_min_size": 8, "output_score": True}, True),
+    ("proposal_default_anchors", "contrib.Proposal",
+     [(1, 24, 3, 4), (1, 48, 3, 4), {"values": [[48, 64, 1.0]], "dtype": "float32"}],
+     {"rpn_post_nms_top_n": 12, "output_score": True}, False),
     ("col2im_2d", "col2im", [(2, 12, 6)], {"output_size": (4, 5), "kernel": (2, 2), "stride": (2, 2), "pad": (1, 0)},
      True),
 ]
