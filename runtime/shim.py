@@ -81,6 +81,7 @@ MODULES: Dict[str, str] = {
     "mxnet.gluon.contrib.nn": "runtime.gluon.contrib:nn",
     "mxnet.gluon.contrib.rnn": "runtime.gluon.contrib:rnn",
     "mxnet.gluon.contrib.data": "runtime.gluon.contrib:data",
+    "mxnet.gluon.contrib.cnn": "runtime.gluon.contrib_cnn",
     # the training API
     "mxnet.optimizer": "runtime.optimizer",
     "mxnet.optimizer.optimizer": "runtime.optimizer",

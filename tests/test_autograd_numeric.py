@@ -178,6 +178,10 @@ case("_contrib_interleaved_matmul_selfatt_valatt", [((3, 2, 12), X), ((4, 3, 3),
 case("_contrib_interleaved_matmul_encdec_qk", [((3, 2, 4), X), ((4, 2, 8), X)], heads=2)
 case("_contrib_interleaved_matmul_encdec_valatt", [((4, 2, 8), X), ((4, 3, 4), X)], heads=2)
 case("BatchNorm_v1", [((4, 3, 2), X), ((3,), POS), ((3,), X), ((3,), "zeros"), ((3,), "ones")], fix_gamma=False)
+# offsets a little away from whole numbers: the bilinear sampling has kinks there
+case("_contrib_DeformableConvolution", [((1, 2, 4, 4), X), ((1, 18, 4, 4), ("attached", list(
+    0.3 + 0.4 * np.random.RandomState(5).uniform(size=18 * 16)))), ((2, 2, 3, 3), X), ((2,), X)],
+     kernel=(3, 3), pad=(1, 1), num_filter=2)
 case("LayerNorm", [((2, 3, 4), X), ((3,), POS), ((3,), X)], axis=1)
 case("InstanceNorm", [((2, 3, 4), X), ((3,), POS), ((3,), X)])
 case("GroupNorm", [((2, 4, 3), X), ((2,), POS), ((2,), X)], num_groups=2)

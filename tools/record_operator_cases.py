@@ -63,6 +63,12 @@ CASES = [
     ("proposal_default_anchors", "contrib.Proposal",
      [(1, 24, 3, 4), (1, 48, 3, 4), {"values": [[48, 64, 1.0]], "dtype": "float32"}],
      {"rpn_post_nms_top_n": 12, "output_score": True}, False),
+    # deformable convolution: offsets moving each tap's sample, bilinear, zero outside the image
+    ("deformable_convolution", "contrib.DeformableConvolution", [(2, 4, 5, 6), (2, 2 * 2 * 9, 5, 6), (6, 4, 3, 3), (6,)],
+     {"kernel": (3, 3), "pad": (1, 1), "num_filter": 6, "num_deformable_group": 2}, True),
+    ("deformable_convolution_strided_grouped", "contrib.DeformableConvolution",
+     [(1, 4, 7, 6), (1, 2 * 6, 3, 2), (4, 2, 3, 2)],
+     {"kernel": (3, 2), "stride": (2, 2), "dilate": (1, 2), "num_filter": 4, "num_group": 2, "no_bias": True}, True),
     ("col2im_2d", "col2im", [(2, 12, 6)], {"output_size": (4, 5), "kernel": (2, 2), "stride": (2, 2), "pad": (1, 0)},
      True),
 ]
