@@ -61,8 +61,7 @@ def _declaration(op_type, prop, params) -> OpDef:
         in_shapes = [a.shape for a in arrays]
         in_dtypes = [a.dtype for a in arrays]
         _, out_shapes = shapes(in_shapes, attrs)
-        _, out_types = types([a.dtype.name for a in arrays], attrs, None) if arrays else \
-            (None, [np.dtype(t).name for t in prop.infer_type([])[1]])
+        _, out_types = types([a.dtype.name for a in arrays], attrs, None)
         operator = prop.create_operator(None, in_shapes[:n_args], in_dtypes[:n_args])
         in_data = [NDArray(a) for a in arrays[:n_args]]
         aux = [NDArray(a) for a in arrays[n_args:]]
