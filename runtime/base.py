@@ -1,6 +1,7 @@
 """MXNet's exception types, with MXNet's messages."""
 from __future__ import annotations
 
+import ctypes
 import os
 
 import numpy as np
@@ -43,6 +44,11 @@ def op_error(op: str, reason: str) -> MXNetError:
 
 
 # ---- the helpers of `mxnet.base` that user code imports
+# MXNet's handle types: a monitor callback is handed an array as an NDArrayHandle, which
+# NDArray(handle) turns back into the array (runtime.ndarray.handle_of)
+NDArrayHandle = ctypes.c_void_p
+SymbolHandle = ctypes.c_void_p
+
 string_types = (str,)
 mx_real_t = np.float32  # MXNet's default real type
 integer_types = (int, np.integer)

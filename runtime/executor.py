@@ -10,7 +10,7 @@ import numpy as np
 from runtime.base import MXNetError
 from runtime.graph import compile_plan, straight_line
 from runtime.kernels import preload
-from runtime.ndarray import NDArray
+from runtime.ndarray import NDArray, call_with_handle
 from runtime.registry import shape_inconsistent
 from runtime.symbol import Node, Symbol, _aux_variables, topological
 
@@ -220,6 +220,17 @@ class Executor:
     def grad_arrays(self) -> List[Optional[NDArray]]:
         return [self.grad_dict.get(name) for name in self._symbol.list_arguments()]
 
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params: bool = False) -> None:
+        """Copy the given arrays into the bound ones of the same names, cast to their dtypes; a name
+        the symbol lacks is an error unless allow_extra_params (MXNet's ValueError and words)."""
+        for given, bound, what in ((arg_params, self.arg_dict, "Find name \"%s\" that is not in the arguments"),
+                                   (aux_params or {}, self.aux_dict, "Find name %s that is not in the auxiliary states")):
+            for name, array in given.items():
+                if name in bound:
+                    array.astype(bound[name].dtype).copyto(bound[name])
+                elif not allow_extra_params:
+                    raise ValueError(what % name)
+
     def forward(self, is_train: bool = False, **kwargs) -> List[NDArray]:
         for name, value in kwargs.items():
             if name not in self.arg_dict:
@@ -283,20 +294,24 @@ class Executor:
         return self.outputs
 
     def set_monitor_callback(self, callback, monitor_all: bool = False) -> None:
-        """`callback(name, array)` for each output of each operator as forward runs it, named
+        """`callback(name, handle)` for each output of each operator as forward runs it, named
         `NODE_OUTPUT` (`conv_output`); with `monitor_all`, for its inputs first too: each input by its
-        own name, then as `NODE_INPUT` (`conv_weight`)."""
+        own name, then as `NODE_INPUT` (`conv_weight`). As in MXNet, the name comes as bytes and the
+        array as a handle: `NDArray(ctypes.cast(handle, NDArrayHandle))` is the array."""
         self._monitor = (callback, monitor_all)
 
     def _monitor_inputs(self, node, arrays) -> None:
         callback = self._monitor[0]
-        for (child, index), name, array in zip(node.inputs, node.op.input_names(node.attrs), arrays):
-            callback(_entry_name(child, index), NDArray(array, self._ctx))
-            callback("%s_%s" % (node.name, name), NDArray(array, self._ctx))
+        names = node.op.input_names(node.attrs)
+        if node.op.unnamed_inputs:
+            names = ["input%d" % i for i in range(len(names))]
+        for (child, index), name, array in zip(node.inputs, names, arrays):
+            call_with_handle(callback, _entry_name(child, index), NDArray(array, self._ctx))
+            call_with_handle(callback, "%s_%s" % (node.name, name), NDArray(array, self._ctx))
 
     def _monitor_outputs(self, node, results) -> None:
         for index, array in enumerate(results):
-            self._monitor[0](_entry_name(node, index), NDArray(array, self._ctx))
+            call_with_handle(self._monitor[0], _entry_name(node, index), NDArray(array, self._ctx))
 
     def _forward_values(self, is_train: bool) -> Dict[int, List[np.ndarray]]:
         """Every node's outputs (by node id), running the graph node by node."""
@@ -313,10 +328,6 @@ class Executor:
                 results = node.op.run(arrays, node.attrs, is_train=is_train)
             except MXNetError as exc:
                 raise _node_error(node, exc) from None
-            if is_train and node.op.aux and node.op.name == "BatchNorm" and not node.attrs["use_global_stats"]:
-                momentum = node.attrs["momentum"]
-                arrays[3][...] = momentum * arrays[3] + (1 - momentum) * results[1]
-                arrays[4][...] = momentum * arrays[4] + (1 - momentum) * results[2]
             values[id(node)] = results
             if self._monitor is not None:
                 self._monitor_outputs(node, results)
@@ -340,7 +351,7 @@ class Executor:
         head_grads = []
         for index, (node, output) in enumerate(heads):
             value = self._saved_values[id(node)][output]
-            if index < len(given) and given[index] is not None:
+            if index < len(given) and given[index] is not None and (node.is_variable or node.op.reads_out_grads):
                 if tuple(given[index].shape) != tuple(value.shape):
                     raise MXNetError("Shape inconsistent: out_grads[%d] has shape %s, the output %s"
                                      % (index, tuple(given[index].shape), tuple(value.shape)))

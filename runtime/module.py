@@ -264,6 +264,7 @@ class Module(BaseModule):
         self._label_shapes = [d for d in _descs(label_shapes) if d.name in self._symbol.list_arguments()]
         keep = self._exec
         self._exec = self._bind_executor()
+        self._exec._monitor = keep._monitor  # an installed monitor stays, as MXNet's reshaped executors keep it
         for table, kept in ((self._exec.arg_dict, keep.arg_dict), (self._exec.aux_dict, keep.aux_dict)):
             for name in self._param_names + self._aux_names:
                 if name in table and name in kept:
@@ -404,6 +405,11 @@ class Module(BaseModule):
         outputs = OrderedDict(zip(self._output_names, self.get_outputs()))
         eval_metric.update_dict(labels, outputs)
 
+    @property
+    def _exec_group(self):
+        """MXNet's executor group, of this runtime's one executor (code reaches `execs[0]`)."""
+        return _ExecutorGroup([self._exec])
+
     def install_monitor(self, mon) -> None:
         assert self.binded
         mon.install(self._exec)
@@ -441,3 +447,10 @@ class Module(BaseModule):
 
 # mx.mod.BucketingModule: a module per bucket over Module (defined there, importing this one)
 from runtime.bucketing_module import BucketingModule  # noqa: E402,F401
+
+
+class _ExecutorGroup:
+    """What code reads of MXNet's DataParallelExecutorGroup: the executors, one per device."""
+
+    def __init__(self, execs):
+        self.execs = execs

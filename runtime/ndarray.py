@@ -8,12 +8,26 @@ from typing import Any, Dict, List
 import numpy as np
 
 from runtime import autograd
-from runtime.base import MXNetError
+from runtime.base import MXNetError, NDArrayHandle
 from runtime.context import Context, current_context
 from runtime.invoke import present_inputs, split_arguments
 from runtime.registry import MAX_ELEMENTS, OpDef, check_new_shape
 
 DEFAULT_DTYPE = np.float32
+
+# arrays handed out as handles (an address-like key each), while a monitor callback runs
+_HANDED_OUT: Dict[int, "NDArray"] = {}
+
+
+def call_with_handle(callback, name: str, array: "NDArray") -> None:
+    """Call an MXNet-style monitor callback: the name as bytes, the array as a handle (an int, as
+    ctypes passes a void pointer), valid for NDArray(ctypes.cast(handle, NDArrayHandle)) meanwhile."""
+    key = id(array)
+    _HANDED_OUT[key] = array
+    try:
+        callback(name.encode(), key)
+    finally:
+        _HANDED_OUT.pop(key, None)
 
 
 class NDArray:
@@ -22,7 +36,9 @@ class NDArray:
     # wrote its gradient since the flag was last cleared (the Trainer reads it)
     __slots__ = ("_data", "_ctx", "_grad", "_entry", "_fresh_grad")
 
-    def __init__(self, data: np.ndarray, ctx: Context = None):
+    def __init__(self, data: np.ndarray, ctx: Context = None, writable: bool = True):
+        if type(data) is NDArrayHandle:  # MXNet's NDArray(handle), the monitors' way to an array
+            data, ctx = _HANDED_OUT[data.value]._data, ctx or _HANDED_OUT[data.value]._ctx
         self._data = data
         self._ctx = ctx or current_context()
         self._grad = None
@@ -500,8 +516,6 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         results = op.run(arrays, parsed, is_train=autograd.is_training())
     except MXNetError as exc:
         raise MXNetError(_eager_words(str(exc))) from None
-    if op.aux and autograd.is_training():
-        _update_aux(op, parsed, inputs, results)
     visible = [NDArray(_own(r, given) if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)
                for r in results[:op.visible(parsed)]]
     if op.storage is not None and (op.makes_sparse or any(type(v) is not NDArray for v in given)):
@@ -541,16 +555,6 @@ def _reject_symbols(op, args, kwargs) -> None:
     for key, value in kwargs.items():
         if isinstance(value, Symbol):
             raise AssertionError("Argument %s must have NDArray type, but got %s" % (key, value))
-
-
-def _update_aux(op, parsed, inputs, results) -> None:
-    """BatchNorm in training: moving statistics follow the batch statistics."""
-    if op.name != "BatchNorm" or parsed["use_global_stats"]:
-        return
-    momentum = parsed["momentum"]
-    moving_mean, moving_var = inputs[3], inputs[4]
-    moving_mean._data[:] = momentum * moving_mean._data + (1 - momentum) * results[1]
-    moving_var._data[:] = momentum * moving_var._data + (1 - momentum) * results[2]
 
 
 def array(source, ctx=None, dtype=None) -> NDArray:

@@ -99,6 +99,7 @@ def optional(parse: Callable) -> Callable:
     def parse_optional(value):
         value = _literal(value)
         return None if value is None else parse(value)
+    parse_optional.inner = parse
     return parse_optional
 
 
@@ -131,6 +132,7 @@ def choice(*options: str) -> Callable:
             raise ValueError("Invalid Input: '%s', valid values are: {%s}"
                              % (value, ", ".join("'%s'" % o for o in sorted(options))))
         return value
+    parse_choice.options = options
     return parse_choice
 
 
@@ -153,6 +155,43 @@ class Attr:
         elif self.low is not None and value < self.low:
             raise MXNetError("value %s for Parameter %s should be greater equal to %s"
                              % (_number(value), self.name, _number(self.low)))
+
+
+    def describe(self) -> str:
+        """MXNet's description of the parameter's type (as in get_operator_arguments and the docs)."""
+        parse = getattr(self.parse, "inner", self.parse)
+        none_too = parse is not self.parse or parse is axis_
+        options = _DTYPE_CHOICES if parse is dtype_ else getattr(parse, "options", None)
+        if options:
+            kind = "{%s}" % ", ".join(([] if not none_too else ["None"]) + ["'%s'" % o for o in sorted(options)])
+            if self.required:
+                return kind + ", required"
+            return kind + ",optional, default='%s'" % self.default
+        kind = _KIND_WORDS.get(getattr(parse, "__name__", ""), "string")
+        if none_too:
+            kind += " or None"
+        if self.required:
+            return kind + ", required"
+        return kind + ", optional, default=" + _default_words(self.default)
+
+
+_KIND_WORDS = {"int_": "int", "float_": "float", "bool_": "boolean", "shape_": "Shape(tuple)", "axis_": "Shape",
+               "str_": "string"}
+_DTYPE_CHOICES = ("bfloat16", "bool", "float16", "float32", "float64", "int32", "int64", "int8", "uint8")
+
+
+def _default_words(value) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, float):
+        return "%.9g" % np.float32(value)
+    if isinstance(value, tuple):
+        return "[%s]" % ",".join(map(str, value))
+    if isinstance(value, str):
+        return "'%s'" % value
+    return str(value)
 
 
 def _number(value) -> str:
@@ -198,6 +237,11 @@ class OpDef:
     bracket_shapes: bool = False            # MXNet prints this operator's inferred shapes as [a,b]
     kernel_checks_shapes: bool = False      # the kernel rejects bad shapes in MXNet's words: eager calls skip `infer`
     output_names: Tuple[str, ...] = ()      # MXNet's names for the outputs (BatchNorm: output, mean, var)
+    # MXNet registers no names for the inputs (Activation): its monitors call them input0, input1...
+    unnamed_inputs: bool = False
+    # the gradient does not read the outputs' gradients (Proposal): MXNet then never copies an
+    # executor's head gradients for them, whatever their shape
+    reads_out_grads: bool = True
     # the vector-Jacobian product: gradient(inputs, outputs, out_grads, **attrs) -> one array (or
     # None: no gradient) per input, all NumPy; None here means MXNet registers no FGradient
     gradient: Optional[Callable] = None

@@ -71,11 +71,17 @@ MODULES: Dict[str, str] = {
     "mxnet.registry": "runtime.class_registry",
     "mxnet.contrib": "runtime.contrib",
     "mxnet.contrib.amp": "runtime.contrib.amp",
+    # MXNet registers the contrib operators here too (mx.contrib.ndarray.CTCLoss)
+    "mxnet.contrib.ndarray": "runtime:nd.contrib",
+    "mxnet.contrib.nd": "runtime:nd.contrib",
+    "mxnet.contrib.symbol": "runtime:sym.contrib",
+    "mxnet.contrib.sym": "runtime:sym.contrib",
     "mxnet.contrib.amp.amp": "runtime.contrib.amp.amp",
     "mxnet.gluon.contrib": "runtime.gluon.contrib",
     "mxnet.gluon.contrib.nn": "runtime.gluon.contrib:nn",
     "mxnet.gluon.contrib.rnn": "runtime.gluon.contrib:rnn",
     "mxnet.gluon.contrib.data": "runtime.gluon.contrib:data",
+    "mxnet.gluon.contrib.cnn": "runtime.gluon.contrib_cnn",
     # the training API
     "mxnet.optimizer": "runtime.optimizer",
     "mxnet.optimizer.optimizer": "runtime.optimizer",

@@ -78,6 +78,8 @@ def build_module(name: str) -> types.ModuleType:
         "power": _binary_function("_Power", "_PowerScalar", "_RPowerScalar"),
         "pow": _binary_function("_Power", "_PowerScalar", "_RPowerScalar"),
     })
+    from runtime import custom_op
+    top["Custom"] = custom_op.symbolic  # operators written in Python (runtime.operator)
     from runtime.ops.sparse import namespace_functions
     subs["sparse"] = namespace_functions(function_for)
     return namespace.build_module(name, "MXNet-compatible deferred operators (Symbol).", top, subs)

@@ -168,6 +168,20 @@ case("BatchNorm", [((4, 3, 2), X), ((3,), POS), ((3,), X), ((3,), "zeros"), ((3,
 case("BatchNorm", [((4, 3), X), ((3,), POS), ((3,), X), ((3,), [0.1, -0.2, 0.3]), ((3,), [0.5, 1, 1.5])],
      use_global_stats=True,
      fix_gamma=False)
+case("_contrib_SyncBatchNorm", [((4, 3, 2), X), ((3,), POS), ((3,), X), ((3,), "zeros"), ((3,), "ones")],
+     fix_gamma=False, key="bn")
+case("im2col", [((2, 2, 5, 4), X)], kernel=(2, 3), stride=(2, 1), pad=(1, 0))
+case("col2im", [((1, 8, 6), X)], output_size=(4, 5), kernel=(2, 2), stride=(2, 2), pad=(1, 0))
+case("LRN", [((2, 5, 2, 2), X)], nsize=3, alpha=0.5, beta=0.6, knorm=1.5)
+case("_contrib_interleaved_matmul_selfatt_qk", [((3, 2, 12), X)], heads=2)
+case("_contrib_interleaved_matmul_selfatt_valatt", [((3, 2, 12), X), ((4, 3, 3), X)], heads=2)
+case("_contrib_interleaved_matmul_encdec_qk", [((3, 2, 4), X), ((4, 2, 8), X)], heads=2)
+case("_contrib_interleaved_matmul_encdec_valatt", [((4, 2, 8), X), ((4, 3, 4), X)], heads=2)
+case("BatchNorm_v1", [((4, 3, 2), X), ((3,), POS), ((3,), X), ((3,), "zeros"), ((3,), "ones")], fix_gamma=False)
+# offsets a little away from whole numbers: the bilinear sampling has kinks there
+case("_contrib_DeformableConvolution", [((1, 2, 4, 4), X), ((1, 18, 4, 4), ("attached", list(
+    0.3 + 0.4 * np.random.RandomState(5).uniform(size=18 * 16)))), ((2, 2, 3, 3), X), ((2,), X)],
+     kernel=(3, 3), pad=(1, 1), num_filter=2)
 case("LayerNorm", [((2, 3, 4), X), ((3,), POS), ((3,), X)], axis=1)
 case("InstanceNorm", [((2, 3, 4), X), ((3,), POS), ((3,), X)])
 case("GroupNorm", [((2, 4, 3), X), ((2,), POS), ((2,), X)], num_groups=2)

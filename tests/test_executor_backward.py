@@ -1,4 +1,6 @@
 """Symbolic backward: Executor.backward, grad_arrays/grad_dict, bind(args_grad, grad_req), simple_bind."""
+import ctypes
+
 import numpy as np
 import pytest
 
@@ -122,7 +124,9 @@ def test_a_monitor_sees_each_operators_outputs_and_with_monitor_all_its_inputs()
             for monitor_all, expected in ((False, outputs), (True, everything)):
                 seen = []
                 executor = symbol.simple_bind(mx.cpu(), grad_req="null")
-                executor.set_monitor_callback(lambda name, array: seen.append((name, array.shape)), monitor_all)
+                # as MXNet's, the callback gets the name as bytes and the array as a handle
+                executor.set_monitor_callback(lambda name, handle: seen.append((name.decode(), mx.nd.NDArray(
+                    ctypes.cast(handle, mx.base.NDArrayHandle), writable=False).shape)), monitor_all)
                 executor.forward()
                 assert [name for name, _ in seen] == expected
         assert seen[-1][1] == (4, 3, 4, 4)

@@ -20,6 +20,9 @@ def test_every_module_path_of_the_table_imports():
             assert sys.modules[name] is module
         assert mx.nd is runtime.nd and mx.sym is runtime.sym and mx.ndarray is mx.nd
         assert mx.gluon.nn.Dense is importlib.import_module("mxnet.gluon.nn").Dense
+        # MXNet registers the contrib operators under mxnet.contrib too
+        assert mx.contrib.ndarray is mx.nd.contrib and mx.contrib.sym is mx.sym.contrib
+        assert mx.contrib.ndarray.CTCLoss is mx.nd.contrib.CTCLoss
 
 
 def test_names_that_code_imports_from_mxnet_modules():

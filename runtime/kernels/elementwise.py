@@ -79,6 +79,19 @@ def activation(x, act_type):
     raise ValueError("unknown act_type %s" % act_type)
 
 
+def prelu_gamma_shape(gamma_shape, data_shape):
+    """The shape gamma broadcasts as against the data: MXNet matches gamma's axes, from its last,
+    against the data's axes 1 and 0 only (equal sizes or 1); every other data axis gets 1.
+    None where gamma cannot be placed that way."""
+    result = [1] * len(data_shape)
+    s = len(gamma_shape) - 1
+    for i in range(len(data_shape) - 1, -1, -1):
+        if s >= 0 and i <= 1 and gamma_shape[s] in (data_shape[i], 1):
+            result[i] = gamma_shape[s]
+            s -= 1
+    return tuple(result) if s == -1 else None
+
+
 def leaky_relu(x, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125, upper_bound=0.334):
     if act_type == "leaky":
         return _same(x, np.where(x > 0, x, x * slope))
@@ -92,11 +105,7 @@ def leaky_relu(x, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125, u
     if act_type == "prelu":
         if gamma is None:
             raise ValueError("prelu needs the gamma input")
-        shape = [1] * x.ndim
-        if x.ndim > 1:
-            shape[1] = -1
-        g = gamma.reshape(shape) if gamma.size > 1 else gamma.reshape(())
-        return _same(x, np.where(x > 0, x, x * g))
+        return _same(x, np.where(x > 0, x, x * gamma.reshape(prelu_gamma_shape(gamma.shape, x.shape))))
     if act_type == "rrelu":
         return _same(x, np.where(x > 0, x, x * (lower_bound + upper_bound) / 2))
     raise ValueError("unknown act_type %s" % act_type)

@@ -592,6 +592,22 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.
     return (out, mean.astype(data.dtype), var.astype(data.dtype))
 
 
+def batch_norm_invstd(data, gamma, beta, moving_mean, moving_var, eps=1e-3, **options):
+    """BatchNorm's outputs as MXNet 1.9.1 gives them: the third is the inverse standard deviation
+    1 / sqrt(var + eps) (of the batch in training, of moving_var otherwise), not the variance
+    (SyncBatchNorm's third output stays the variance); 0 where var and eps are both 0."""
+    out, mean, var = batch_norm(data, gamma, beta, moving_mean, moving_var, eps=eps, **options)
+    spread = var.astype(np.float64) + eps
+    invstd = np.divide(1.0, np.sqrt(spread), out=np.zeros_like(spread), where=spread > 0)
+    return out, mean, invstd.astype(var.dtype)
+
+
+def variance_of_invstd(invstd, eps):
+    """The variance back from BatchNorm's third output (MXNet's moving_var update reads it so)."""
+    invstd = invstd.astype(np.float64)
+    return np.divide(1.0, np.square(invstd), out=np.zeros_like(invstd), where=invstd > 0) - eps
+
+
 def layer_norm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False):
     mean = data.mean(axis=axis, keepdims=True)
     var = data.var(axis=axis, keepdims=True)

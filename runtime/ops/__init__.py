@@ -5,6 +5,12 @@ The kernel lives in `runtime/kernels/` and takes NumPy arrays and parsed attribu
 """
 from runtime.ops import math, nn, outputs, tensor  # noqa: F401  (declarations register themselves)
 from runtime.ops import ctc  # noqa: F401,E402  (the CTC loss operator)
+from runtime.ops import columns  # noqa: F401,E402  (im2col, col2im and their gradients)
+from runtime.ops import lrn  # noqa: F401,E402  (local response normalization and its gradient)
+from runtime.ops import quantization  # noqa: F401,E402  (contrib.quantize, contrib.dequantize)
+from runtime.ops import attention  # noqa: F401,E402  (contrib.interleaved_matmul_*, multi-head attention)
+from runtime.ops import proposal  # noqa: F401,E402  (contrib.Proposal, contrib.MultiProposal)
+from runtime.ops import deformable  # noqa: F401,E402  (contrib.DeformableConvolution)
 from runtime.ops import contrib, legacy, linalg, regions, rnn, spatial  # noqa: F401
 from runtime.ops import grad_math, grad_nn, grad_tensor  # noqa: F401  (gradients attach to the declarations above)
 from runtime.ops import grad_contrib  # noqa: F401,E402  (gradients of the contrib operators)

@@ -10,6 +10,7 @@ import math
 import numpy as np
 from scipy import special
 
+from runtime.kernels.elementwise import prelu_gamma_shape
 from runtime.registry import REGISTRY, gradient_of
 
 
@@ -119,14 +120,11 @@ def _leaky_relu(inputs, outputs, out_grads, act_type, slope, lower_bound, upper_
     elif act_type == "rrelu":
         # outside training, MXNet's rrelu is leaky with the middle of the slope range
         local = np.where(positive, 1, (lower_bound + upper_bound) / 2)
-    else:  # prelu: gamma per channel (axis 1), or one value for all
+    else:  # prelu: gamma over the data's axes 0 and 1 (per channel, per sample and channel, or one value)
         gamma = inputs[1]
-        shape = [1] * x.ndim
-        if x.ndim > 1 and gamma.size > 1:
-            shape[1] = -1
-        gamma_b = gamma.reshape(shape) if x.ndim > 1 else gamma
+        gamma_b = gamma.reshape(prelu_gamma_shape(gamma.shape, x.shape))
         dx = g * np.where(positive, 1, gamma_b)
-        dgamma = reduce_to(g * np.where(positive, 0, x), np.broadcast_shapes(gamma_b.shape, (1,) * x.ndim))
+        dgamma = reduce_to(g * np.where(positive, 0, x), gamma_b.shape)
         return [dx.astype(x.dtype, copy=False), dgamma.reshape(gamma.shape).astype(gamma.dtype, copy=False)]
     return [(g * local).astype(x.dtype, copy=False)] + [None] * (len(inputs) - 1)
 

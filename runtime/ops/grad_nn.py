@@ -194,7 +194,21 @@ def _normalized_grads(x, g, axes, gamma_b, eps, mean=None, var=None):
 
 @gradient_of("BatchNorm")
 def _batch_norm(inputs, outputs, out_grads, eps=1e-3, momentum=0.9, fix_gamma=True, use_global_stats=False,
-                output_mean_var=False, axis=1, is_train=False, **attrs):
+                axis=1, is_train=False, **attrs):
+    return _batch_norm_backward(inputs, outputs, out_grads, eps, momentum, fix_gamma, use_global_stats, axis,
+                                is_train, third_is_invstd=True)
+
+
+@gradient_of("_contrib_SyncBatchNorm", "BatchNorm_v1")  # BatchNorm's, their third output the variance
+def _batch_norm_of_variance(inputs, outputs, out_grads, eps=1e-3, momentum=0.9, fix_gamma=True,
+                            use_global_stats=False, is_train=False, **attrs):
+    return _batch_norm_backward(inputs, outputs, out_grads, eps, momentum, fix_gamma, use_global_stats, 1,
+                                is_train, third_is_invstd=False)
+
+
+def _batch_norm_backward(inputs, outputs, out_grads, eps, momentum, fix_gamma, use_global_stats, axis, is_train,
+                         third_is_invstd):
+    from runtime.ops.nn import follow_batch
     data, gamma = inputs[0], inputs[1]
     axis = axis % data.ndim
     shape = [1] * data.ndim
@@ -203,6 +217,9 @@ def _batch_norm(inputs, outputs, out_grads, eps=1e-3, momentum=0.9, fix_gamma=Tr
     g = out_grads[0]
     gamma_b = (np.ones_like(gamma) if fix_gamma else gamma).astype(np.float64).reshape(shape)
     if is_train and not use_global_stats:
+        # as in MXNet, the backward pass moves the moving statistics (the bound arrays, in place)
+        # toward the batch's: a forward pass alone leaves them
+        follow_batch(momentum, eps, inputs[3], inputs[4], outputs, third_is_invstd)
         dx, x_hat = _normalized_grads(data, g, axes, gamma_b, eps)
     else:
         dx, x_hat = _normalized_grads(data, g, axes, gamma_b, eps, inputs[3].reshape(shape).astype(np.float64),

@@ -38,7 +38,7 @@ for _name, _fn in _UNARY.items():
 declare("identity", kernel=k.identity, aliases=("_copy",), infer=_same_shape)
 declare("stop_gradient", kernel=k.identity, aliases=("BlockGrad",), infer=_same_shape)
 declare("Activation", attrs=[Attr("act_type", choice("relu", "sigmoid", "tanh", "softrelu", "softsign"),
-                                  required=True)], kernel=k.activation, infer=_same_shape)
+                                  required=True)], kernel=k.activation, infer=_same_shape, unnamed_inputs=True)
 
 
 def _leaky_shapes(in_shapes, attrs):
@@ -47,7 +47,7 @@ def _leaky_shapes(in_shapes, attrs):
         channels = data[1] if len(data) > 1 else 1
         if gamma is None:
             in_shapes[1] = (channels,)
-        elif tuple(gamma) not in ((channels,), (1,)):
+        elif k.prelu_gamma_shape(tuple(gamma), tuple(data)) is None:
             raise ValueError("Cannot broadcast gamma to data. gamma: [%s], data: [%s]"
                              % (",".join(map(str, gamma)), ",".join(map(str, data))))
     return in_shapes, [in_shapes[0]]

@@ -185,11 +185,40 @@ declare("BatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var
                Attr("use_global_stats", bool_, False), Attr("output_mean_var", bool_, False), Attr("axis", int_, 1),
                Attr("cudnn_off", bool_, False), Attr("min_calib_range", optional(float_), None),
                Attr("max_calib_range", optional(float_), None)],
-        kernel=k.batch_norm, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
+        kernel=k.batch_norm_invstd, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
         output_names=("output", "mean", "var"), input_inits=MOVING_STATISTICS_INITS,
         visible_outputs=lambda a: 3 if a["output_mean_var"] else 1,
         infer=_with_outputs(_channel_params(5), _bn_outputs),
         types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))
+
+
+
+def _batch_norm_v1(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
+                   use_global_stats=False, output_mean_var=False, is_train=False):
+    return k.batch_norm(data, gamma, beta, moving_mean, moving_var, eps=eps, momentum=momentum, fix_gamma=fix_gamma,
+                        use_global_stats=use_global_stats, axis=1, is_train=is_train)
+
+
+# MXNet's legacy batch normalization: channels on axis 1, and its third output the variance itself
+declare("BatchNorm_v1", inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
+        attrs=[Attr("eps", float_, 1e-3), Attr("momentum", float_, 0.9), Attr("fix_gamma", bool_, True),
+               Attr("use_global_stats", bool_, False), Attr("output_mean_var", bool_, False)],
+        kernel=_batch_norm_v1, aux=("moving_mean", "moving_var"), num_outputs=3, wants_training=True,
+        output_names=("output", "mean", "var"), input_inits=MOVING_STATISTICS_INITS,
+        visible_outputs=lambda a: 3 if a["output_mean_var"] else 1,
+        infer=_with_outputs(_channel_params(5), lambda s, a: _bn_outputs(s, dict(a, axis=1))),
+        types=uniform_types(wording="layer", params=("gamma", "beta", "moving_mean", "moving_var")))
+
+def follow_batch(momentum, eps, moving_mean, moving_var, results, third_is_invstd) -> None:
+    """Batch normalization's backward pass in training: its moving statistics (NumPy arrays,
+    updated in place) move toward the batch's, by `momentum`. BatchNorm's third output is the
+    inverse deviation (the variance comes back from it), SyncBatchNorm's and BatchNorm_v1's the
+    variance itself."""
+    batch_var = k.variance_of_invstd(results[2], eps) if third_is_invstd else results[2]
+    moving_mean[...] = momentum * moving_mean + (1 - momentum) * results[1]
+    moving_var[...] = momentum * moving_var + (1 - momentum) * batch_var
+
+
 declare("LayerNorm", inputs=("data", "gamma", "beta"),
         attrs=[Attr("axis", int_, -1), Attr("eps", float_, 1e-5), Attr("output_mean_var", bool_, False)],
         kernel=k.layer_norm, infer=_with_outputs(_channel_params(3, "axis=%d"), lambda s, a: [s[0]]),
@@ -254,6 +283,7 @@ declare("SoftmaxOutput", inputs=("data", "label"),
         kernel=k.softmax_output, aliases=("Softmax",), infer=_softmax_output_shapes, bracket_shapes=True,
         types=uniform_types(wording="layer"))  # the label too takes the data's dtype, as MXNet 1.9.1 checks
 declare("SoftmaxActivation", attrs=[Attr("mode", choice("instance", "channel"), "instance")],
+        unnamed_inputs=True,
         kernel=k.softmax_activation)
 declare("UpSampling", inputs=("*data",), attrs=[Attr("scale", int_, required=True, low=1), Attr("num_filter", int_, 0),
                                                 Attr("sample_type", choice("nearest", "bilinear"), required=True),
