@@ -59,7 +59,7 @@ FROZEN = textwrap.dedent("""\
     class Idle(nn.HybridBlock):
         def hybrid_forward(self, F, x):
             if autograd.is_recording():
-                return x.shape
+                return F.relu(x) * (x.shape[0] > 0)
             return F.relu(x)
     """)
 SHAPES = ["--shapes=%s=1x3" % name for name in ("Branch", "Draw", "Counter", "Rows", "Bias", "Guarded", "Idle")]
@@ -140,7 +140,7 @@ def test_a_harmless_flagged_line_that_ran_is_refuted(blocks):
 def test_a_line_no_hybridized_call_ran_is_not_reached(blocks):
     found = verdict(blocks["Idle"], "HYB002")
     assert found["verdict"] == "not reached", found
-    # the HYB013 line itself ran, and the block agreed in both modes
+    # the HYB013 line itself ran, and the block agreed in both modes (its branches give the same)
     assert verdict(blocks["Idle"], "HYB013")["verdict"] == "refuted"
 
 
@@ -270,3 +270,30 @@ def test_blocks_built_in_another_module_judge_the_diagnostics_of_the_classes_the
     harmless = results[("HYB001", line_of("hidden[0]", PARTS))]["properties"]["verify"]
     assert harmless["verdict"] == "refuted", harmless  # `hidden` is a list: the line ran and agreed
     assert harmless["blocks"] == ["picker_small(pretrained=False) (presets.py)"]
+
+
+UNTRIED = textwrap.dedent("""\
+    from mxnet import autograd
+    from mxnet.gluon import nn
+
+
+    class Trains(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            if autograd.is_training():
+                raise ValueError("training needs the targets")  # as a detector without its labels
+            return x * 2
+    """)
+
+
+def test_a_branch_whose_calls_fail_eagerly_is_not_refuted(tmp_path, capsys):
+    """Train mode raised eagerly, so the frozen branch was never compared: no refutation."""
+    path = tmp_path / "untried.py"
+    path.write_text(UNTRIED)
+    parser = argparse.ArgumentParser()
+    arguments.add_arguments(parser)
+    command.run(parser.parse_args([str(path), "--no-cache", "--format", "json", "--shapes", "Trains=2x3"]))
+    [block] = json.loads(capsys.readouterr().out)
+    assert block["status"] == "agrees" and block["findings"] == []
+    found = verdict(block, "HYB013")
+    assert found["verdict"] == "inconclusive", found
+    assert "train mode and train mode again raise eagerly" in found["reason"]

@@ -55,6 +55,7 @@ class BlockResult:
     elsewhere: Dict[str, List[int]] = field(default_factory=dict)
     eager_elsewhere: Dict[str, List[int]] = field(default_factory=dict)
     failed_at: Optional[List] = None                    # [file, line]: the package's last frame
+    eager_failed: List[str] = field(default_factory=list)  # the calls that raised eagerly (their labels)
 
     def to_json(self) -> dict:
         return {"path": self.path, "block": self.name, "status": self.status, "detail": self.detail,
@@ -68,7 +69,7 @@ class BlockResult:
                    b.get("touches", []), b.get("fixed_ran", False), b.get("findings", []), b.get("lines", []),
                    b.get("eager_lines", []), b.get("inputs", []), b.get("train"), b.get("first_call"),
                    b.get("first_detail", ""), b.get("calls"), [], b.get("elsewhere", {}),
-                   b.get("eager_elsewhere", {}), b.get("failed_at"))
+                   b.get("eager_elsewhere", {}), b.get("failed_at"), b.get("eager_failed", []))
 
 
 @dataclass

@@ -26,6 +26,13 @@ KIND_CODES = {
     "frozen-random": ("HYB016",),
     "frozen-branch": ("HYB013",),
 }
+# The calls that show a rule's value frozen: a block that cannot take them eagerly refutes nothing
+# about that rule (a detector's train-mode branch that wants its targets never ran).
+KIND_CALLS = {
+    "HYB013": ("train mode", "train mode again"),
+    "HYB016": ("other Python seed",),
+    "HYB017": ("second call",),
+}
 # Diagnostics that are no claim about a line of hybrid_forward.
 UNJUDGED = ("HYB018",)
 
@@ -130,6 +137,12 @@ def _judge_one(code: str, lines: Set[int], blocks: Sequence, guarded: bool = Fal
         if why:
             return Verdict(CONFIRMED, "%s: %s" % (b.name, why), names)
     clean = [b for b in ran if getattr(b, "first_call", b.status) == "agrees" and not b.findings]
+    untried = [b for b in clean if set(KIND_CALLS.get(code, ())) & set(getattr(b, "eager_failed", ()))]
+    if untried and len(clean) == len(ran):
+        calls = sorted(set(KIND_CALLS[code]) & set(untried[0].eager_failed))
+        return Verdict(INCONCLUSIVE, "%s ran this line hybridized and agreed, but %s raise%s eagerly: what this "
+                       "rule is about was not compared" % (", ".join(b.name for b in untried), " and ".join(calls),
+                                                            "" if len(calls) > 1 else "s"), names)
     if len(clean) == len(ran) and guarded:
         return Verdict(INCONCLUSIVE, "%s ran this line hybridized and agreed, but the flagged expression runs only "
                        "under a condition (an if-else expression, and/or, a comprehension)" % ", ".join(names), names)

@@ -361,6 +361,9 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
     result["findings"] = found
     result["lines"] = sorted(set().union(*(o.lines for o in hybrid_outcomes)))
     result["eager_lines"] = sorted(set().union(*(o.lines for o in eager_outcomes)))
+    # calls the block itself does not take (a detector's training branch wants its targets): they
+    # compare nothing, so they refute nothing about what only they would run
+    result["eager_failed"] = [step.label for step, outcome in zip(plan, eager_outcomes) if outcome.error is not None]
     result["elsewhere"] = _lines_by_file(hybrid_outcomes)
     result["eager_elsewhere"] = _lines_by_file(eager_outcomes)
     if found and result["status"] == AGREES:
@@ -378,7 +381,7 @@ def _new_result(name: str) -> dict:
     return {"name": name, "status": None, "detail": "", "line": None, "fix_status": None, "fix_detail": "",
             "touches": [], "fixed_ran": False, "findings": [], "lines": [], "eager_lines": [], "inputs": [],
             "train": None, "first_call": None, "first_detail": "", "calls": None, "elsewhere": {},
-            "eager_elsewhere": {}, "failed_at": None}
+            "eager_elsewhere": {}, "failed_at": None, "eager_failed": []}
 
 
 def _second_instance(build, module, request: dict, mx):
