@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
@@ -84,11 +85,27 @@ def predict_mode():
 
 # ---- the tape
 class Leaf:
-    """A marked variable: where its gradient goes and how (`req` is 'write' or 'add')."""
-    __slots__ = ("owner", "grad", "req")
+    """A marked variable: where its gradient goes and how (`req` is 'write' or 'add').
+
+    The variable is held by a weak reference: it holds its Leaf (`_entry`), and a strong one back
+    would make every variable a reference cycle, freed only when the cyclic collector runs, which
+    large arrays do not hasten (a loop of attach_grad on 512 MiB copies held gigabytes)."""
+    __slots__ = ("_owner", "grad", "req", "shape", "dtype")
 
     def __init__(self, owner, grad, req: str):
-        self.owner, self.grad, self.req = owner, grad, req
+        self._owner, self.grad, self.req = weakref.ref(owner), grad, req
+        # the gradient's shape and type when the variable is gone and a tape still reaches it
+        self.shape, self.dtype = owner.shape, owner._data.dtype
+
+    @property
+    def owner(self):
+        """The variable, or None once it is freed."""
+        return self._owner()
+
+    def target(self):
+        """(shape, dtype) a gradient of the variable takes."""
+        owner = self._owner()
+        return (self.shape, self.dtype) if owner is None else (owner.shape, owner._data.dtype)
 
 
 class TapeNode:
@@ -260,7 +277,7 @@ def _propagate(heads, head_grads, retain_graph: bool, train: bool, keep=frozense
                     shape, dtype = entry[0].out_meta[entry[1]]
                     _accumulate(node_grads, (id(entry[0]), entry[1]), _fit(grad, shape, dtype))
                 else:
-                    _accumulate(leaf_grads, id(entry), _fit(grad, entry.owner.shape, entry.owner._data.dtype), entry)
+                    _accumulate(leaf_grads, id(entry), _fit(grad, *entry.target()), entry)
             if not retain_graph:
                 node.freed = True
                 node.vjp = None
@@ -286,7 +303,9 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
             target += value
         else:
             np.copyto(target, value, casting="unsafe")
-        leaf.owner._fresh_grad = True
+        owner = leaf.owner
+        if owner is not None:
+            owner._fresh_grad = True
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: bool = False,

@@ -271,9 +271,15 @@ class Executor:
         No kernel writes into its inputs, so the caller's arrays are left as they are."""
         if is_train and self._has_aux_ops:
             # training updates auxiliary states (BatchNorm's running statistics): node by node
-            for name, array in zip(names, arrays):
-                self.arg_dict[name]._data[...] = array
-            values = self._forward_values(is_train)
+            holders = [self.arg_dict[name] for name in names]
+            held = [holder._data for holder in holders]
+            try:
+                for holder, array in zip(holders, arrays):
+                    holder._data = array  # read in place for this call, as the compiled plan does
+                values = self._forward_values(is_train)
+            finally:
+                for holder, array in zip(holders, held):
+                    holder._data = array
             return [values[id(n)][i] for n, i in self._symbol._outputs]
         return self._plan(is_train, names)[0](*arrays)
 

@@ -71,7 +71,10 @@ class _BlockScope:
         if self._block._empty_prefix:
             return
         self._name_scope.__exit__(*exc)
-        _scope.value = self._old
+        # let go of the enclosing scope: a block shared by several parents (one pooling layer in
+        # each of a loop's networks) would otherwise keep the last of them, and its cached graph's
+        # arrays, alive
+        _scope.value, self._old = self._old, None
 
 
 def _input_context(args) -> Context:
@@ -604,7 +607,11 @@ class _CachedGraph:
         ctx = _input_context(args)
         bound = {n: params[n].data(ctx) for n in arg_names if n in params}
         for name, value in zip(self.input_names, args):
-            bound[name] = NDArray(np.array(value._data), value.context)
+            # a holder of the input's shape and type, one read-only zero: each call reads its own
+            # inputs in place, so the holder's values are never the data. A copy of the first input
+            # here would be kept as long as the block is, a 512 MiB batch included
+            zero = np.zeros((), value._data.dtype)
+            bound[name] = NDArray(np.broadcast_to(zero, value._data.shape), value.context)
         aux = {n: params[n].data(ctx) for n in self.symbol.list_auxiliary_states()}
         from runtime.executor import Executor
         self.static_alloc = bool(block._flags.get("static_alloc"))
