@@ -21,4 +21,26 @@ def split_and_load_keeps_csr(mx):
     return [[p.stype, list(p.shape), p.asnumpy().tolist()] for p in parts]
 
 
-CASES = {f.__name__: f for f in (split_data_along_the_first_axis_gives_views, split_and_load_keeps_csr)}
+def a_row_sparse_parameter_saves_every_row(mx):
+    """With a Trainer, ParameterDict.save writes a row_sparse parameter's rows; they load into a
+    dense parameter of the same name."""
+    import os
+    import tempfile
+    params = mx.gluon.ParameterDict("net_")
+    params.get("w0", shape=(2, 3))
+    params.get("w1", shape=(4, 3), stype="row_sparse")
+    params.initialize(init=mx.init.Constant(1.5))
+    mx.gluon.Trainer(params, "sgd")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "p.params")
+        params.save(path)
+        dense = mx.gluon.ParameterDict("net_")
+        dense.get("w0", shape=(2, 3))
+        dense.get("w1", shape=(4, 3))
+        dense.load(path)
+    w1 = dense.get("w1").data()
+    return [w1.stype, w1.asnumpy().tolist()]
+
+
+CASES = {f.__name__: f for f in (split_data_along_the_first_axis_gives_views, split_and_load_keeps_csr,
+                                 a_row_sparse_parameter_saves_every_row)}
