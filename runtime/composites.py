@@ -41,8 +41,27 @@ def shared(call: Callable[[str], Callable], eager: bool) -> Dict[str, Dict[str, 
             return call("_histogram")(a, bin_cnt=bins, range=range)
         return call("_histogram")(a, bins)
 
+    def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
+        """`num_sampled` classes drawn from the log-uniform distribution over [0, range_max)
+        (int64), and the expected counts of the true and of the sampled classes (float64): MXNet
+        1.9.1's sampler, which takes the classes in decreasing frequency."""
+        import math
+        log_range = math.log(range_max + 1)
+        options = {"ctx": str(ctx)} if eager and ctx is not None else {}
+        rand = call("_random_uniform")(low=0.0, high=log_range, shape=(num_sampled,), dtype="float64", **options)
+        drawn = call("_minus_scalar")(call("exp")(rand), scalar=1.0)
+        sampled = call("_mod_scalar")(call("Cast")(drawn, dtype="int64"), scalar=range_max)
+        if eager and ctx is not None:
+            true_classes = true_classes.as_in_context(ctx)
+
+        def expected_count(classes):
+            classes = call("Cast")(classes, dtype="float64")
+            ratio = call("_div")(call("_plus_scalar")(classes, scalar=2.0), call("_plus_scalar")(classes, scalar=1.0))
+            return call("_mul_scalar")(call("_div_scalar")(call("log")(ratio), scalar=log_range), scalar=num_sampled)
+        return sampled, expected_count(true_classes), expected_count(sampled)
+
     top = {"histogram": histogram} if eager else {"histogram": histogram, "hypot": hypot}
-    return {"contrib": {"isnan": isnan, "isinf": isinf, "isfinite": isfinite}, "": top}
+    return {"contrib": {"isnan": isnan, "isinf": isinf, "isfinite": isfinite, "rand_zipfian": rand_zipfian}, "": top}
 
 
 def eager_only(call: Callable[[str], Callable]) -> Dict[str, Callable]:

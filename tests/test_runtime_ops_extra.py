@@ -80,6 +80,9 @@ CASES = {
     "_full": ([], {"shape": (2, 2), "value": 1.5}, lambda: np.full((2, 2), 1.5, f)),
     "_arange": ([], {"start": 1.0, "stop": 7.0, "step": 2.0}, lambda: np.arange(1, 7, 2, dtype=f)),
     "_linspace": ([], {"start": 0.0, "stop": 1.0, "num": 5}, lambda: np.linspace(0, 1, 5, dtype=f)),
+    # one class: every draw is class 0, so each row is done at its first draw
+    "_sample_unique_zipfian": ([], {"range_max": 1, "shape": (2, 1)},
+                               lambda: (np.zeros((2, 1), np.int64), np.ones(2, np.int64))),
     "_eye": ([], {"N": 3, "k": 1}, lambda: np.eye(3, k=1, dtype=f)),
     # loss outputs: the forward is the prediction (their gradients: tests/test_autograd_golden.py)
     "LinearRegressionOutput": ([A, B], {}, lambda a, b: a), "MAERegressionOutput": ([A, B], {}, lambda a, b: a),

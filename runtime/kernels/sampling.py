@@ -77,3 +77,28 @@ def shuffle(data):
     out = data.copy()
     _random.generator().shuffle(out, axis=0)
     return out
+
+
+def sample_unique_zipfian(range_max, shape=()):
+    """Per row of `shape` (batch, n): n distinct classes drawn from the log-uniform distribution
+    over [0, range_max), round(exp(u * log(range_max))) - 1 for uniform u, in the order first
+    drawn, and (int64 both) how many draws each row took, as MXNet 1.9.1's sampler counts them."""
+    batch, count = shape
+    if count > range_max:
+        raise ValueError("Number of samples cannot exceed the number of possible classes")
+    log_range = np.log(range_max)
+    generator = _random.generator()
+    samples = np.empty((batch, count), np.int64)
+    tries = np.empty(batch, np.int64)
+    for row in range(batch):
+        drawn = np.empty(0, np.int64)
+        while True:
+            more = np.floor(np.exp(generator.random(max(2 * count, 64)) * log_range) + 0.5).astype(np.int64) - 1
+            drawn = np.concatenate([drawn, more])
+            values, first = np.unique(drawn, return_index=True)
+            if values.size >= count:
+                break
+        order = np.sort(first)[:count]
+        samples[row] = drawn[order]
+        tries[row] = order[-1] + 1
+    return samples, tries

@@ -63,3 +63,15 @@ declare("_sample_multinomial", attrs=[Attr("shape", shape_, ()), Attr("get_prob"
         kernel=k.sample_multinomial, infer=_multinomial_shapes, types=_multinomial_types,
         num_outputs=lambda a: 2 if a["get_prob"] else 1, aliases=("sample_multinomial",))
 declare("_shuffle", kernel=k.shuffle, aliases=("shuffle",))
+
+
+def _unique_zipfian_shapes(in_shapes, attrs):
+    shape = tuple(attrs["shape"])
+    if len(shape) != 2:
+        raise ValueError("Check failed: param.shape.ndim() == 2U (%d vs. 2) " % len(shape))
+    return in_shapes, [shape, (shape[0],)]
+
+
+declare("_sample_unique_zipfian", inputs=(), attrs=[Attr("range_max", int_, required=True), Attr("shape", shape_, ())],
+        kernel=k.sample_unique_zipfian, no_inputs=True, infer=_unique_zipfian_shapes,
+        types=lambda in_dtypes, attrs, names: (in_dtypes, ["int64", "int64"]), num_outputs=2)
