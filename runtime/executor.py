@@ -144,6 +144,10 @@ def infer_types(symbol: Symbol, known: Dict[str, str]):
 class Executor:
     """A symbol bound to its arguments. `forward()` runs the plan and fills `outputs`."""
 
+    # hook(node, input arrays, output arrays) after each operator that runs node by node: a
+    # hybridized block's register_op_hook sets it for a call
+    _op_hook = None
+
     def __init__(self, symbol: Symbol, ctx, args, aux_states=None, static_alloc: bool = False, args_grad=None,
                  grad_req="write"):
         self._symbol = symbol
@@ -326,6 +330,8 @@ class Executor:
             values[id(node)] = results
             if self._monitor is not None:
                 self._monitor_outputs(node, results)
+            if self._op_hook is not None:
+                self._op_hook(node, arrays, results)
         return values
 
     def backward(self, out_grads=None, is_train=True) -> None:

@@ -198,6 +198,8 @@ class OpDef:
     bracket_shapes: bool = False            # MXNet prints this operator's inferred shapes as [a,b]
     kernel_checks_shapes: bool = False      # the kernel rejects bad shapes in MXNet's words: eager calls skip `infer`
     output_names: Tuple[str, ...] = ()      # MXNet's names for the outputs (BatchNorm: output, mean, var)
+    # MXNet registers no names for the inputs (Activation): its monitors call them input0, input1...
+    unnamed_inputs: bool = False
     # the vector-Jacobian product: gradient(inputs, outputs, out_grads, **attrs) -> one array (or
     # None: no gradient) per input, all NumPy; None here means MXNet registers no FGradient
     gradient: Optional[Callable] = None

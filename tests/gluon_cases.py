@@ -42,5 +42,25 @@ def a_row_sparse_parameter_saves_every_row(mx):
     return [w1.stype, w1.asnumpy().tolist()]
 
 
+def op_hook_names(mx):
+    """register_op_hook: the names the callback is given, hybridized (monitor_all or not) and not
+    (the array comes as a handle in MXNet, an NDArray here)."""
+    from mxnet.base import py_str
+    calls = {}
+    for case, hybridize, monitor_all in (("all", True, True), ("outputs", True, False), ("eager", False, True)):
+        seen = []
+        model = mx.gluon.nn.HybridSequential(prefix="m_")
+        with model.name_scope():
+            model.add(mx.gluon.nn.Dense(2, flatten=False), mx.gluon.nn.Activation("relu"), mx.gluon.nn.MaxPool1D())
+        model.initialize()
+        if hybridize:
+            model.hybridize()
+        model.register_op_hook(lambda name, op, array: seen.append([py_str(name), py_str(op)]),
+                               monitor_all)
+        model(mx.nd.ones((2, 3, 4)).reshape((1, 6, 4)))
+        calls[case] = seen
+    return calls
+
+
 CASES = {f.__name__: f for f in (split_data_along_the_first_axis_gives_views, split_and_load_keeps_csr,
-                                 a_row_sparse_parameter_saves_every_row)}
+                                 a_row_sparse_parameter_saves_every_row, op_hook_names)}

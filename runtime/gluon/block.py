@@ -282,6 +282,12 @@ class Block:
         for param in self._params.values():
             param.cast(dtype)
 
+    def register_op_hook(self, callback, monitor_all=False) -> None:
+        """`callback(name, op_name, array)` for the operators that hybridized blocks below run
+        (a Block itself runs none: it passes the hook to its children)."""
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
+
     def apply(self, fn):
         for child in self._children.values():
             child.apply(fn)
@@ -416,6 +422,7 @@ class HybridBlock(Block):
         self._flags: Dict = {}
         self._cached: Dict[tuple, "_CachedGraph"] = {}
         self._in_format: Optional[list] = None  # the inputs' structure the cached graphs take
+        self._op_hook = None  # (callback, monitor_all) of register_op_hook
 
     def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs) -> None:
         self._active = active
@@ -426,6 +433,15 @@ class HybridBlock(Block):
     def cast(self, dtype) -> None:
         self._cached.clear()
         super().cast(dtype)
+
+    def register_op_hook(self, callback, monitor_all=False) -> None:
+        """`callback(name, op_name, array)` for each operator the hybridized block runs: its outputs
+        named NODE_OUTPUT, and with `monitor_all` its inputs first, NODE_INPUT (input0, input1... for
+        the operators MXNet registers without input names); names as bytes, as MXNet passes them.
+        As in MXNet 1.9.1, the block and its direct children take the hook."""
+        for block in (self, *self._children.values()):
+            if isinstance(block, HybridBlock):
+                block._op_hook = (callback, monitor_all)
 
     def register_child(self, block, name=None) -> None:
         if not isinstance(block, HybridBlock):
@@ -548,6 +564,13 @@ class HybridBlock(Block):
         if graph is None:
             self._check_structure(_flatten(list(args))[1])
             graph = self._cached[key] = _CachedGraph(self, args)
+        if self._op_hook is not None:
+            # MXNet 1.9.1 warns at every hooked call of a hybridized block (its test of the flags is
+            # true whatever their values)
+            import warnings
+            warnings.warn("register_op_hook is experimental when static_alloc=True / static_shape=True  and may not "
+                          "work correctly")
+            return graph.with_op_hook(flat, self._op_hook)
         return graph(flat)
 
     def _check_structure(self, fmt: list) -> None:
@@ -648,7 +671,32 @@ class _CachedGraph:
         result, _ = _regroup(wrapped, self.fmt)
         return result
 
-    def _call_recorded(self, args):
+    def with_op_hook(self, args, hook):
+        """A call with register_op_hook's callback: the graph run node by node (as under
+        autograd, where the recorded path runs so too), the callback given each operator's
+        arrays."""
+        from runtime.executor import _entry_name
+        callback, monitor_all = hook
+
+        def report(node, inputs, results):
+            op_name = node.op.name.encode()
+            if monitor_all:
+                names = node.op.input_names(node.attrs)
+                if getattr(node.op, "unnamed_inputs", False):
+                    names = ["input%d" % i for i in range(len(names))]
+                for name, array in zip(names, inputs):
+                    callback(("%s_%s" % (node.name, name)).encode(), op_name, NDArray(array, self.context))
+            for index, array in enumerate(results):
+                callback(_entry_name(node, index).encode(), op_name, NDArray(array, self.context))
+        self.executor._op_hook = report
+        try:
+            if autograd._state.recording and (autograd.needs_grad(args) or autograd.needs_grad(self.param_arrays)):
+                return self._call_recorded(args)
+            return self._call_recorded(args, record=False)
+        finally:
+            self.executor._op_hook = None
+
+    def _call_recorded(self, args, record=True):
         """The graph run node by node, every node's outputs kept: its backward is the graph's
         backward over them (BatchNorm's statistics and Dropout's masks as the forward made them)."""
         from runtime.executor import graph_gradients
@@ -667,6 +715,8 @@ class _CachedGraph:
         heads = executor._symbol._outputs
         outputs = [values[id(node)][index] for node, index in heads]
         result = self._wrap_outputs(arrays, outputs)
+        if not record:
+            return result
         variables = {node.name: node for node in executor._order if node.is_variable}
         wanted = [variables.get(name) for name in self.input_names + tuple(self.param_names)]
         order = executor._order

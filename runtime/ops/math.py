@@ -38,7 +38,7 @@ for _name, _fn in _UNARY.items():
 declare("identity", kernel=k.identity, aliases=("_copy",), infer=_same_shape)
 declare("stop_gradient", kernel=k.identity, aliases=("BlockGrad",), infer=_same_shape)
 declare("Activation", attrs=[Attr("act_type", choice("relu", "sigmoid", "tanh", "softrelu", "softsign"),
-                                  required=True)], kernel=k.activation, infer=_same_shape)
+                                  required=True)], kernel=k.activation, infer=_same_shape, unnamed_inputs=True)
 
 
 def _leaky_shapes(in_shapes, attrs):

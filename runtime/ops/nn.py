@@ -254,6 +254,7 @@ declare("SoftmaxOutput", inputs=("data", "label"),
         kernel=k.softmax_output, aliases=("Softmax",), infer=_softmax_output_shapes, bracket_shapes=True,
         types=uniform_types(wording="layer"))  # the label too takes the data's dtype, as MXNet 1.9.1 checks
 declare("SoftmaxActivation", attrs=[Attr("mode", choice("instance", "channel"), "instance")],
+        unnamed_inputs=True,
         kernel=k.softmax_activation)
 declare("UpSampling", inputs=("*data",), attrs=[Attr("scale", int_, required=True, low=1), Attr("num_filter", int_, 0),
                                                 Attr("sample_type", choice("nearest", "bilinear"), required=True),
