@@ -389,6 +389,29 @@ def _recorded_gradients(heads, head_grads, variables, train: bool, single: bool)
     return results[0] if single else results
 
 
+class GraphCall:
+    """A hybridized block's call on the tape, as get_symbol shows it: the graph's operators when
+    it is `inlined`, else one _CachedOp node over its inputs and parameters (MXNet 1.9.1's
+    rendering; such a node does not run again)."""
+
+    def __init__(self, symbol, names, inputs, inlined: bool):
+        self.symbol, self.names, self.inputs, self.inlined = symbol, names, inputs, inlined
+
+    def build(self, children):
+        if self.inlined:
+            return self.symbol(**dict(zip(self.names, children)))
+        from runtime import name as naming
+        from runtime.registry import OpDef
+        from runtime.symbol import Node, Symbol
+
+        def kernel(*arrays):
+            raise MXNetError("a _CachedOp node of autograd.get_symbol does not run")
+        count = len(self.symbol._outputs)
+        op = OpDef(name="_CachedOp", inputs=tuple(self.names), attrs={}, kernel=kernel, num_outputs=count)
+        node = Node(op, naming.current().get(None, "_cachedop"), {}, [c._outputs[0] for c in children])
+        return Symbol([(node, i) for i in range(count)])
+
+
 def get_symbol(x):
     """The recorded computation that produced `x`, as a Symbol over variables var0, var1, ..."""
     from runtime.symbol import compose, var
@@ -405,6 +428,10 @@ def get_symbol(x):
         if id(node) not in built:
             if node.symbol_info is None:
                 raise MXNetError("get_symbol: %s was computed by a custom Function" % node.name)
+            if isinstance(node.symbol_info, GraphCall):
+                call = node.symbol_info
+                built[id(node)] = call.build([symbol_of(e, a) for e, a in zip(node.inputs, call.inputs)])
+                return built[id(node)][index]
             op, attrs, inputs = node.symbol_info
             children = [symbol_of(e, a) for e, a in zip(node.inputs, inputs)]
             built[id(node)] = compose(op, op.name, tuple(children), {k: v for k, v in attrs.items() if v is not None})

@@ -62,5 +62,27 @@ def op_hook_names(mx):
     return calls
 
 
+def recorded_hybridized_calls_by_inline_limit(mx):
+    """autograd.get_symbol of a hybridized call: its operators when the graph has at most
+    inline_limit of them (2 by default), else one _CachedOp node; static_alloc never inlines."""
+    import json
+    ops = {}
+    for case, flags in (("limit3", {"inline_limit": 3}), ("limit0", {"inline_limit": 0}), ("default", {}),
+                        ("static", {"inline_limit": 3, "static_alloc": True})):
+        net = mx.gluon.nn.HybridSequential()
+        with net.name_scope():
+            for _ in range(3):
+                net.add(mx.gluon.nn.Dense(4))
+        net.initialize()
+        net.hybridize(**flags)
+        with mx.autograd.record():
+            y = net(mx.nd.zeros((1, 5)))
+        nodes = json.loads(mx.autograd.get_symbol(y).tojson())["nodes"]
+        ops[case] = [node["op"] for node in nodes]
+        y.backward()
+    return ops
+
+
 CASES = {f.__name__: f for f in (split_data_along_the_first_axis_gives_views, split_and_load_keeps_csr,
-                                 a_row_sparse_parameter_saves_every_row, op_hook_names)}
+                                 a_row_sparse_parameter_saves_every_row, op_hook_names,
+                                 recorded_hybridized_calls_by_inline_limit)}

@@ -426,7 +426,8 @@ class HybridBlock(Block):
 
     def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs) -> None:
         self._active = active
-        self._flags = dict(static_alloc=static_alloc, static_shape=static_shape)
+        self._flags = dict(static_alloc=static_alloc, static_shape=static_shape,
+                           inline_limit=int(kwargs.get("inline_limit", 2)))
         self._cached.clear()
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape, **kwargs)
 
@@ -638,6 +639,10 @@ class _CachedGraph:
         aux = {n: params[n].data(ctx) for n in self.symbol.list_auxiliary_states()}
         from runtime.executor import Executor
         self.static_alloc = bool(block._flags.get("static_alloc"))
+        # MXNet records a graph of at most inline_limit operators (2 unless hybridize says) as its
+        # operators, a larger one as one _CachedOp node: what autograd.get_symbol shows
+        operators = sum(1 for node in self.symbol._order() if not node.is_variable)
+        self.inlined = not self.static_alloc and operators <= block._flags.get("inline_limit", 2)
         self.context = ctx
         self.executor = Executor(self.symbol, self.context, bound, aux, static_alloc=self.static_alloc)
         self.bound_arrays = {id(_memory_of(a._data)) for a in list(bound.values()) + list(aux.values())}
@@ -727,7 +732,9 @@ class _CachedGraph:
             grads = graph_gradients(order, heads, values, out_grads, is_train, names)
             return [None if node is None else grads.get(id(node)) for node in wanted]
         flat, _ = _flatten(result)
-        autograd.record_node("_CachedOp", vjp, tracked, flat)
+        names = self.input_names + tuple(self.param_names)
+        autograd.record_node("_CachedOp", vjp, tracked, flat,
+                             symbol_info=autograd.GraphCall(self.symbol, names, tracked, self.inlined))
         return result
 
 
