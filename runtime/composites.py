@@ -162,6 +162,18 @@ def random(call: Callable[[str], Callable], eager: bool) -> Dict[str, Callable]:
     def negative_binomial(k=1, p=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
         return _draw("_random_negative_binomial", "_sample_negative_binomial", [k, p], shape, dtype, ctx, out, kwargs)
 
+    def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+        return _draw("_random_generalized_negative_binomial", "_sample_generalized_negative_binomial", [mu, alpha],
+                     shape, dtype, ctx, out, kwargs)
+
+    def _like(name, defaults):
+        def sample_like(data=None, *args, **kwargs):
+            params = dict(zip(defaults, args))
+            params.update(kwargs)
+            return call("_random_%s_like" % name)(data, **params)
+        sample_like.__name__ = name + "_like"
+        return sample_like
+
     def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
         options = dict(kwargs, get_prob=get_prob, dtype=dtype)
         if shape is not None:
@@ -174,7 +186,12 @@ def random(call: Callable[[str], Callable], eager: bool) -> Dict[str, Callable]:
         return call("_shuffle")(data, **kwargs)
 
     functions = {"exponential": exponential, "gamma": gamma, "poisson": poisson,
-                 "negative_binomial": negative_binomial, "multinomial": multinomial, "shuffle": shuffle}
+                 "negative_binomial": negative_binomial, "generalized_negative_binomial": generalized_negative_binomial,
+                 "multinomial": multinomial, "shuffle": shuffle}
+    for name, defaults in (("uniform", ("low", "high")), ("normal", ("loc", "scale")), ("gamma", ("alpha", "beta")),
+                           ("exponential", ("lam",)), ("poisson", ("lam",)), ("negative_binomial", ("k", "p")),
+                           ("generalized_negative_binomial", ("mu", "alpha"))):
+        functions[name + "_like"] = _like(name, defaults)
     if not eager:  # the eager uniform / normal / randint are written in runtime.ndarray_namespace
 
         def uniform(low=0, high=1, shape=None, dtype=None, **kwargs):
@@ -186,10 +203,16 @@ def random(call: Callable[[str], Callable], eager: bool) -> Dict[str, Callable]:
         def randint(low, high, shape=None, dtype=None, **kwargs):
             return _draw("_random_randint", None, [low, high], shape, dtype, None, None, kwargs)
 
-        functions.update(uniform=uniform, normal=normal, randint=randint)
+        def randn(*shape, **kwargs):
+            loc, scale = kwargs.pop("loc", 0), kwargs.pop("scale", 1)
+            return _draw("_random_normal", "_sample_normal", [loc, scale], shape, kwargs.pop("dtype", None), None,
+                         None, kwargs)
+
+        functions.update(uniform=uniform, normal=normal, randint=randint, randn=randn)
     return functions
 
 
 _SCALAR_PARAMS = {"_random_uniform": ("low", "high"), "_random_normal": ("loc", "scale"),
                   "_random_exponential": ("lam",), "_random_gamma": ("alpha", "beta"), "_random_poisson": ("lam",),
-                  "_random_negative_binomial": ("k", "p"), "_random_randint": ("low", "high")}
+                  "_random_negative_binomial": ("k", "p"), "_random_randint": ("low", "high"),
+                  "_random_generalized_negative_binomial": ("mu", "alpha")}

@@ -35,6 +35,20 @@ def random_negative_binomial(k=1, p=1.0, shape=(), ctx="", dtype=None):
     return _random.generator().negative_binomial(k, p, shape or (1,)).astype(_dtype(dtype))
 
 
+def _generalized_negative_binomial(generator, mu, alpha, size):
+    """Counts of mean mu and variance mu + alpha mu^2: Poisson draws whose rates are gamma draws of
+    shape 1/alpha and scale alpha mu (alpha 0: Poisson of rate mu)."""
+    mu, alpha = np.broadcast_to(mu, size), np.broadcast_to(alpha, size)
+    mixed = alpha > 0
+    safe = np.where(mixed, alpha, 1.0)
+    rates = np.where(mixed, generator.gamma(1.0 / safe, safe * mu, size), mu)
+    return generator.poisson(rates)
+
+
+def random_generalized_negative_binomial(mu=1.0, alpha=1.0, shape=(), ctx="", dtype=None):
+    return _generalized_negative_binomial(_random.generator(), mu, alpha, shape or (1,)).astype(_dtype(dtype))
+
+
 def random_randint(low=0, high=1, shape=(), ctx="", dtype=None):
     return _random.generator().integers(low, high, shape or (1,)).astype(dtype if dtype not in (None, "None")
                                                                           else np.int32)
@@ -55,6 +69,14 @@ sample_exponential = _per_element(lambda g, lam, size: g.exponential(1.0 / lam, 
 sample_gamma = _per_element(lambda g, alpha, beta, size: g.gamma(alpha, beta, size))
 sample_poisson = _per_element(lambda g, lam, size: g.poisson(lam, size))
 sample_negative_binomial = _per_element(lambda g, k, p, size: g.negative_binomial(k, p, size))
+sample_generalized_negative_binomial = _per_element(_generalized_negative_binomial)
+
+
+def like(draw):
+    """A `_random_*_like` kernel: `draw`'s samples in the shape and dtype of the data."""
+    def kernel(data, **params):
+        return draw(shape=data.shape, dtype=data.dtype, **params)
+    return kernel
 
 
 def sample_multinomial(data, shape=(), get_prob=False, dtype="int32"):

@@ -26,6 +26,8 @@ _SAMPLERS = {
     "gamma": ([Attr("alpha", float_, 1.0), Attr("beta", float_, 1.0)], k.random_gamma),
     "poisson": ([Attr("lam", float_, 1.0)], k.random_poisson),
     "negative_binomial": ([Attr("k", int_, 1), Attr("p", float_, 1.0)], k.random_negative_binomial),
+    "generalized_negative_binomial": ([Attr("mu", float_, 1.0), Attr("alpha", float_, 1.0)],
+                                      k.random_generalized_negative_binomial),
     "randint": ([Attr("low", int_, required=True), Attr("high", int_, required=True)], k.random_randint),
 }
 for _name, (_attrs, _kernel) in _SAMPLERS.items():
@@ -47,6 +49,15 @@ for _name, (_inputs, _kernel) in _PER_ELEMENT.items():
 declare("_sample_negative_binomial", inputs=("k", "p"), attrs=[Attr("shape", shape_, ()),
                                                                 Attr("dtype", optional(dtype_), None)],
         kernel=k.sample_negative_binomial, infer=_per_element_shapes, aliases=("sample_negative_binomial",))
+declare("_sample_generalized_negative_binomial", inputs=("mu", "alpha"),
+        attrs=[Attr("shape", shape_, ()), Attr("dtype", optional(dtype_), None)],
+        kernel=k.sample_generalized_negative_binomial, infer=_per_element_shapes,
+        aliases=("sample_generalized_negative_binomial",))
+
+# `_random_normal_like`...: samples in the data's shape and dtype (the data's values unread)
+for _name, (_attrs, _kernel) in _SAMPLERS.items():
+    if _name != "randint":
+        declare("_random_%s_like" % _name, attrs=_attrs, kernel=k.like(_kernel))
 
 
 def _multinomial_shapes(in_shapes, attrs):
