@@ -118,3 +118,18 @@ def test_slice_axis_and_slice_like_gradients_write_their_block():
     expected[..., 1:] = 2
     expected[:1, :2, :] += 18  # the sum reaches each of y's 2*3*3 elements
     assert np.array_equal(x.grad.asnumpy(), expected)
+
+
+def test_a_hybridized_network_is_freed_by_reference_counting():
+    with _NoCycleCollection():
+        net = _Twice(nn.MaxPool2D())
+        net.initialize()
+        net.hybridize()
+        x = nd.ones((1, 1, 4, 4))
+        x.attach_grad()
+        with autograd.record():
+            y = net(x)
+        y.backward()
+        gone = weakref.ref(net)
+        del net, y
+        assert gone() is None

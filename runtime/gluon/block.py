@@ -11,6 +11,7 @@ import os
 import re
 import threading
 import warnings
+import weakref
 from collections import OrderedDict
 from typing import Dict, Optional, Tuple
 
@@ -31,10 +32,16 @@ class _BlockScope:
     """Names children `dense0_`, `dense1_` within a parent, and globally outside of any parent."""
 
     def __init__(self, block: "Block"):
-        self._block = block
+        # the block holds its scope: a weak reference back leaves the block free of a reference
+        # cycle, so that a network dropped is freed at once with the arrays its graphs hold
+        self._block_ref = weakref.ref(block)
         self._counter: Dict[str, int] = {}
         self._old = None
         self._name_scope = None
+
+    @property
+    def _block(self) -> "Block":
+        return self._block_ref()
 
     @staticmethod
     def create(prefix: Optional[str], params: Optional[ParameterDict], hint: str):
