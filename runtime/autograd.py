@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
@@ -84,11 +85,27 @@ def predict_mode():
 
 # ---- the tape
 class Leaf:
-    """A marked variable: where its gradient goes and how (`req` is 'write' or 'add')."""
-    __slots__ = ("owner", "grad", "req")
+    """A marked variable: where its gradient goes and how (`req` is 'write' or 'add').
+
+    The variable is held by a weak reference: it holds its Leaf (`_entry`), and a strong one back
+    would make every variable a reference cycle, freed only when the cyclic collector runs, which
+    large arrays do not hasten (a loop of attach_grad on 512 MiB copies held gigabytes)."""
+    __slots__ = ("_owner", "grad", "req", "shape", "dtype")
 
     def __init__(self, owner, grad, req: str):
-        self.owner, self.grad, self.req = owner, grad, req
+        self._owner, self.grad, self.req = weakref.ref(owner), grad, req
+        # the gradient's shape and type when the variable is gone and a tape still reaches it
+        self.shape, self.dtype = owner.shape, owner._data.dtype
+
+    @property
+    def owner(self):
+        """The variable, or None once it is freed."""
+        return self._owner()
+
+    def target(self):
+        """(shape, dtype) a gradient of the variable takes."""
+        owner = self._owner()
+        return (self.shape, self.dtype) if owner is None else (owner.shape, owner._data.dtype)
 
 
 class TapeNode:
@@ -260,7 +277,7 @@ def _propagate(heads, head_grads, retain_graph: bool, train: bool, keep=frozense
                     shape, dtype = entry[0].out_meta[entry[1]]
                     _accumulate(node_grads, (id(entry[0]), entry[1]), _fit(grad, shape, dtype))
                 else:
-                    _accumulate(leaf_grads, id(entry), _fit(grad, entry.owner.shape, entry.owner._data.dtype), entry)
+                    _accumulate(leaf_grads, id(entry), _fit(grad, *entry.target()), entry)
             if not retain_graph:
                 node.freed = True
                 node.vjp = None
@@ -286,7 +303,9 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
             target += value
         else:
             np.copyto(target, value, casting="unsafe")
-        leaf.owner._fresh_grad = True
+        owner = leaf.owner
+        if owner is not None:
+            owner._fresh_grad = True
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: bool = False,
@@ -370,6 +389,29 @@ def _recorded_gradients(heads, head_grads, variables, train: bool, single: bool)
     return results[0] if single else results
 
 
+class GraphCall:
+    """A hybridized block's call on the tape, as get_symbol shows it: the graph's operators when
+    it is `inlined`, else one _CachedOp node over its inputs and parameters (MXNet 1.9.1's
+    rendering; such a node does not run again)."""
+
+    def __init__(self, symbol, names, inputs, inlined: bool):
+        self.symbol, self.names, self.inputs, self.inlined = symbol, names, inputs, inlined
+
+    def build(self, children):
+        if self.inlined:
+            return self.symbol(**dict(zip(self.names, children)))
+        from runtime import name as naming
+        from runtime.registry import OpDef
+        from runtime.symbol import Node, Symbol
+
+        def kernel(*arrays):
+            raise MXNetError("a _CachedOp node of autograd.get_symbol does not run")
+        count = len(self.symbol._outputs)
+        op = OpDef(name="_CachedOp", inputs=tuple(self.names), attrs={}, kernel=kernel, num_outputs=count)
+        node = Node(op, naming.current().get(None, "_cachedop"), {}, [c._outputs[0] for c in children])
+        return Symbol([(node, i) for i in range(count)])
+
+
 def get_symbol(x):
     """The recorded computation that produced `x`, as a Symbol over variables var0, var1, ..."""
     from runtime.symbol import compose, var
@@ -386,6 +428,10 @@ def get_symbol(x):
         if id(node) not in built:
             if node.symbol_info is None:
                 raise MXNetError("get_symbol: %s was computed by a custom Function" % node.name)
+            if isinstance(node.symbol_info, GraphCall):
+                call = node.symbol_info
+                built[id(node)] = call.build([symbol_of(e, a) for e, a in zip(node.inputs, call.inputs)])
+                return built[id(node)][index]
             op, attrs, inputs = node.symbol_info
             children = [symbol_of(e, a) for e, a in zip(node.inputs, inputs)]
             built[id(node)] = compose(op, op.name, tuple(children), {k: v for k, v in attrs.items() if v is not None})

@@ -41,8 +41,27 @@ def shared(call: Callable[[str], Callable], eager: bool) -> Dict[str, Dict[str, 
             return call("_histogram")(a, bin_cnt=bins, range=range)
         return call("_histogram")(a, bins)
 
+    def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
+        """`num_sampled` classes drawn from the log-uniform distribution over [0, range_max)
+        (int64), and the expected counts of the true and of the sampled classes (float64): MXNet
+        1.9.1's sampler, which takes the classes in decreasing frequency."""
+        import math
+        log_range = math.log(range_max + 1)
+        options = {"ctx": str(ctx)} if eager and ctx is not None else {}
+        rand = call("_random_uniform")(low=0.0, high=log_range, shape=(num_sampled,), dtype="float64", **options)
+        drawn = call("_minus_scalar")(call("exp")(rand), scalar=1.0)
+        sampled = call("_mod_scalar")(call("Cast")(drawn, dtype="int64"), scalar=range_max)
+        if eager and ctx is not None:
+            true_classes = true_classes.as_in_context(ctx)
+
+        def expected_count(classes):
+            classes = call("Cast")(classes, dtype="float64")
+            ratio = call("_div")(call("_plus_scalar")(classes, scalar=2.0), call("_plus_scalar")(classes, scalar=1.0))
+            return call("_mul_scalar")(call("_div_scalar")(call("log")(ratio), scalar=log_range), scalar=num_sampled)
+        return sampled, expected_count(true_classes), expected_count(sampled)
+
     top = {"histogram": histogram} if eager else {"histogram": histogram, "hypot": hypot}
-    return {"contrib": {"isnan": isnan, "isinf": isinf, "isfinite": isfinite}, "": top}
+    return {"contrib": {"isnan": isnan, "isinf": isinf, "isfinite": isfinite, "rand_zipfian": rand_zipfian}, "": top}
 
 
 def eager_only(call: Callable[[str], Callable]) -> Dict[str, Callable]:
@@ -143,6 +162,18 @@ def random(call: Callable[[str], Callable], eager: bool) -> Dict[str, Callable]:
     def negative_binomial(k=1, p=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
         return _draw("_random_negative_binomial", "_sample_negative_binomial", [k, p], shape, dtype, ctx, out, kwargs)
 
+    def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+        return _draw("_random_generalized_negative_binomial", "_sample_generalized_negative_binomial", [mu, alpha],
+                     shape, dtype, ctx, out, kwargs)
+
+    def _like(name, defaults):
+        def sample_like(data=None, *args, **kwargs):
+            params = dict(zip(defaults, args))
+            params.update(kwargs)
+            return call("_random_%s_like" % name)(data, **params)
+        sample_like.__name__ = name + "_like"
+        return sample_like
+
     def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
         options = dict(kwargs, get_prob=get_prob, dtype=dtype)
         if shape is not None:
@@ -155,7 +186,12 @@ def random(call: Callable[[str], Callable], eager: bool) -> Dict[str, Callable]:
         return call("_shuffle")(data, **kwargs)
 
     functions = {"exponential": exponential, "gamma": gamma, "poisson": poisson,
-                 "negative_binomial": negative_binomial, "multinomial": multinomial, "shuffle": shuffle}
+                 "negative_binomial": negative_binomial, "generalized_negative_binomial": generalized_negative_binomial,
+                 "multinomial": multinomial, "shuffle": shuffle}
+    for name, defaults in (("uniform", ("low", "high")), ("normal", ("loc", "scale")), ("gamma", ("alpha", "beta")),
+                           ("exponential", ("lam",)), ("poisson", ("lam",)), ("negative_binomial", ("k", "p")),
+                           ("generalized_negative_binomial", ("mu", "alpha"))):
+        functions[name + "_like"] = _like(name, defaults)
     if not eager:  # the eager uniform / normal / randint are written in runtime.ndarray_namespace
 
         def uniform(low=0, high=1, shape=None, dtype=None, **kwargs):
@@ -167,10 +203,16 @@ def random(call: Callable[[str], Callable], eager: bool) -> Dict[str, Callable]:
         def randint(low, high, shape=None, dtype=None, **kwargs):
             return _draw("_random_randint", None, [low, high], shape, dtype, None, None, kwargs)
 
-        functions.update(uniform=uniform, normal=normal, randint=randint)
+        def randn(*shape, **kwargs):
+            loc, scale = kwargs.pop("loc", 0), kwargs.pop("scale", 1)
+            return _draw("_random_normal", "_sample_normal", [loc, scale], shape, kwargs.pop("dtype", None), None,
+                         None, kwargs)
+
+        functions.update(uniform=uniform, normal=normal, randint=randint, randn=randn)
     return functions
 
 
 _SCALAR_PARAMS = {"_random_uniform": ("low", "high"), "_random_normal": ("loc", "scale"),
                   "_random_exponential": ("lam",), "_random_gamma": ("alpha", "beta"), "_random_poisson": ("lam",),
-                  "_random_negative_binomial": ("k", "p"), "_random_randint": ("low", "high")}
+                  "_random_negative_binomial": ("k", "p"), "_random_randint": ("low", "high"),
+                  "_random_generalized_negative_binomial": ("mu", "alpha")}

@@ -144,6 +144,10 @@ def infer_types(symbol: Symbol, known: Dict[str, str]):
 class Executor:
     """A symbol bound to its arguments. `forward()` runs the plan and fills `outputs`."""
 
+    # hook(node, input arrays, output arrays) after each operator that runs node by node: a
+    # hybridized block's register_op_hook sets it for a call
+    _op_hook = None
+
     def __init__(self, symbol: Symbol, ctx, args, aux_states=None, static_alloc: bool = False, args_grad=None,
                  grad_req="write"):
         self._symbol = symbol
@@ -282,9 +286,15 @@ class Executor:
         No kernel writes into its inputs, so the caller's arrays are left as they are."""
         if is_train and self._has_aux_ops:
             # training updates auxiliary states (BatchNorm's running statistics): node by node
-            for name, array in zip(names, arrays):
-                self.arg_dict[name]._data[...] = array
-            values = self._forward_values(is_train)
+            holders = [self.arg_dict[name] for name in names]
+            held = [holder._data for holder in holders]
+            try:
+                for holder, array in zip(holders, arrays):
+                    holder._data = array  # read in place for this call, as the compiled plan does
+                values = self._forward_values(is_train)
+            finally:
+                for holder, array in zip(holders, held):
+                    holder._data = array
             return [values[id(n)][i] for n, i in self._symbol._outputs]
         return self._plan(is_train, names)[0](*arrays)
 
@@ -331,6 +341,8 @@ class Executor:
             values[id(node)] = results
             if self._monitor is not None:
                 self._monitor_outputs(node, results)
+            if self._op_hook is not None:
+                self._op_hook(node, arrays, results)
         return values
 
     def backward(self, out_grads=None, is_train=True) -> None:

@@ -34,7 +34,7 @@ class NDArray:
     __array_priority__ = 1000.0  # numpy defers to our reflected operators
     # _entry: the array's place on the autograd tape (runtime.autograd); _fresh_grad: backward
     # wrote its gradient since the flag was last cleared (the Trainer reads it)
-    __slots__ = ("_data", "_ctx", "_grad", "_entry", "_fresh_grad")
+    __slots__ = ("_data", "_ctx", "_grad", "_entry", "_fresh_grad", "__weakref__")
 
     def __init__(self, data: np.ndarray, ctx: Context = None, writable: bool = True):
         if type(data) is NDArrayHandle:  # MXNet's NDArray(handle), the monitors' way to an array

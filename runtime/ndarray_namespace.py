@@ -59,6 +59,8 @@ def function_for(name: str) -> Callable:
 def _random_function(name, sampler, parameters=2, default_dtype="float32"):
     """A sampler with MXNet's signature: its distribution's parameters, then `shape`, each of which
     may be given by position (`nd.random.normal(0, 1, (2, 3))`)."""
+    per_element = "_sample_" + name
+
     def function(*params, shape=None, ctx=None, dtype=None, out=None, **kwargs):
         if len(params) > parameters:  # MXNet's order after the parameters: shape, dtype, ctx
             if len(params) > parameters + 3:
@@ -71,6 +73,18 @@ def _random_function(name, sampler, parameters=2, default_dtype="float32"):
             params = params[:parameters]
         if isinstance(shape, int):
             shape = (shape,)
+        names = sampler.__code__.co_varnames[:parameters]
+        given = list(params) + [kwargs[n] for n in names[len(params):] if n in kwargs]
+        if given and isinstance(given[0], NDArray) and per_element in REGISTRY:
+            # arrays of parameters: `shape` samples per element (MXNet's _sample_normal...)
+            params = given
+            options = {k: v for k, v in kwargs.items() if k not in names}
+            options["shape"] = shape or ()
+            if dtype is not None:
+                options["dtype"] = dtype
+            if out is not None:
+                options["out"] = out
+            return function_for(per_element)(*params, **options)
         values = sampler(*params, size=(shape if shape is not None else ()) or None, **kwargs)
         result = NDArray(np.asarray(values, dtype=dtype or default_dtype).reshape(shape or (1,) if np.ndim(values) == 0
                                                                               else np.shape(values)), ctx)
@@ -83,7 +97,10 @@ def _random_function(name, sampler, parameters=2, default_dtype="float32"):
 
 
 def _randn(*shape, loc=0.0, scale=1.0, dtype=None, ctx=None, **kwargs):
-    """`nd.random.randn(2, 3)`: normal samples with the shape given as separate integers."""
+    """`nd.random.randn(2, 3)`: normal samples with the shape given as separate integers (per
+    element of loc and scale when they are arrays, as random.normal draws)."""
+    if isinstance(loc, NDArray):
+        return function_for("_sample_normal")(loc, scale, shape=shape, **(dict(kwargs, dtype=dtype) if dtype else kwargs))
     values = _random.generator().normal(loc, scale, size=shape or None)
     return NDArray(np.asarray(values, dtype=dtype or "float32").reshape(shape or (1,)), ctx)
 

@@ -7,8 +7,10 @@ _state = {"generator": np.random.default_rng(0)}
 
 
 def seed(seed_state: int, ctx="all") -> None:
-    _state["generator"] = np.random.default_rng(seed_state)
-    np.random.seed(seed_state)
+    # MXNet takes any 32-bit int, negative ones too (it passes a C int); NumPy wants 0 <= seed < 2^32
+    state = int(seed_state) % (1 << 32)
+    _state["generator"] = np.random.default_rng(state)
+    np.random.seed(state)
 
 
 def generator() -> np.random.Generator:

@@ -80,6 +80,41 @@ CASES = {
     "_full": ([], {"shape": (2, 2), "value": 1.5}, lambda: np.full((2, 2), 1.5, f)),
     "_arange": ([], {"start": 1.0, "stop": 7.0, "step": 2.0}, lambda: np.arange(1, 7, 2, dtype=f)),
     "_linspace": ([], {"start": 0.0, "stop": 1.0, "num": 5}, lambda: np.linspace(0, 1, 5, dtype=f)),
+    # samplers made deterministic by their parameters: a point mass at the given value or at 0
+    "_random_uniform_like": ([A], {"low": 2.0, "high": 2.0}, lambda a: np.full_like(a, 2.0)),
+    "_random_normal_like": ([A], {"loc": 1.5, "scale": 0.0}, lambda a: np.full_like(a, 1.5)),
+    "_random_gamma_like": ([A], {"alpha": 1.0, "beta": 0.0}, np.zeros_like),
+    "_random_exponential_like": ([A], {"lam": float("inf")}, np.zeros_like),
+    "_random_poisson_like": ([A], {"lam": 0.0}, np.zeros_like),
+    "_random_negative_binomial_like": ([A], {"k": 2, "p": 1.0}, np.zeros_like),
+    "_random_generalized_negative_binomial_like": ([A], {"mu": 0.0, "alpha": 0.5}, np.zeros_like),
+    "_random_generalized_negative_binomial": ([], {"mu": 0.0, "alpha": 0.5, "shape": (2, 2)},
+                                              lambda: np.zeros((2, 2), f)),
+    "_sample_generalized_negative_binomial": ([np.zeros((2,), f), np.full((2,), 0.5, f)], {"shape": (3,)},
+                                              lambda mu, alpha: np.zeros((2, 3), f)),
+    # densities (tests/test_runtime_random_pdf.py checks them against SciPy, with gradients)
+    "_random_pdf_normal": ([B, A, np.abs(A) + 1], {},
+                           lambda x, m, s: np.exp(-0.5 * ((x - m) / s) ** 2) / (s * np.sqrt(2 * np.pi))),
+    "_random_pdf_uniform": ([np.clip(B, -1, 1), A * 0 - 1, A * 0 + 1], {}, lambda x, lo, hi: np.full_like(x, 0.5)),
+    "_random_pdf_gamma": ([np.abs(B) + 0.1, np.abs(A) + 1, np.abs(A) + 0.5], {"is_log": True},
+                          lambda x, a, b: a * np.log(b) + (a - 1) * np.log(x) - b * x - special.gammaln(a)),
+    "_random_pdf_exponential": ([np.abs(B), np.abs(A) + 0.5], {}, lambda x, lam: lam * np.exp(-lam * x)),
+    "_random_pdf_poisson": ([np.round(np.abs(B)), np.abs(A) + 0.5], {},
+                            lambda x, lam: np.exp(x * np.log(lam) - lam - special.gammaln(x + 1))),
+    "_random_pdf_negative_binomial": ([np.round(np.abs(B)), np.abs(A) + 1, np.full_like(A, 0.4)], {"is_log": True},
+                                      lambda x, k, p: special.gammaln(x + k) - special.gammaln(x + 1)
+                                      - special.gammaln(k) + k * np.log(p) + x * np.log1p(-p)),
+    "_random_pdf_generalized_negative_binomial": (
+        [np.round(np.abs(B)), np.abs(A) + 1, np.full_like(A, 0.5)], {"is_log": True},
+        lambda x, mu, a: special.gammaln(x + 1 / a) - special.gammaln(x + 1) - special.gammaln(1 / a)
+        - np.log1p(mu * a) / a + x * np.log(mu * a / (1 + mu * a))),
+    "_random_pdf_dirichlet": ([np.array([[0.2, 0.8], [0.5, 0.5]], f), np.array([[1.0, 2.0], [3.0, 1.5]], f)],
+                              {"is_log": True},
+                              lambda x, a: special.gammaln(a.sum(-1)) - special.gammaln(a).sum(-1)
+                              + ((a - 1) * np.log(x)).sum(-1)),
+    # one class: every draw is class 0, so each row is done at its first draw
+    "_sample_unique_zipfian": ([], {"range_max": 1, "shape": (2, 1)},
+                               lambda: (np.zeros((2, 1), np.int64), np.ones(2, np.int64))),
     "_eye": ([], {"N": 3, "k": 1}, lambda: np.eye(3, k=1, dtype=f)),
     # loss outputs: the forward is the prediction (their gradients: tests/test_autograd_golden.py)
     "LinearRegressionOutput": ([A, B], {}, lambda a, b: a), "MAERegressionOutput": ([A, B], {}, lambda a, b: a),

@@ -11,6 +11,7 @@ import os
 import re
 import threading
 import warnings
+import weakref
 from collections import OrderedDict
 from typing import Dict, Optional, Tuple
 
@@ -31,10 +32,16 @@ class _BlockScope:
     """Names children `dense0_`, `dense1_` within a parent, and globally outside of any parent."""
 
     def __init__(self, block: "Block"):
-        self._block = block
+        # the block holds its scope: a weak reference back leaves the block free of a reference
+        # cycle, so that a network dropped is freed at once with the arrays its graphs hold
+        self._block_ref = weakref.ref(block)
         self._counter: Dict[str, int] = {}
         self._old = None
         self._name_scope = None
+
+    @property
+    def _block(self) -> "Block":
+        return self._block_ref()
 
     @staticmethod
     def create(prefix: Optional[str], params: Optional[ParameterDict], hint: str):
@@ -71,7 +78,10 @@ class _BlockScope:
         if self._block._empty_prefix:
             return
         self._name_scope.__exit__(*exc)
-        _scope.value = self._old
+        # let go of the enclosing scope: a block shared by several parents (one pooling layer in
+        # each of a loop's networks) would otherwise keep the last of them, and its cached graph's
+        # arrays, alive
+        _scope.value, self._old = self._old, None
 
 
 def _input_context(args) -> Context:
@@ -279,6 +289,12 @@ class Block:
         for param in self._params.values():
             param.cast(dtype)
 
+    def register_op_hook(self, callback, monitor_all=False) -> None:
+        """`callback(name, op_name, array)` for the operators that hybridized blocks below run
+        (a Block itself runs none: it passes the hook to its children)."""
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
+
     def apply(self, fn):
         for child in self._children.values():
             child.apply(fn)
@@ -413,16 +429,27 @@ class HybridBlock(Block):
         self._flags: Dict = {}
         self._cached: Dict[tuple, "_CachedGraph"] = {}
         self._in_format: Optional[list] = None  # the inputs' structure the cached graphs take
+        self._op_hook = None  # (callback, monitor_all) of register_op_hook
 
     def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs) -> None:
         self._active = active
-        self._flags = dict(static_alloc=static_alloc, static_shape=static_shape)
+        self._flags = dict(static_alloc=static_alloc, static_shape=static_shape,
+                           inline_limit=int(kwargs.get("inline_limit", 2)))
         self._cached.clear()
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape, **kwargs)
 
     def cast(self, dtype) -> None:
         self._cached.clear()
         super().cast(dtype)
+
+    def register_op_hook(self, callback, monitor_all=False) -> None:
+        """`callback(name, op_name, array)` for each operator the hybridized block runs: its outputs
+        named NODE_OUTPUT, and with `monitor_all` its inputs first, NODE_INPUT (input0, input1... for
+        the operators MXNet registers without input names); names as bytes, as MXNet passes them.
+        As in MXNet 1.9.1, the block and its direct children take the hook."""
+        for block in (self, *self._children.values()):
+            if isinstance(block, HybridBlock):
+                block._op_hook = (callback, monitor_all)
 
     def register_child(self, block, name=None) -> None:
         if not isinstance(block, HybridBlock):
@@ -545,6 +572,13 @@ class HybridBlock(Block):
         if graph is None:
             self._check_structure(_flatten(list(args))[1])
             graph = self._cached[key] = _CachedGraph(self, args)
+        if self._op_hook is not None:
+            # MXNet 1.9.1 warns at every hooked call of a hybridized block (its test of the flags is
+            # true whatever their values)
+            import warnings
+            warnings.warn("register_op_hook is experimental when static_alloc=True / static_shape=True  and may not "
+                          "work correctly")
+            return graph.with_op_hook(flat, self._op_hook)
         return graph(flat)
 
     def _check_structure(self, fmt: list) -> None:
@@ -604,10 +638,18 @@ class _CachedGraph:
         ctx = _input_context(args)
         bound = {n: params[n].data(ctx) for n in arg_names if n in params}
         for name, value in zip(self.input_names, args):
-            bound[name] = NDArray(np.array(value._data), value.context)
+            # a holder of the input's shape and type, one read-only zero: each call reads its own
+            # inputs in place, so the holder's values are never the data. A copy of the first input
+            # here would be kept as long as the block is, a 512 MiB batch included
+            zero = np.zeros((), value._data.dtype)
+            bound[name] = NDArray(np.broadcast_to(zero, value._data.shape), value.context)
         aux = {n: params[n].data(ctx) for n in self.symbol.list_auxiliary_states()}
         from runtime.executor import Executor
         self.static_alloc = bool(block._flags.get("static_alloc"))
+        # MXNet records a graph of at most inline_limit operators (2 unless hybridize says) as its
+        # operators, a larger one as one _CachedOp node: what autograd.get_symbol shows
+        operators = sum(1 for node in self.symbol._order() if not node.is_variable)
+        self.inlined = not self.static_alloc and operators <= block._flags.get("inline_limit", 2)
         self.context = ctx
         self.executor = Executor(self.symbol, self.context, bound, aux, static_alloc=self.static_alloc)
         self.bound_arrays = {id(_memory_of(a._data)) for a in list(bound.values()) + list(aux.values())}
@@ -641,7 +683,32 @@ class _CachedGraph:
         result, _ = _regroup(wrapped, self.fmt)
         return result
 
-    def _call_recorded(self, args):
+    def with_op_hook(self, args, hook):
+        """A call with register_op_hook's callback: the graph run node by node (as under
+        autograd, where the recorded path runs so too), the callback given each operator's
+        arrays."""
+        from runtime.executor import _entry_name
+        callback, monitor_all = hook
+
+        def report(node, inputs, results):
+            op_name = node.op.name.encode()
+            if monitor_all:
+                names = node.op.input_names(node.attrs)
+                if getattr(node.op, "unnamed_inputs", False):
+                    names = ["input%d" % i for i in range(len(names))]
+                for name, array in zip(names, inputs):
+                    callback(("%s_%s" % (node.name, name)).encode(), op_name, NDArray(array, self.context))
+            for index, array in enumerate(results):
+                callback(_entry_name(node, index).encode(), op_name, NDArray(array, self.context))
+        self.executor._op_hook = report
+        try:
+            if autograd._state.recording and (autograd.needs_grad(args) or autograd.needs_grad(self.param_arrays)):
+                return self._call_recorded(args)
+            return self._call_recorded(args, record=False)
+        finally:
+            self.executor._op_hook = None
+
+    def _call_recorded(self, args, record=True):
         """The graph run node by node, every node's outputs kept: its backward is the graph's
         backward over them (BatchNorm's statistics and Dropout's masks as the forward made them)."""
         from runtime.executor import graph_gradients
@@ -660,6 +727,8 @@ class _CachedGraph:
         heads = executor._symbol._outputs
         outputs = [values[id(node)][index] for node, index in heads]
         result = self._wrap_outputs(arrays, outputs)
+        if not record:
+            return result
         variables = {node.name: node for node in executor._order if node.is_variable}
         wanted = [variables.get(name) for name in self.input_names + tuple(self.param_names)]
         order = executor._order
@@ -670,7 +739,9 @@ class _CachedGraph:
             grads = graph_gradients(order, heads, values, out_grads, is_train, names)
             return [None if node is None else grads.get(id(node)) for node in wanted]
         flat, _ = _flatten(result)
-        autograd.record_node("_CachedOp", vjp, tracked, flat)
+        names = self.input_names + tuple(self.param_names)
+        autograd.record_node("_CachedOp", vjp, tracked, flat,
+                             symbol_info=autograd.GraphCall(self.symbol, names, tracked, self.inlined))
         return result
 
 

@@ -216,7 +216,14 @@ class Parameter:
         self._init_impl(array, ctx_list)
 
     def _reduce(self) -> NDArray:
-        """The copies' mean on cpu(0), as saving and moving a parameter take it."""
+        """The copies' mean on cpu(0), as saving and moving a parameter take it; a row_sparse
+        parameter's every row, as MXNet pulls them through its Trainer (in dense storage here: the
+        files this runtime writes hold dense arrays, which load into either storage)."""
+        if self._stype != "default" and self._data is not None:
+            if self._trainer is None:
+                raise RuntimeError("Cannot get row_sparse data for Parameter '%s' when no Trainer is created with "
+                                   "it." % self.name)
+            return NDArray(np.array(self._full.asnumpy()), Context("cpu", 0))
         copies = self.list_data()
         total = copies[0]._data.copy()
         for other in copies[1:]:

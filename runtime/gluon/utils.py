@@ -16,7 +16,11 @@ def split_data(data: NDArray, num_slice: int, batch_axis: int = 0, even_split: b
     bounds = [0]
     for i in range(num_slice):
         bounds.append(bounds[-1] + step + (1 if i < extras else 0))
-    return [data.slice_axis(axis=batch_axis, begin=bounds[i], end=bounds[i + 1]) for i in range(num_slice)]
+    if batch_axis != 0:
+        return [data.slice_axis(axis=batch_axis, begin=bounds[i], end=bounds[i + 1]) for i in range(num_slice)]
+    # along the first axis MXNet 1.9.1 indexes: dense slices are views of the batch, and a CSR
+    # batch gives CSR slices
+    return [data[bounds[i]:bounds[i + 1]] for i in range(num_slice)]
 
 
 def split_and_load(data, ctx_list, batch_axis: int = 0, even_split: bool = True):

@@ -241,28 +241,41 @@ def split_v2(x, indices=(), axis=0, squeeze_axis=False, sections=0):
     return tuple(np.ascontiguousarray(p) for p in parts)
 
 
-def slice_(x, begin, end, step=()):
+def slice_index(x, begin, end, step=()):
+    """The NumPy index that `slice` takes out of x (shared with its gradient, which writes there)."""
     index = []
     for k in range(len(begin)):
         s = step[k] if k < len(step) and step[k] is not None else 1
         index.append(slice(begin[k], end[k] if k < len(end) else None, s))
-    return np.ascontiguousarray(x[tuple(index)])
+    return tuple(index)
 
 
-def slice_axis(x, axis, begin, end):
+def slice_(x, begin, end, step=()):
+    return np.ascontiguousarray(x[slice_index(x, begin, end, step)])
+
+
+def slice_axis_index(x, axis, begin, end):
     if not -x.ndim <= axis < x.ndim:
         raise ValueError("axis %d is out of bounds for a %d-d array" % (axis, x.ndim))
     index = [slice(None)] * x.ndim
     index[axis] = slice(begin, end)
-    return np.ascontiguousarray(x[tuple(index)])
+    return tuple(index)
 
 
-def slice_like(x, shape_like, axes=()):
+def slice_axis(x, axis, begin, end):
+    return np.ascontiguousarray(x[slice_axis_index(x, axis, begin, end)])
+
+
+def slice_like_index(x, shape_like, axes=()):
     axes = _axes(x.ndim, axes) if axes else range(min(x.ndim, shape_like.ndim))
     index = [slice(None)] * x.ndim
     for a in axes:
         index[a] = slice(0, shape_like.shape[a])
-    return np.ascontiguousarray(x[tuple(index)])
+    return tuple(index)
+
+
+def slice_like(x, shape_like, axes=()):
+    return np.ascontiguousarray(x[slice_like_index(x, shape_like, axes)])
 
 
 def tile(x, reps):

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from runtime.kernels import tensor as kernels
 from runtime.ops.grad_math import reduce_to, zero_gradient
 from runtime.registry import REGISTRY, gradient_of
 
@@ -172,13 +173,29 @@ def _transpose(inputs, outputs, out_grads, axes=()):
     return [np.ascontiguousarray(np.transpose(out_grads[0], np.argsort(axes)))]
 
 
+def _placed(index_of):
+    """The gradient of an operator that takes one block of its data, `x[index_of(x, ...)]`: the head
+    gradient written into zeros there. The element-number route of `selection` would hold several
+    float64 copies of the whole data; slicing a batch of 16x128x256x256 must cost one."""
+    def gradient(inputs, outputs, out_grads, **attrs):
+        x = inputs[0]
+        attrs.pop("is_train", None)
+        dx = np.zeros(x.shape, x.dtype)
+        dx[index_of(*inputs, **attrs)] = out_grads[0]
+        return [dx] + [None] * (len(inputs) - 1)
+    return gradient
+
+
+gradient_of("slice")(_placed(kernels.slice_index))
+gradient_of("slice_axis")(_placed(kernels.slice_axis_index))
+gradient_of("slice_like")(_placed(kernels.slice_like_index))
+
 for _name in ("SwapAxis", "reverse", "tile", "repeat", "diag", "depth_to_space", "space_to_depth",
-              "broadcast_to", "broadcast_axis", "slice", "slice_axis", "take", "pick", "gather_nd"):
+              "broadcast_to", "broadcast_axis", "take", "pick", "gather_nd"):
     if _name in REGISTRY:
         gradient_of(_name)(selection(_name))
 gradient_of("pad")(selection("pad", constant_value=0.0))
 gradient_of("broadcast_like")(selection("broadcast_like"))
-gradient_of("slice_like")(selection("slice_like"))
 gradient_of("Concat")(selection("Concat", "all"))
 gradient_of("_rnn_param_concat")(selection("_rnn_param_concat", "all"))
 gradient_of("stack")(selection("stack", "all"))

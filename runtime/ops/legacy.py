@@ -26,6 +26,8 @@ _SAMPLERS = {
     "gamma": ([Attr("alpha", float_, 1.0), Attr("beta", float_, 1.0)], k.random_gamma),
     "poisson": ([Attr("lam", float_, 1.0)], k.random_poisson),
     "negative_binomial": ([Attr("k", int_, 1), Attr("p", float_, 1.0)], k.random_negative_binomial),
+    "generalized_negative_binomial": ([Attr("mu", float_, 1.0), Attr("alpha", float_, 1.0)],
+                                      k.random_generalized_negative_binomial),
     "randint": ([Attr("low", int_, required=True), Attr("high", int_, required=True)], k.random_randint),
 }
 for _name, (_attrs, _kernel) in _SAMPLERS.items():
@@ -47,6 +49,15 @@ for _name, (_inputs, _kernel) in _PER_ELEMENT.items():
 declare("_sample_negative_binomial", inputs=("k", "p"), attrs=[Attr("shape", shape_, ()),
                                                                 Attr("dtype", optional(dtype_), None)],
         kernel=k.sample_negative_binomial, infer=_per_element_shapes, aliases=("sample_negative_binomial",))
+declare("_sample_generalized_negative_binomial", inputs=("mu", "alpha"),
+        attrs=[Attr("shape", shape_, ()), Attr("dtype", optional(dtype_), None)],
+        kernel=k.sample_generalized_negative_binomial, infer=_per_element_shapes,
+        aliases=("sample_generalized_negative_binomial",))
+
+# `_random_normal_like`...: samples in the data's shape and dtype (the data's values unread)
+for _name, (_attrs, _kernel) in _SAMPLERS.items():
+    if _name != "randint":
+        declare("_random_%s_like" % _name, attrs=_attrs, kernel=k.like(_kernel))
 
 
 def _multinomial_shapes(in_shapes, attrs):
@@ -63,3 +74,15 @@ declare("_sample_multinomial", attrs=[Attr("shape", shape_, ()), Attr("get_prob"
         kernel=k.sample_multinomial, infer=_multinomial_shapes, types=_multinomial_types,
         num_outputs=lambda a: 2 if a["get_prob"] else 1, aliases=("sample_multinomial",))
 declare("_shuffle", kernel=k.shuffle, aliases=("shuffle",))
+
+
+def _unique_zipfian_shapes(in_shapes, attrs):
+    shape = tuple(attrs["shape"])
+    if len(shape) != 2:
+        raise ValueError("Check failed: param.shape.ndim() == 2U (%d vs. 2) " % len(shape))
+    return in_shapes, [shape, (shape[0],)]
+
+
+declare("_sample_unique_zipfian", inputs=(), attrs=[Attr("range_max", int_, required=True), Attr("shape", shape_, ())],
+        kernel=k.sample_unique_zipfian, no_inputs=True, infer=_unique_zipfian_shapes,
+        types=lambda in_dtypes, attrs, names: (in_dtypes, ["int64", "int64"]), num_outputs=2)
