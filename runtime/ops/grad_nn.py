@@ -8,6 +8,7 @@ import numpy as np
 
 from runtime.kernels import grad_nn as kg
 from runtime.kernels.ctc import ctc_loss_grad
+from runtime.kernels.tensor import softmax
 from runtime.ops.grad_math import zero_gradient
 from runtime.ops.grad_tensor import selection
 from runtime.registry import gradient_of
@@ -276,11 +277,25 @@ def _softmax_activation(inputs, outputs, out_grads, mode="instance"):
     return [dx.astype(data.dtype)]
 
 
+@gradient_of("softmax_cross_entropy")
+def _softmax_cross_entropy(inputs, outputs, out_grads):
+    """(softmax(data) - one_hot(label)) times the head gradient; none for the label."""
+    data, label = inputs
+    grad = softmax(data, axis=1).astype(np.float64)
+    grad[np.arange(data.shape[0]), label.astype(np.int64)] -= 1
+    return [(grad * out_grads[0].reshape(-1)[0]).astype(data.dtype), np.zeros_like(label)]
+
+
 # ---- loss outputs: the gradient is the loss's, and the head gradient is ignored
 @gradient_of("SoftmaxOutput")
 def _softmax_output(inputs, outputs, out_grads, grad_scale=1.0, ignore_label=-1.0, multi_output=False,
                     use_ignore=False, preserve_shape=False, normalization="null", out_grad=False, smooth_alpha=0.0):
     data, label = inputs
+    if label.shape == outputs[0].shape:  # probabilities as the label (MXNet ignores the other options)
+        grad = (outputs[0].astype(np.float64) - label) * grad_scale
+        if out_grad:
+            grad = grad * out_grads[0]
+        return [grad.astype(data.dtype), np.zeros_like(label)]
     probabilities = outputs[0].astype(np.float64)
     if multi_output:  # classes on axis 1: move them last
         probabilities = np.moveaxis(probabilities, 1, -1)

@@ -241,6 +241,8 @@ def _softmax_output_shapes(in_shapes, attrs):
         label = tuple(data[:-1])
     else:
         label = (data[0],) + tuple(data[2:]) if attrs["multi_output"] else (data[0],)
+    if in_shapes[1] is not None and tuple(in_shapes[1]) == tuple(data):
+        return in_shapes, [in_shapes[0]]  # a label of the data's shape: probabilities per class
     if in_shapes[1] is None or int(math.prod(in_shapes[1])) != int(math.prod(label)):
         in_shapes[1] = label  # a label of the same size in another shape is accepted, as in MXNet
     return in_shapes, [in_shapes[0]]
@@ -253,6 +255,21 @@ declare("SoftmaxOutput", inputs=("data", "label"),
                Attr("smooth_alpha", float_, 0.0)],
         kernel=k.softmax_output, aliases=("Softmax",), infer=_softmax_output_shapes, bracket_shapes=True,
         types=uniform_types(wording="layer"))  # the label too takes the data's dtype, as MXNet 1.9.1 checks
+def _softmax_cross_entropy_shapes(in_shapes, attrs):
+    data, label = in_shapes
+    if len(data) != 2:
+        raise ValueError("SoftmaxCrossEntropy only accept 2D data")
+    if label is None:
+        in_shapes[1] = label = (data[0],)
+    if len(label) != 1:
+        raise ValueError("SoftmaxCrossEntropy only accept 1D label")
+    if data[0] != label[0]:
+        raise ValueError("SoftmaxCrossEntropy: data label shape mismatch")
+    return in_shapes, [(1,)]
+
+
+declare("softmax_cross_entropy", inputs=("data", "label"), kernel=k.softmax_cross_entropy,
+        infer=_softmax_cross_entropy_shapes, types=uniform_types())
 declare("SoftmaxActivation", attrs=[Attr("mode", choice("instance", "channel"), "instance")],
         kernel=k.softmax_activation)
 declare("UpSampling", inputs=("*data",), attrs=[Attr("scale", int_, required=True, low=1), Attr("num_filter", int_, 0),
@@ -289,7 +306,7 @@ for _name, _kernel, _extra in (("SequenceMask", k.sequence_mask, [Attr("value", 
     _op.input_names = _sequence_inputs
 
 declare("_contrib_AdaptiveAvgPooling2D", attrs=[Attr("output_size", shape_, ())], kernel=k.adaptive_avg_pool2d,
-        aliases=("contrib.AdaptiveAvgPooling2D",))
+        aliases=("contrib.AdaptiveAvgPooling2D",), allows_empty=True)
 def _four_d_check(in_shapes, attrs):
     if len(in_shapes[0]) != 4:
         raise ValueError("index = %d must be in range [0, %d)" % (len(in_shapes[0]), len(in_shapes[0])))

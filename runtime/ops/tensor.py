@@ -382,9 +382,10 @@ declare("argsort", attrs=[Attr("axis", optional(int_), -1), Attr("is_ascend", bo
                           Attr("dtype", dtype_, "float32")], kernel=k.argsort, check=_sort_check)
 _SOFTMAX = [Attr("axis", int_, -1), Attr("temperature", optional(float_), None),
             Attr("dtype", optional(dtype_), None), Attr("use_length", optional(bool_), False)]
-declare("softmax", attrs=_SOFTMAX, check=_axis_attr_check("axis"), types=_float_only,
-        kernel=lambda x, axis=-1, temperature=None, dtype=None, use_length=False: k.softmax(x, axis, temperature,
-                                                                                              dtype=dtype))
+_SOFTMAX_OP = declare("softmax", inputs=("data", "length"), attrs=_SOFTMAX, check=_axis_attr_check("axis"),
+                      types=_float_only, kernel=k.softmax)
+# the lengths are an input only with use_length=True (each lane's softmax covers its first `length` places)
+_SOFTMAX_OP.input_names = lambda attrs: ["data", "length"] if attrs.get("use_length") else ["data"]
 declare("log_softmax", attrs=_SOFTMAX, check=_axis_attr_check("axis"), types=_float_only,
         kernel=lambda x, axis=-1, temperature=None, dtype=None, use_length=False: k.log_softmax(x, axis, temperature,
                                                                                                   dtype))
@@ -487,7 +488,7 @@ declare("gather_nd", inputs=("data", "indices"), kernel=k.gather_nd, check=_gath
 declare("batch_take", inputs=("a", "indices"), kernel=k.batch_take, types=uniform_types(free=("indices",)))
 declare("one_hot", inputs=("indices",), attrs=[Attr("depth", int_, required=True), Attr("on_value", float_, 1.0),
                                                Attr("off_value", float_, 0.0), Attr("dtype", dtype_, "float32")],
-        kernel=k.one_hot, check=_one_hot_check)
+        kernel=k.one_hot, check=_one_hot_check, allows_empty=True)
 
 # ---- creation (no inputs; `ctx` is accepted and ignored: everything lives on the CPU)
 _CREATE = [Attr("dtype", dtype_, "float32"), Attr("ctx", str_, "")]

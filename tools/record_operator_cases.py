@@ -1,0 +1,209 @@
+"""Record MXNet 1.9.1's results for the operator semantics that its own unit tests
+(tests/python/unittest/test_operator.py) rely on: shapes, indexing, softmax, resizing, elementwise.
+
+    /path/to/mxnet-venv/bin/python tools/record_operator_cases.py > tests/data/operator_cases.jsonl
+
+Each case names the operator it exercises and is a Python expression over `mx`, `np` and the
+helpers below; its value (an NDArray, a list or tuple of them, or a plain value) is written as
+{"id", "op", "code", "result"} with arrays as {shape, dtype, data}, or {"error": exception type
+name} when MXNet raises. tests/test_runtime_operator_cases.py evaluates the same expressions on the
+runtime and compares.
+"""
+import json
+import sys
+
+import numpy as np
+
+
+def _head_grad(y, shape, head_shape):
+    """The gradient of the bound symbol `y` (of one variable x of `shape`) for a head gradient of
+    ones of `head_shape`: MXNet copies a head gradient only where the operator's gradient reads it."""
+    import mxnet as mx
+    grad = mx.nd.zeros(shape)
+    exe = y.bind(mx.cpu(), args={"x": mx.nd.ones(shape)}, args_grad={"x": grad})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones(head_shape)])
+    return grad
+
+
+def _read_after_forward(y, **arrays):
+    """[forward raised?, the error type name where the first output is read (or its value)]:
+    MXNet's forward only queues the operators, so a failing one raises where its output is read."""
+    import mxnet as mx
+    exe = y.bind(mx.cpu(), args={k: mx.nd.array(v) for k, v in arrays.items()})
+    try:
+        exe.forward()
+    except Exception as exc:  # noqa: BLE001
+        return [True, type(exc).__name__]
+    try:
+        return [False, exe.outputs[0].asnumpy().tolist()]
+    except Exception as exc:  # noqa: BLE001
+        return [False, type(exc).__name__]
+
+
+def _error_name(function):
+    """The name of the built-in exception type that `function()` raises (None if none): for the
+    cases where MXNet raises Python's own type rather than MXNetError (a RuntimeError)."""
+    try:
+        function()
+    except Exception as exc:  # noqa: BLE001
+        return next(c.__name__ for c in type(exc).__mro__ if c.__module__ == "builtins")
+    return None
+
+
+def _simple_bind_shapes(y, **kwargs):
+    """The argument shapes simple_bind allocates, given keywords that are not all shapes."""
+    import mxnet as mx
+    exe = y.simple_bind(mx.cpu(), **kwargs)
+    return [list(a.shape) for a in exe.arg_arrays]
+
+
+def _grads(function, *arrays, head=None):
+    """[outputs, gradients of each input] of `function` under autograd, with the head gradient given."""
+    import mxnet as mx
+    inputs = [mx.nd.array(a) if not hasattr(a, "asnumpy") else a for a in arrays]
+    for a in inputs:
+        a.attach_grad()
+    with mx.autograd.record():
+        out = function(*inputs)
+    out.backward(None if head is None else mx.nd.array(head))
+    return [out] + [a.grad for a in inputs]
+
+
+def _bound_grads(y, head, **arrays):
+    """The gradients of each named argument of `y` bound to `arrays`, for the head gradient `head`."""
+    import mxnet as mx
+    args = {k: mx.nd.array(v) for k, v in arrays.items()}
+    grads = {k: mx.nd.zeros(a.shape) for k, a in args.items()}
+    exe = y.bind(mx.cpu(), args=args, args_grad=grads)
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.array(head)])
+    return [grads[k] for k in sorted(grads)]
+
+
+HELPERS = {"_bound_grads": _bound_grads, "_head_grad": _head_grad, "_read_after_forward": _read_after_forward, "_error_name": _error_name,
+           "_simple_bind_shapes": _simple_bind_shapes, "_grads": _grads}
+
+CASES = [
+    # MXNet copies a head gradient only where an operator's gradient reads it (shape_array's does not)
+    ("shape_array/head_grad_unread", "shape_array",
+     "_head_grad(mx.sym.shape_array(mx.sym.var('x')), (2, 3), (7,))"),
+    ("size_array/head_grad_unread", "size_array", "_head_grad(mx.sym.size_array(mx.sym.var('x')), (2, 3), (6,))"),
+    ("mul_scalar/head_grad_wrong_shape", "_mul_scalar", "_head_grad(mx.sym.var('x') * 2, (2, 3), (7,))"),
+    # a head gradient is copied into an array of the output's dtype (int32 here: 0.7 becomes 0)
+    ("mod/int_head_grad", "_mod",
+     "_bound_grads(mx.sym.cast(mx.sym.var('a'), dtype='int32') % mx.sym.cast(mx.sym.var('b'), dtype='int32'), "
+     "[[0.7, 0.9]], a=[[5, 7]], b=[[0, 3]])"),
+    ("broadcast_mod/int_head_grad", "broadcast_mod",
+     "_bound_grads(mx.sym.broadcast_mod(mx.sym.cast(mx.sym.var('a'), dtype='int32'), "
+     "mx.sym.cast(mx.sym.var('b'), dtype='int32')), [[2.5, 3.7]], a=[[5, 7]], b=[[2]])"),
+    ("logical_and/scalar", "_logical_and_scalar", "[mx.nd.logical_and(mx.nd.array([0, 1, 2]), 2), "
+     "mx.nd.logical_and(mx.nd.array([0, 1, 2]), 0)]"),
+    ("logical_xor/scalar", "_logical_xor_scalar", "mx.nd.logical_xor(1, mx.nd.array([0, 1, 2]))"),
+    ("logical_or/scalar", "_logical_or_scalar", "[mx.nd.logical_or(mx.nd.array([0, 0.5]), 0), mx.nd.logical_or(1, 0)]"),
+    ("logical/broadcast", "broadcast_logical_and", "mx.nd.logical_and(mx.nd.array([[0, 1]]), mx.nd.array([[1], [0]]))"),
+    # simple_bind takes only tuples as shapes; other keywords are ignored
+    ("take/simple_bind_other_keywords", "take",
+     "_simple_bind_shapes(mx.sym.take(mx.sym.var('a'), mx.sym.var('indices'), axis=1), a=(2, 3), indices=(4,), "
+     "axis=1, mode='clip')"),
+    # take(mode='raise') out of range: forward passes, reading the output raises
+    ("take/raise_when_read", "take",
+     "_read_after_forward(mx.sym.take(mx.sym.var('a'), mx.sym.var('i'), mode='raise'), a=[[1, 2], [3, 4]], i=[5])"),
+    ("take/raise_in_range", "take",
+     "_read_after_forward(mx.sym.take(mx.sym.var('a'), mx.sym.var('i'), mode='raise'), a=[[1, 2], [3, 4]], i=[1])"),
+    # gather_nd out of bounds raises Python's IndexError
+    ("gather_nd/out_of_bounds", "gather_nd",
+     "_error_name(lambda: mx.nd.gather_nd(mx.nd.array([[0, 1, 2], [3, 4, 5]]), "
+     "mx.nd.array([[0, 1, 0], [0, 1, 3]])).asnumpy())"),
+    ("gather_nd/negative_out_of_bounds", "gather_nd",
+     "_error_name(lambda: mx.nd.gather_nd(mx.nd.array([[0, 1, 2], [3, 4, 5]]), "
+     "mx.nd.array([[0, 1, 0], [0, 1, -5]])).asnumpy())"),
+    ("gather_nd/negative_wraps", "gather_nd",
+     "mx.nd.gather_nd(mx.nd.array([[0, 1, 2], [3, 4, 5]]), mx.nd.array([[0, 1, -1], [0, 1, -2]]))"),
+    # outside np_shape(), a size 0 is an unknown size: eager operators giving one fail
+    ("zeros/scalar_shape", "_zeros", "mx.nd.zeros(shape=())"),
+    ("ones/scalar_shape", "_ones", "mx.nd.ones(shape=())"),
+    ("zeros/zero_size", "_zeros", "mx.nd.zeros(shape=(0, 1, 3, 0))"),
+    ("ones/zero_size", "_ones", "mx.nd.ones((2, 0))"),
+    ("empty/zero_size", "_zeros", "mx.nd.empty((0, 3)).shape"),
+    ("ones/np_shape_zero_size", "_ones", "_np_shape_ones((0, 1, 0, 4))"),
+    ("ones/np_shape_scalar", "_ones", "_np_shape_ones(())"),
+    ("tile/zero_rep", "tile", "mx.nd.tile(mx.nd.arange(16).reshape((4, 4)), (1, 0, 3))"),
+    ("tile/negative_rep", "tile", "mx.nd.tile(mx.nd.arange(16).reshape((4, 4)), (1, 2, -3))"),
+    ("relu/zero_size", "relu", "mx.nd.relu(mx.nd.array(np.ones((0, 3))))"),
+    ("shape_array/zero_size_input", "shape_array", "mx.nd.shape_array(mx.nd.array(np.ones((2, 0))))"),
+    ("boolean_mask/empty_result", "_contrib_boolean_mask",
+     "mx.nd.contrib.boolean_mask(mx.nd.ones((3, 2)), mx.nd.zeros((3,)))"),
+    ("depth_to_space/zero_space", "depth_to_space", "mx.nd.depth_to_space(mx.nd.array(np.ones((1, 4, 0, 3))), 2)"),
+    ("space_to_depth/zero_depth", "space_to_depth", "mx.nd.space_to_depth(mx.nd.array(np.ones((1, 0, 2, 2))), 2)"),
+    ("diag/k_past_the_matrix", "diag", "mx.nd.diag(mx.nd.arange(16).reshape((4, 4)), k=5)"),
+    # amp_cast: floating-point data takes the dtype, integer data keeps its own
+    ("amp_cast/float16", "amp_cast", "mx.nd.amp_cast(mx.nd.array([1.5, 70000, -3e-8]), dtype='float16')"),
+    ("amp_cast/int", "amp_cast", "mx.nd.amp_cast(mx.nd.array([1, 2], dtype='int32'), dtype='float16')"),
+    ("amp_cast/sym", "amp_cast",
+     "mx.sym.amp_cast(mx.sym.var('x'), dtype='float16').eval(x=mx.nd.array([0.1, 65519]))"),
+    ("amp_cast/grad", "amp_cast", "_grads(lambda x: mx.nd.amp_cast(x, dtype='float16'), [1.0, 2.0], head=[3, 4])"),
+    # index_copy: an int64 index is accepted; gradients to both tensors
+    ("index_copy/int64_index_grads", "_contrib_index_copy",
+     "_grads(lambda x, t: mx.nd.contrib.index_copy(x, mx.nd.array([0, 4, 2], dtype='int64'), t), np.zeros((5, 3)), "
+     "[[1, 2, 3], [4, 5, 6], [7, 8, 9]], head=np.arange(15).reshape((5, 3)))"),
+    # softmax over each lane's first `length` places
+    ("softmax/use_length", "softmax",
+     "mx.nd.softmax(mx.nd.array(np.arange(12).reshape((2, 3, 2)) / 5.0), mx.nd.array([[1, 3], [2, 0]], dtype='int32'), "
+     "use_length=True, axis=1)"),
+    ("softmax/use_length_sym", "softmax",
+     "mx.sym.softmax(mx.sym.var('d'), mx.sym.var('l'), use_length=True, axis=-1).eval(d=mx.nd.array([[1, 2, 3], "
+     "[4, 5, 6]]), l=mx.nd.array([2, 3], dtype='int32'))"),
+    ("softmax/use_length_grad", "softmax",
+     "_grads(lambda d: mx.nd.softmax(d, mx.nd.array([2, 1], dtype='int32'), use_length=True), [[1, 2, 3], [4, 5, 6]], "
+     "head=[[1, 2, 3], [4, 5, 6]])[:2]"),
+    # SoftmaxOutput with a label of the data's shape: class probabilities
+    ("SoftmaxOutput/probability_label", "SoftmaxOutput",
+     "_grads(lambda d, l: mx.nd.SoftmaxOutput(d, l, grad_scale=2), [[1, 2, 3], [1, 0, 0]], [[0.2, 0.3, 0.5], "
+     "[1, 0, 0]])"),
+    ("softmax_cross_entropy", "softmax_cross_entropy",
+     "mx.nd.softmax_cross_entropy(mx.nd.array([[1, 2, 3], [11, 7, 5]]), mx.nd.array([2, 0]))"),
+    ("softmax_cross_entropy/grad", "softmax_cross_entropy",
+     "_grads(lambda d: mx.nd.softmax_cross_entropy(d, mx.nd.array([2, 0])), [[1, 2, 3], [11, 7, 5]], head=[2])"),
+    ("softmax_cross_entropy/2d_label", "softmax_cross_entropy",
+     "mx.nd.softmax_cross_entropy(mx.nd.array([[1, 2, 3]]), mx.nd.array([[2]]))"),
+]
+
+
+def _np_shape_ones(shape):
+    import mxnet as mx
+    with mx.np_shape():
+        return mx.nd.ones(shape)
+
+
+HELPERS["_np_shape_ones"] = _np_shape_ones
+
+
+def encode(value):
+    if hasattr(value, "asnumpy"):
+        data = value.asnumpy()
+        return {"shape": list(data.shape), "dtype": data.dtype.name, "data": data.reshape(-1).tolist()}
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def evaluate(mx, code):
+    return eval(code, {"mx": mx, "np": np, **HELPERS})
+
+
+def record(mx):
+    for case_id, op, code in CASES:
+        try:
+            result = encode(evaluate(mx, code))
+        except Exception as exc:  # noqa: BLE001  (the type is what is recorded)
+            result = {"error": type(exc).__name__}
+        yield {"id": case_id, "op": op, "code": code, "result": result}
+
+
+if __name__ == "__main__":
+    import mxnet
+    for line in record(mxnet):
+        sys.stdout.write(json.dumps(line) + "\n")
