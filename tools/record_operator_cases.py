@@ -102,6 +102,9 @@ CASES = [
     ("logical_xor/scalar", "_logical_xor_scalar", "mx.nd.logical_xor(1, mx.nd.array([0, 1, 2]))"),
     ("logical_or/scalar", "_logical_or_scalar", "[mx.nd.logical_or(mx.nd.array([0, 0.5]), 0), mx.nd.logical_or(1, 0)]"),
     ("logical/broadcast", "broadcast_logical_and", "mx.nd.logical_and(mx.nd.array([[0, 1]]), mx.nd.array([[1], [0]]))"),
+    # unravel_index: the leading coordinate is what remains (its size may be given as -1)
+    ("unravel_index/leading_unknown", "_unravel_index", "mx.nd.unravel_index(mx.nd.array([4, 9, 23]), shape=(-1, 4))"),
+    ("unravel_index/leading_overflow", "_unravel_index", "mx.nd.unravel_index(mx.nd.array([4, 9, 23]), shape=(2, 4))"),
     # simple_bind takes only tuples as shapes; other keywords are ignored
     ("take/simple_bind_other_keywords", "take",
      "_simple_bind_shapes(mx.sym.take(mx.sym.var('a'), mx.sym.var('indices'), axis=1), a=(2, 3), indices=(4,), "

@@ -46,9 +46,10 @@ def ravel_multi_index(data, shape=()):
 def unravel_index(data, shape=()):
     index = data.astype(np.int64).reshape(-1)
     coords = []
-    for dim in reversed(shape):
+    for dim in reversed(shape[1:]):
         coords.append(index % dim)
         index = index // dim
+    coords.append(index)  # the leading coordinate is what remains, as MXNet's (its size may be -1)
     return np.stack(coords[::-1]).astype(data.dtype).reshape((len(shape),) + data.shape)
 
 
