@@ -105,6 +105,24 @@ CASES = [
     # unravel_index: the leading coordinate is what remains (its size may be given as -1)
     ("unravel_index/leading_unknown", "_unravel_index", "mx.nd.unravel_index(mx.nd.array([4, 9, 23]), shape=(-1, 4))"),
     ("unravel_index/leading_overflow", "_unravel_index", "mx.nd.unravel_index(mx.nd.array([4, 9, 23]), shape=(2, 4))"),
+    # index_array: each element's index along every axis (or the chosen ones), int64
+    ("index_array/all_axes", "_contrib_index_array", "mx.nd.contrib.index_array(mx.nd.ones((2, 3)))"),
+    ("index_array/axes", "_contrib_index_array", "mx.nd.contrib.index_array(mx.nd.ones((2, 1, 3)), axes=(-1, 0))"),
+    ("index_array/sym", "_contrib_index_array",
+     "mx.sym.contrib.index_array(mx.sym.var('x'), axes=(1,)).eval(x=mx.nd.ones((2, 2)))"),
+    ("index_array/grad", "_contrib_index_array", "_grads(lambda x: mx.nd.contrib.index_array(x), np.ones((2, 2)))[1:]"),
+    # image.normalize: (data - mean) / std per channel, 3-D or 4-D data
+    ("image.normalize/3d", "_image_normalize",
+     "mx.nd.image.normalize(mx.nd.array(np.arange(12).reshape((3, 2, 2))), mean=(0, 1, 2), std=(3, 2, 1))"),
+    ("image.normalize/4d_scalar", "_image_normalize",
+     "mx.nd.image.normalize(mx.nd.array(np.arange(8).reshape((2, 1, 2, 2))), mean=1.0, std=2.0)"),
+    ("image.normalize/sym", "_image_normalize",
+     "mx.sym.image.normalize(mx.sym.var('x'), mean=(0.5, 0, 1), std=(2, 4, 8)).eval(x=mx.nd.ones((1, 3, 1, 2)))"),
+    ("image.normalize/grad", "_image_normalize",
+     "_grads(lambda x: mx.nd.image.normalize(x, mean=(0, 1, 2), std=(3, 2, 1)), np.ones((3, 1, 2)))"),
+    ("image.normalize/two_channels", "_image_normalize", "mx.nd.image.normalize(mx.nd.ones((2, 2, 2)))"),
+    ("image.normalize/bad_mean", "_image_normalize", "mx.nd.image.normalize(mx.nd.ones((3, 2, 2)), mean=(1, 2))"),
+    ("image.normalize/2d", "_image_normalize", "mx.nd.image.normalize(mx.nd.ones((3, 2)))"),
     # simple_bind takes only tuples as shapes; other keywords are ignored
     ("take/simple_bind_other_keywords", "take",
      "_simple_bind_shapes(mx.sym.take(mx.sym.var('a'), mx.sym.var('indices'), axis=1), a=(2, 3), indices=(4,), "

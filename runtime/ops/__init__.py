@@ -5,7 +5,7 @@ The kernel lives in `runtime/kernels/` and takes NumPy arrays and parsed attribu
 """
 from runtime.ops import math, nn, outputs, tensor  # noqa: F401  (declarations register themselves)
 from runtime.ops import ctc  # noqa: F401,E402  (the CTC loss operator)
-from runtime.ops import contrib, legacy, linalg, regions, rnn, spatial  # noqa: F401
+from runtime.ops import contrib, image, legacy, linalg, regions, rnn, spatial  # noqa: F401
 from runtime.ops import grad_math, grad_nn, grad_tensor  # noqa: F401  (gradients attach to the declarations above)
 from runtime.ops import grad_contrib  # noqa: F401,E402  (gradients of the contrib operators)
 from runtime.ops import grad_linalg  # noqa: F401,E402  (gradients of the linalg operators)

@@ -77,6 +77,13 @@ declare("_unravel_index", attrs=[Attr("shape", shape_, ())], kernel=k.unravel_in
         aliases=("unravel_index",))
 declare("_contrib_boolean_mask", inputs=("data", "index"), attrs=[Attr("axis", int_, 0)], kernel=k.boolean_mask,
         allows_empty=True)
+def _index_array_shapes(in_shapes, attrs):
+    axes = attrs["axes"]
+    return in_shapes, [tuple(in_shapes[0]) + (len(in_shapes[0]) if axes is None else len(axes),)]
+
+
+declare("_contrib_index_array", attrs=[Attr("axes", optional(shape_), None)], kernel=k.index_array,
+        infer=_index_array_shapes, types=lambda d, a, n: (d, ["int64"]))
 declare("_contrib_index_copy", inputs=("old_tensor", "index_vector", "new_tensor"), kernel=k.index_copy,
         infer=_index_copy_shapes, types=uniform_types(free=("index_vector", "new_tensor")))  # MXNet ties only the output to old_tensor
 declare("_contrib_allclose", inputs=("a", "b"), attrs=[Attr("rtol", float_, 1e-5), Attr("atol", float_, 1e-8),

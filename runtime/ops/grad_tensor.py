@@ -90,7 +90,8 @@ def _norm(inputs, outputs, out_grads, ord=2, axis=None, keepdims=False, out_dtyp
     return [(g * local).astype(x.dtype)]
 
 
-gradient_of("one_hot", "argmax", "argmin", "argsort", "shape_array", "size_array", "_contrib_arange_like")(zero_gradient)
+gradient_of("one_hot", "argmax", "argmin", "argsort", "shape_array", "size_array", "_contrib_arange_like",
+            "_contrib_index_array")(zero_gradient)
 
 
 def _ordered(inputs, attrs, ascending):
