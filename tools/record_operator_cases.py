@@ -123,6 +123,16 @@ CASES = [
     ("image.normalize/two_channels", "_image_normalize", "mx.nd.image.normalize(mx.nd.ones((2, 2, 2)))"),
     ("image.normalize/bad_mean", "_image_normalize", "mx.nd.image.normalize(mx.nd.ones((3, 2, 2)), mean=(1, 2))"),
     ("image.normalize/2d", "_image_normalize", "mx.nd.image.normalize(mx.nd.ones((3, 2)))"),
+    # Pooling's "same" convention (1-D): ceil(width / stride) windows (only the shape: MXNet's MKLDNN
+    # build cannot compute the values); its check reads three pads, so fewer is an error
+    ("Pooling/same_shape", "Pooling",
+     "mx.nd.Pooling(mx.nd.ones((1, 1, 7)), kernel=(3,), stride=(2,), pad=(0, 0, 0), pooling_convention='same').shape"),
+    ("Pooling/same_one_pad", "Pooling",
+     "mx.nd.Pooling(mx.nd.ones((1, 1, 7)), kernel=(3,), stride=(2,), pooling_convention='same')"),
+    ("Pooling/same_2d", "Pooling",
+     "mx.nd.Pooling(mx.nd.ones((1, 1, 4, 4)), kernel=(2, 2), pad=(0, 0, 0), pooling_convention='same')"),
+    ("Pooling/same_pad", "Pooling",
+     "mx.nd.Pooling(mx.nd.ones((1, 1, 10)), kernel=(2,), stride=(2,), pad=(2, 2, 2), pooling_convention='same')"),
     # simple_bind takes only tuples as shapes; other keywords are ignored
     ("take/simple_bind_other_keywords", "take",
      "_simple_bind_shapes(mx.sym.take(mx.sym.var('a'), mx.sym.var('indices'), axis=1), a=(2, 3), indices=(4,), "

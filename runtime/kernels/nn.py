@@ -482,8 +482,26 @@ def _pool2d_fast(x, kh, kw, sh, sw, ph, pw, oh, ow, pool_type, include):
 CHANNELS_LAST = ("NWC", "NHWC", "NDHWC")
 
 
+def same_padded(data, kernel, stride, pool_type):
+    """1-D data padded at its end for the "same" convention: ceil(width / stride) windows, the last
+    ones reaching past the data (they take no part: -inf for max, 0 otherwise)."""
+    k, s, width = kernel[0], (tuple(stride) or (1,))[0], data.shape[-1]
+    windows = -(-width // s)
+    extra = max(0, (windows - 1) * s + k - width)
+    if pool_type != "max":
+        fill = 0
+    elif data.dtype.kind == "f":
+        fill = -np.inf
+    else:
+        fill = np.iinfo(data.dtype).min
+    return np.pad(data, ((0, 0), (0, 0), (0, extra)), constant_values=fill)
+
+
 def pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False, pooling_convention="valid",
             stride=(), pad=(), p_value=None, count_include_pad=None, layout=None):
+    if pooling_convention == "same" and not global_pool:  # 1-D only, without padding (checked)
+        return pooling(same_padded(data, kernel, stride, pool_type), kernel, pool_type, False, cudnn_off, "valid",
+                       stride, (0,), p_value, count_include_pad, layout)
     if layout in CHANNELS_LAST:  # pooled as channels-first, the channels moved back last
         out = pooling(np.moveaxis(data, -1, 1), kernel, pool_type, global_pool, cudnn_off, pooling_convention, stride,
                       pad, p_value, count_include_pad)

@@ -8,6 +8,7 @@ import numpy as np
 
 from runtime.kernels import grad_nn as kg
 from runtime.kernels.ctc import ctc_loss_grad
+from runtime.kernels.nn import same_padded
 from runtime.kernels.tensor import softmax
 from runtime.ops.grad_math import zero_gradient
 from runtime.ops.grad_tensor import selection
@@ -101,8 +102,11 @@ def _pooling(inputs, outputs, out_grads, **attrs):
     last = attrs.get("layout") in ("NWC", "NHWC", "NDHWC")
     if last:  # as channels-first, as the forward pooled it
         data, output, out_grad = (np.moveaxis(a, -1, 1) for a in (data, output, out_grad))
+    convention, pad, width = attrs["pooling_convention"], attrs["pad"], data.shape[-1]
+    if convention == "same" and not attrs["global_pool"]:  # the windows of the padded data, as the forward
+        data, convention, pad = same_padded(data, attrs["kernel"], attrs["stride"], attrs["pool_type"]), "valid", (0,)
     grad = kg.pooling_grad(data, output, out_grad, attrs["kernel"], attrs["pool_type"], attrs["global_pool"],
-                           attrs["pooling_convention"], attrs["stride"], attrs["pad"], attrs["count_include_pad"])
+                           convention, attrs["stride"], pad, attrs["count_include_pad"])[..., :width]
     return [np.ascontiguousarray(np.moveaxis(grad, 1, -1)) if last else grad]
 
 

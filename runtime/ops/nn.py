@@ -124,6 +124,15 @@ declare("Deconvolution", inputs=("data", "weight", "bias"),
         kernel=k.deconvolution, infer=_deconv_shapes, types=uniform_types(wording="layer"))
 def _pooling_check(in_shapes, attrs):
     data = in_shapes[0]
+    if attrs["pooling_convention"] == "same":
+        if len(data) != 3:
+            raise ValueError("Pooling: Input data should be 3D in (batch, channel, x). Currently 'same' supports "
+                             "Max Pooling 1-D")
+        if len(attrs["pad"]) < 3:  # MXNet's check reads three pads whatever the kernel's dimensions
+            raise ValueError("Check failed: i >= 0 && i < ndim(): index = %d must be in range [0, %d)"
+                             % (len(attrs["pad"]), len(attrs["pad"])))
+        if any(attrs["pad"][:3]):
+            raise ValueError("Same pooling convention disables the use of pad parameter.")
     if len(data) not in (3, 4, 5):
         raise ValueError("Input data should be  3D in (batch, channel, x) Or 4D in (batch, channel, y, x)  "
                          "Or 5D in (batch, channel, d, y, x)")
