@@ -133,6 +133,25 @@ CASES = [
      "mx.nd.Pooling(mx.nd.ones((1, 1, 4, 4)), kernel=(2, 2), pad=(0, 0, 0), pooling_convention='same')"),
     ("Pooling/same_pad", "Pooling",
      "mx.nd.Pooling(mx.nd.ones((1, 1, 10)), kernel=(2,), stride=(2,), pad=(2, 2, 2), pooling_convention='same')"),
+    # UpSampling: nearest with several inputs (each repeated up to the first's size times scale, then
+    # concatenated or summed), bilinear as a per-channel deconvolution with a weight input
+    ("UpSampling/nearest_concat", "UpSampling",
+     "_grads(lambda a, b: mx.nd.UpSampling(a, b, scale=2, sample_type='nearest', num_args=2), "
+     "np.arange(4).reshape((1, 1, 2, 2)), [[[[5]]]], head=np.arange(32).reshape((1, 2, 4, 4)))"),
+    ("UpSampling/nearest_sum", "UpSampling",
+     "_grads(lambda a, b: mx.nd.UpSampling(a, b, scale=1, sample_type='nearest', num_args=2, "
+     "multi_input_mode='sum'), np.arange(8).reshape((1, 2, 2, 2)), [[[[5]], [[7]]]], "
+     "head=np.arange(8).reshape((1, 2, 2, 2)))"),
+    ("UpSampling/bilinear_shapes", "UpSampling",
+     "mx.sym.UpSampling(mx.sym.var('data'), mx.sym.var('weight'), scale=3, sample_type='bilinear', num_filter=2, "
+     "num_args=2).infer_shape(data=(1, 2, 3, 3))"),
+    ("UpSampling/bilinear", "UpSampling",
+     "_grads(lambda d, w: mx.nd.UpSampling(d, w, scale=2, sample_type='bilinear', num_filter=2, num_args=2), "
+     "np.arange(18).reshape((1, 2, 3, 3)) / 7.0, np.arange(32).reshape((2, 1, 4, 4)) / 9.0, "
+     "head=np.arange(72).reshape((1, 2, 6, 6)) / 11.0)"),
+    ("UpSampling/nearest_not_dividing", "UpSampling",
+     "mx.nd.UpSampling(mx.nd.ones((1, 1, 3, 3)), mx.nd.ones((1, 1, 2, 2)), scale=1, sample_type='nearest', "
+     "num_args=2)"),
     # simple_bind takes only tuples as shapes; other keywords are ignored
     ("take/simple_bind_other_keywords", "take",
      "_simple_bind_shapes(mx.sym.take(mx.sym.var('a'), mx.sym.var('indices'), axis=1), a=(2, 3), indices=(4,), "

@@ -689,11 +689,39 @@ def softmax_activation(data, mode="instance"):
     return softmax(data.reshape(data.shape[0], -1), axis=-1).reshape(data.shape)
 
 
+def bilinear_upsampling_attrs(scale, num_filter):
+    """MXNet's bilinear UpSampling is this Deconvolution: one filter per channel, a kernel of
+    2 * scale - scale % 2 at stride `scale`, padded by ceil((scale - 1) / 2)."""
+    kernel, pad = 2 * scale - scale % 2, -(-(scale - 1) // 2)
+    return {"kernel": (kernel, kernel), "stride": (scale, scale), "pad": (pad, pad), "num_filter": num_filter,
+            "num_group": num_filter, "no_bias": True}
+
+
 def upsampling(*data, scale=1, sample_type="nearest", num_args=1, num_filter=0, multi_input_mode="concat",
                workspace=512):
-    if sample_type != "nearest":
-        raise ValueError("only nearest upsampling is supported")
-    return np.repeat(np.repeat(data[0], scale, axis=2), scale, axis=3)
+    if sample_type == "bilinear":
+        return deconvolution(data[0], data[1], **bilinear_upsampling_attrs(scale, num_filter))
+    # nearest: every input repeated up to the first one's size times `scale`, then joined
+    height, width = data[0].shape[2] * scale, data[0].shape[3] * scale
+    grown = [np.repeat(np.repeat(x, height // x.shape[2], axis=2), width // x.shape[3], axis=3) for x in data]
+    if len(grown) == 1:
+        return grown[0]
+    if multi_input_mode == "sum":
+        return np.sum(grown, axis=0).astype(data[0].dtype)
+    return np.concatenate(grown, axis=1)
+
+
+def upsampling_nearest_grad(inputs, out_grad, multi_input_mode="concat"):
+    """Each input's gradient: the sum of the output's gradient over the block it was repeated to
+    (its channels of it when the inputs were concatenated)."""
+    grads, channel = [], 0
+    for x in inputs:
+        n, c, h, w = x.shape
+        g = out_grad if multi_input_mode == "sum" else out_grad[:, channel:channel + c]
+        channel += c
+        fh, fw = g.shape[2] // h, g.shape[3] // w
+        grads.append(g.reshape(n, c, h, fh, w, fw).sum(axis=(3, 5)).astype(x.dtype))
+    return grads
 
 
 def _sequence_lengths(data, sequence_length, use_sequence_length, axis):

@@ -12,7 +12,8 @@ from runtime.kernels.nn import same_padded
 from runtime.kernels.tensor import softmax
 from runtime.ops.grad_math import zero_gradient
 from runtime.ops.grad_tensor import selection
-from runtime.registry import gradient_of
+from runtime.kernels import nn as kg_nn
+from runtime.registry import REGISTRY, gradient_of
 from runtime.threads import wide_product
 
 
@@ -151,7 +152,13 @@ def _bilinear_resize(inputs, outputs, out_grads, **attrs):
     return [dx.astype(data.dtype)] + [None] * (len(inputs) - 1)
 
 
-gradient_of("UpSampling")(selection("UpSampling", "all"))
+@gradient_of("UpSampling")
+def _upsampling(inputs, outputs, out_grads, scale=1, sample_type="nearest", num_args=1, num_filter=0,
+                multi_input_mode="concat", workspace=512):
+    if sample_type == "bilinear":  # the gradient of the Deconvolution it is
+        attrs = REGISTRY["Deconvolution"].parse_attrs(kg_nn.bilinear_upsampling_attrs(scale, num_filter))
+        return REGISTRY["Deconvolution"].gradient(inputs, outputs, out_grads, **attrs)
+    return kg_nn.upsampling_nearest_grad(inputs, out_grads[0], multi_input_mode)
 gradient_of("SequenceMask")(selection("SequenceMask", value=0.0))
 gradient_of("SequenceLast")(selection("SequenceLast"))
 gradient_of("SequenceReverse")(selection("SequenceReverse"))

@@ -281,11 +281,44 @@ declare("softmax_cross_entropy", inputs=("data", "label"), kernel=k.softmax_cros
         infer=_softmax_cross_entropy_shapes, types=uniform_types())
 declare("SoftmaxActivation", attrs=[Attr("mode", choice("instance", "channel"), "instance")],
         kernel=k.softmax_activation)
+def _upsampling_shapes(in_shapes, attrs):
+    data, scale = in_shapes[0], attrs["scale"]
+    if data is None:
+        return in_shapes, [None]
+    if attrs["sample_type"] == "bilinear":
+        if len(in_shapes) != 2:
+            raise ValueError("Input:[data, weight]")
+        if len(data) != 4:
+            raise ValueError("UpSamplingBilinear: Input data should be 4D in (batch, channel, y, x)")
+        kernel = 2 * scale - scale % 2
+        in_shapes[1] = (data[1], 1, kernel, kernel)
+        return in_shapes, [(data[0], data[1], data[2] * scale, data[3] * scale)]
+    height, width, channels = data[2] * scale, data[3] * scale, 0
+    for shape in in_shapes:
+        if shape is None:
+            return in_shapes, [None]
+        if len(shape) != 4:
+            raise ValueError("UpSamplingNearest: Input data should be 4D in (batch, channel, y, x)")
+        if height % shape[2]:
+            raise ValueError("UpSamplingNearest: input height of %ddoes not divide output height of %d"
+                             % (shape[2], height))
+        if width % shape[3]:
+            raise ValueError("UpSamplingNearest: input width of %ddoes not divide output width of %d"
+                             % (shape[3], width))
+        if attrs["multi_input_mode"] == "sum":
+            if channels not in (0, shape[1]):
+                raise ValueError("Number of channels must be the same when multi_input_mode==sum")
+            channels = shape[1]
+        else:
+            channels += shape[1]
+    return in_shapes, [(data[0], channels, height, width)]
+
+
 declare("UpSampling", inputs=("*data",), attrs=[Attr("scale", int_, required=True, low=1), Attr("num_filter", int_, 0),
                                                 Attr("sample_type", choice("nearest", "bilinear"), required=True),
                                                 Attr("multi_input_mode", choice("concat", "sum"), "concat"),
                                                 Attr("workspace", int_, 512)],
-        kernel=k.upsampling)
+        kernel=k.upsampling, infer=_upsampling_shapes)
 _SEQUENCE = [Attr("use_sequence_length", bool_, False), Attr("axis", int_, 0)]
 
 
