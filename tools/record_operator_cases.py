@@ -152,6 +152,32 @@ CASES = [
     ("UpSampling/nearest_not_dividing", "UpSampling",
      "mx.nd.UpSampling(mx.nd.ones((1, 1, 3, 3)), mx.nd.ones((1, 1, 2, 2)), scale=1, sample_type='nearest', "
      "num_args=2)"),
+    # reshape_like: a negative bound counts from the end (ndim, not ndim + 1)
+    ("reshape_like/negative_end", "reshape_like",
+     "mx.nd.reshape_like(mx.nd.arange(15).reshape((3, 5)), mx.nd.ones((1, 15, 4)), lhs_begin=0, rhs_begin=1, "
+     "rhs_end=-1)"),
+    ("reshape_like/negative_begin", "reshape_like",
+     "mx.nd.reshape_like(mx.nd.ones((30, 12)), mx.nd.ones((4, 2, 2, 3)), lhs_begin=-1, rhs_begin=1).shape"),
+    ("reshape_like/bad_range", "reshape_like",
+     "mx.nd.reshape_like(mx.nd.ones((3, 5)), mx.nd.ones((15,)), lhs_begin=1, lhs_end=1)"),
+    ("reshape_like/sym_shapes", "reshape_like",
+     "mx.sym.reshape_like(mx.sym.var('l'), mx.sym.var('r'), lhs_begin=1, lhs_end=-1, rhs_begin=1).infer_shape("
+     "l=(1, 1, 7, 3, 1, 1), r=(81, 1, 1, 21))"),
+    # BilinearResize2D's modes: the output size from the input's parity
+    ("BilinearResize2D/to_even_down", "_contrib_BilinearResize2D",
+     "mx.nd.contrib.BilinearResize2D(mx.nd.array(np.arange(15).reshape((1, 1, 3, 5))), mode='to_even_down')"),
+    ("BilinearResize2D/to_even_up", "_contrib_BilinearResize2D",
+     "mx.nd.contrib.BilinearResize2D(mx.nd.array(np.arange(12).reshape((1, 1, 3, 4))), mode='to_even_up')"),
+    ("BilinearResize2D/to_odd_down", "_contrib_BilinearResize2D",
+     "mx.nd.contrib.BilinearResize2D(mx.nd.array(np.arange(12).reshape((1, 1, 3, 4))), mode='to_odd_down')"),
+    ("BilinearResize2D/to_odd_up", "_contrib_BilinearResize2D",
+     "mx.nd.contrib.BilinearResize2D(mx.nd.array(np.arange(12).reshape((1, 1, 3, 4))), mode='to_odd_up')"),
+    ("BilinearResize2D/odd_scale", "_contrib_BilinearResize2D",
+     "mx.nd.contrib.BilinearResize2D(mx.nd.array(np.arange(12).reshape((1, 1, 3, 4))), scale_height=2, "
+     "scale_width=0.5, mode='odd_scale')"),
+    ("BilinearResize2D/to_even_up_grad", "_contrib_BilinearResize2D",
+     "_grads(lambda x: mx.nd.contrib.BilinearResize2D(x, mode='to_even_up'), np.arange(6).reshape((1, 1, 3, 2)), "
+     "head=np.arange(8).reshape((1, 1, 4, 2)))"),
     # simple_bind takes only tuples as shapes; other keywords are ignored
     ("take/simple_bind_other_keywords", "take",
      "_simple_bind_shapes(mx.sym.take(mx.sym.var('a'), mx.sym.var('indices'), axis=1), a=(2, 3), indices=(4,), "

@@ -753,15 +753,28 @@ def sequence_reverse(data, sequence_length=None, use_sequence_length=False, axis
     return out
 
 
+def resized_size(h, w, like, height, width, scale_height, scale_width, mode):
+    """BilinearResize2D's output (height, width) in each of MXNet's modes."""
+    def to(size, parity, step):  # the nearest size of that parity, stepping down or up
+        return size if size % 2 == parity else size + step
+    if mode == "odd_scale":  # an odd size keeps its last row: (size - 1) * scale + 1
+        return tuple(int(d * f) if d % 2 == 0 else int((d - 1) * f) + 1
+                     for d, f in ((h, scale_height), (w, scale_width)))
+    if mode == "like":
+        return tuple(like.shape[2:])
+    if mode in ("to_even_down", "to_even_up", "to_odd_down", "to_odd_up"):
+        parity = 0 if "even" in mode else 1
+        step = -1 if mode.endswith("down") else 1
+        return to(h, parity, step), to(w, parity, step)
+    if scale_height is not None:
+        return int(h * scale_height), int(w * scale_width)
+    return height, width
+
+
 def bilinear_resize2d(data, like=None, height=1, width=1, scale_height=None, scale_width=None, mode="size",
                       align_corners=True):
     n, c, h, w = data.shape
-    if scale_height is not None:
-        oh, ow = int(h * scale_height), int(w * scale_width)
-    elif mode == "like" and like is not None:
-        oh, ow = like.shape[2:]
-    else:
-        oh, ow = height, width
+    oh, ow = resized_size(h, w, like, height, width, scale_height, scale_width, mode)
 
     def coords(out_size, in_size):
         if align_corners:

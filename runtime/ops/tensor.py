@@ -254,12 +254,7 @@ def _reshape_like_check(in_shapes, attrs):
     lhs, rhs = in_shapes
     if rhs is None:
         return
-    n, m = len(lhs), len(rhs)
-    lb = 0 if attrs["lhs_begin"] is None else attrs["lhs_begin"] % (n + 1)
-    le = n if attrs["lhs_end"] is None else attrs["lhs_end"] % (n + 1)
-    rb = 0 if attrs["rhs_begin"] is None else attrs["rhs_begin"] % (m + 1)
-    re_ = m if attrs["rhs_end"] is None else attrs["rhs_end"] % (m + 1)
-    target = tuple(lhs[:lb]) + tuple(rhs[rb:re_]) + tuple(lhs[le:])
+    target = k.reshape_like_shape(lhs, rhs, attrs["lhs_begin"], attrs["lhs_end"], attrs["rhs_begin"], attrs["rhs_end"])
     if int(np.prod(target)) != int(np.prod(lhs)):
         raise ValueError("Cannot reshape lhs with shape %sto new shape %s because they have different size."
                          % (_dims(lhs), _dims(target)))
