@@ -775,18 +775,25 @@ def bilinear_resize2d(data, like=None, height=1, width=1, scale_height=None, sca
                       align_corners=True):
     n, c, h, w = data.shape
     oh, ow = resized_size(h, w, like, height, width, scale_height, scale_width, mode)
+    rows, columns = interpolation_matrix(oh, h, align_corners), interpolation_matrix(ow, w, align_corners)
+    return (rows @ data.astype(np.float64) @ columns.T).astype(data.dtype)
 
-    def coords(out_size, in_size):
-        if align_corners:
-            return np.arange(out_size) * ((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
-        return np.maximum((np.arange(out_size) + 0.5) * in_size / out_size - 0.5, 0)
 
-    ys, xs = coords(oh, h), coords(ow, w)
-    y0 = np.floor(ys).astype(int); y1 = np.minimum(y0 + 1, h - 1); wy = (ys - y0)[:, None]
-    x0 = np.floor(xs).astype(int); x1 = np.minimum(x0 + 1, w - 1); wx = (xs - x0)[None, :]
-    top = data[:, :, y0][:, :, :, x0] * (1 - wx) + data[:, :, y0][:, :, :, x1] * wx
-    bottom = data[:, :, y1][:, :, :, x0] * (1 - wx) + data[:, :, y1][:, :, :, x1] * wx
-    return (top * (1 - wy) + bottom * wy).astype(data.dtype)
+def interpolation_matrix(out_size, in_size, align_corners=True):
+    """The (out_size, in_size) matrix of bilinear interpolation along one axis: row i holds the
+    weights of the two input places that output place i mixes (resizing is then two products,
+    and its gradient the products with the transposes)."""
+    if align_corners:
+        places = np.arange(out_size) * ((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
+    else:
+        places = np.maximum((np.arange(out_size) + 0.5) * in_size / out_size - 0.5, 0)
+    low = np.floor(places).astype(np.int64)
+    high = np.minimum(low + 1, in_size - 1)
+    weight = places - low
+    matrix = np.zeros((out_size, in_size))
+    np.add.at(matrix, (np.arange(out_size), low), 1 - weight)
+    np.add.at(matrix, (np.arange(out_size), high), weight)
+    return matrix
 
 
 def _corners(boxes, fmt):

@@ -127,29 +127,12 @@ def _adaptive_avg_pool(inputs, outputs, out_grads, output_size=()):
 
 @gradient_of("_contrib_BilinearResize2D")
 def _bilinear_resize(inputs, outputs, out_grads, **attrs):
+    """The forward's two interpolation products, transposed."""
     data, g = inputs[0], out_grads[0].astype(np.float64)
-    h, w = data.shape[2:]
-    oh, ow = g.shape[2:]
-
-    def coords(out_size, in_size):
-        if attrs["align_corners"]:
-            return np.arange(out_size) * ((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
-        return np.maximum((np.arange(out_size) + 0.5) * in_size / out_size - 0.5, 0)
-    ys, xs = coords(oh, h), coords(ow, w)
-    y0 = np.floor(ys).astype(int)
-    y1 = np.minimum(y0 + 1, h - 1)
-    wy = ys - y0
-    x0 = np.floor(xs).astype(int)
-    x1 = np.minimum(x0 + 1, w - 1)
-    wx = xs - x0
-    # rows first: (N, C, oh, ow) -> (N, C, h, ow), then columns -> (N, C, h, w)
-    rows = np.zeros(data.shape[:2] + (h, ow))
-    np.add.at(rows, (slice(None), slice(None), y0), g * (1 - wy)[:, None])
-    np.add.at(rows, (slice(None), slice(None), y1), g * wy[:, None])
-    dx = np.zeros(data.shape)
-    np.add.at(dx, (slice(None), slice(None), slice(None), x0), rows * (1 - wx))
-    np.add.at(dx, (slice(None), slice(None), slice(None), x1), rows * wx)
-    return [dx.astype(data.dtype)] + [None] * (len(inputs) - 1)
+    (h, w), (oh, ow) = data.shape[2:], g.shape[2:]
+    rows = kg_nn.interpolation_matrix(oh, h, attrs["align_corners"])
+    columns = kg_nn.interpolation_matrix(ow, w, attrs["align_corners"])
+    return [(rows.T @ g @ columns).astype(data.dtype)] + [None] * (len(inputs) - 1)
 
 
 @gradient_of("UpSampling")
