@@ -39,6 +39,24 @@ class NotImplementedForSymbol(MXNetError):
         return message + " is not implemented for Symbol and only available in NDArray."
 
 
+class OperatorIndexError(IndexError):
+    """An index out of bounds that MXNet's backend reports as Python's own IndexError (gather_nd)
+    rather than as MXNetError: operators let it through as it is."""
+
+
+class FailedValue:
+    """What an executor's output holds after its operator failed in forward: MXNet runs a bound
+    graph asynchronously and raises the operator's error where the output is read (asnumpy,
+    wait_to_read), not in forward itself. Any use of the value raises that error."""
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+    def __getattr__(self, name):
+        raise self.error
+
+
 def op_error(op: str, reason: str) -> MXNetError:
     return MXNetError("Error in operator {}: {}".format(op, reason))
 

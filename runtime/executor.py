@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from runtime.base import MXNetError
+from runtime.base import FailedValue, MXNetError, OperatorIndexError
 from runtime.graph import compile_plan, straight_line
 from runtime.kernels import preload
 from runtime.ndarray import NDArray, call_with_handle
@@ -240,13 +240,18 @@ class Executor:
             if name not in self.arg_dict:
                 raise MXNetError("Unknown argument %s" % name)
             self.arg_dict[name]._data[...] = value._data if isinstance(value, NDArray) else value
-        if self.grad_dict or self._monitor is not None:
-            # gradients are wanted, or a monitor: run node by node, keeping what backward reads
-            self._saved_values = self._forward_values(is_train)
-            self._saved_train = is_train
-            values = [self._saved_values[id(n)][i] for n, i in self._symbol._outputs]
-        else:
-            values = self.run_with((), [], is_train)
+        try:
+            if self.grad_dict or self._monitor is not None:
+                # gradients are wanted, or a monitor: run node by node, keeping what backward reads
+                self._saved_values = None
+                self._saved_values = self._forward_values(is_train)
+                self._saved_train = is_train
+                values = [self._saved_values[id(n)][i] for n, i in self._symbol._outputs]
+            else:
+                values = self.run_with((), [], is_train)
+        except (MXNetError, OperatorIndexError) as exc:
+            # MXNet's forward only queues the operators: a failing one raises where its outputs are read
+            values = [FailedValue(exc)] * len(self._symbol._outputs)
         self._refill_outputs(values)
         return self.outputs
 
@@ -363,11 +368,15 @@ class Executor:
         head_grads = []
         for index, (node, output) in enumerate(heads):
             value = self._saved_values[id(node)][output]
-            if index < len(given) and given[index] is not None and (node.is_variable or node.op.reads_out_grads):
-                if tuple(given[index].shape) != tuple(value.shape):
+            if index < len(given) and given[index] is not None:
+                unread = not node.is_variable and not node.op.reads_head_gradients()
+                if tuple(given[index].shape) != tuple(value.shape) and not unread:
                     raise MXNetError("Shape inconsistent: out_grads[%d] has shape %s, the output %s"
                                      % (index, tuple(given[index].shape), tuple(value.shape)))
-                head_grads.append(given[index])
+                # copied into an array of the output's dtype, as MXNet does (a float head gradient
+                # under 1 reaching an int32 output is 0)
+                head_grads.append(np.zeros(value.shape, value.dtype) if unread
+                                  else given[index].astype(value.dtype, copy=False))
             else:
                 head_grads.append(np.ones(value.shape, value.dtype))
         grads = graph_gradients(self._order, heads, self._saved_values, head_grads, is_train, set(self.grad_dict))

@@ -8,10 +8,10 @@ from typing import Any, Dict, List
 import numpy as np
 
 from runtime import autograd
-from runtime.base import MXNetError, NDArrayHandle
+from runtime.base import FailedValue, MXNetError, NDArrayHandle, OperatorIndexError
 from runtime.context import Context, current_context
 from runtime.invoke import present_inputs, split_arguments
-from runtime.registry import MAX_ELEMENTS, OpDef, check_new_shape
+from runtime.registry import MAX_ELEMENTS, OpDef, check_new_shape, legacy_unknown_error
 
 DEFAULT_DTYPE = np.float32
 
@@ -127,7 +127,8 @@ class NDArray:
         return self._data.tolist()
 
     def wait_to_read(self) -> None:
-        pass
+        if type(self._data) is FailedValue:  # the operator that computes it failed (Executor.forward)
+            raise self._data.error
 
     def attach_grad(self, grad_req="write", stype=None) -> None:
         """Allocate a zero gradient buffer (of storage `stype`, the array's own by default) and mark
@@ -466,6 +467,15 @@ def _eager_words(message: str) -> str:
     return message.replace("Incompatible attr at", "Incompatible attr in node  at")
 
 
+def _known_outputs(op: OpDef, inputs, results) -> None:
+    """Outside np_shape(), an empty output is an unknown shape to MXNet 1.x: the call fails."""
+    from runtime.util import is_np_shape
+    if op.allows_empty or is_np_shape():
+        return
+    if any(0 in r.shape for r in results):
+        raise legacy_unknown_error(op.name, [a.shape for a in inputs], [r.shape for r in results])
+
+
 def invoke(op: OpDef, args, kwargs, public_name: str):
     """Run an operator eagerly, MXNet style: inputs first, then attributes."""
     fast = _fast_path(op, args, kwargs)
@@ -479,10 +489,14 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         else:
             try:
                 result = kernel(*[a._data for a in args])
+            except OperatorIndexError:
+                raise
             except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
                 raise MXNetError(_eager_words("Error in operator %s: %s" % (op.name, exc))) from None
             if isinstance(result, np.generic):  # a NumPy reduction over every axis gives a scalar
                 result = np.asarray(result)
+            if type(result) is np.ndarray and not result.size:
+                _known_outputs(op, args, [result])
             if type(result) is np.ndarray:
                 if result.base is not None:
                     result = _own(result, args)
@@ -516,6 +530,8 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         results = op.run(arrays, parsed, is_train=autograd.is_training())
     except MXNetError as exc:
         raise MXNetError(_eager_words(str(exc))) from None
+    if any(not r.size for r in results):
+        _known_outputs(op, given, results)
     visible = [NDArray(_own(r, given) if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)
                for r in results[:op.visible(parsed)]]
     if op.storage is not None and (op.makes_sparse or any(type(v) is not NDArray for v in given)):
@@ -601,7 +617,11 @@ def _shape(shape):
 
 
 def _filled(fill, shape, ctx, dtype, out) -> NDArray:
-    result = NDArray(fill(_shape(shape), dtype=dtype or DEFAULT_DTYPE), ctx)
+    shape = _shape(shape)
+    from runtime.util import is_np_shape
+    if (not shape or 0 in shape) and not is_np_shape():  # an unknown shape to MXNet 1.x: nothing to fill
+        raise legacy_unknown_error("_zeros" if fill is np.zeros else "_ones", [], [shape])
+    result = NDArray(fill(shape, dtype=dtype or DEFAULT_DTYPE), ctx)
     if out is not None:  # MXNet writes into `out` and returns it
         out[:] = result
         return out
@@ -656,9 +676,12 @@ def concatenate(arrays: List[NDArray], axis=0, always_copy=True) -> NDArray:
     return NDArray(np.concatenate([a._data for a in arrays], axis=axis), arrays[0]._ctx)
 
 
-def _binary_function(broadcast_op: str, scalar_op: str, reverse_scalar_op: str = None):
-    """`nd.maximum(a, b)`: two arrays broadcast; an array and a number use the scalar operator."""
+def _binary_function(broadcast_op: str, scalar_op: str, reverse_scalar_op: str = None, numbers=None):
+    """`nd.maximum(a, b)`: two arrays broadcast; an array and a number use the scalar operator;
+    two numbers give `numbers(a, b)` (NumPy's function of the same name by default)."""
     def function(lhs, rhs):
+        if numbers is not None and not isinstance(lhs, NDArray) and not isinstance(rhs, NDArray):
+            return numbers(lhs, rhs)
         if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
             return _call(broadcast_op, lhs, rhs)
         if isinstance(lhs, NDArray):
@@ -705,6 +728,12 @@ HELPERS: Dict[str, Any] = {
     "greater_equal": _binary_function("broadcast_greater_equal", "_greater_equal_scalar", "_lesser_equal_scalar"),
     "lesser": _binary_function("broadcast_lesser", "_lesser_scalar", "_greater_scalar"),
     "lesser_equal": _binary_function("broadcast_lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
+    "logical_and": _binary_function("broadcast_logical_and", "_logical_and_scalar",
+                                    numbers=lambda a, b: 1 if a and b else 0),
+    "logical_or": _binary_function("broadcast_logical_or", "_logical_or_scalar",
+                                   numbers=lambda a, b: 1 if a or b else 0),
+    "logical_xor": _binary_function("broadcast_logical_xor", "_logical_xor_scalar",
+                                    numbers=lambda a, b: 1 if bool(a) != bool(b) else 0),
 }
 
 # names of MXNet's `ndarray.ndarray` module that code and tests import: storage types and Python's

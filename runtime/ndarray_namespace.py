@@ -10,7 +10,7 @@ import numpy as np
 from runtime import autograd, namespace
 from runtime import random as _random
 from runtime.base import MXNetError
-from runtime.ndarray import HELPERS, NDArray, _own, invoke
+from runtime.ndarray import HELPERS, NDArray, _known_outputs, _own, invoke
 from runtime.namespace import operator_functions
 from runtime.registry import REGISTRY
 
@@ -42,6 +42,8 @@ def _make(op, public_name: str) -> Callable:
                 result = kernel(data)
             except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:
                 raise MXNetError("Error in operator %s: %s" % (op.name, exc)) from None
+            if not result.size:
+                _known_outputs(op, args, [result])
             return NDArray(_own(result, (data,)), args[0]._ctx)
         return invoke(op, args, kwargs, public_name)
     function.__name__ = public_name.rsplit(".", 1)[-1]

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from runtime.base import MXNetError
+from runtime.base import MXNetError, OperatorIndexError
 
 _MISSING = object()
 
@@ -217,6 +217,15 @@ def check_new_shape(shape: Tuple, name: str = "shape") -> None:
                          "Please build with flag USE_INT64_TENSOR_SIZE=1")
 
 
+def legacy_unknown_error(op_name: str, in_shapes, out_shapes) -> MXNetError:
+    """MXNet 1.x outside np_shape() reads a size 0 as unknown (and () as an unknown shape): an eager
+    operator that would give such an output fails its shape inference, in these words."""
+    def text(shape):
+        return "[%s]" % ",".join(str(d if d else -1) for d in shape) if shape else "None"
+    return MXNetError("Operator %s inferring shapes failed.\ninput shapes:\n%soutput shapes:\n%s\n"
+                      % (op_name, "".join(text(s) + "\n" for s in in_shapes), "\n".join(map(text, out_shapes))))
+
+
 @dataclass
 class OpDef:
     name: str
@@ -256,6 +265,10 @@ class OpDef:
     # output); None: results are dense whatever the inputs (MXNet's dense fallback)
     storage: Optional[Callable] = None
     makes_sparse: bool = False              # dense inputs may give a sparse result (cast_storage)
+    # MXNet's shape inference of this operator accepts an output with a size 0, which is otherwise
+    # an unknown size outside np_shape() (boolean_mask's shape depends on the values; one_hot's
+    # depth 0 and AdaptiveAvgPooling2D's output_size 0 pass as recorded)
+    allows_empty: bool = False
 
     @property
     def variadic(self) -> bool:
@@ -263,6 +276,12 @@ class OpDef:
 
     def outputs(self, attrs: Dict) -> int:
         return self.num_outputs(attrs) if callable(self.num_outputs) else self.num_outputs
+
+    def reads_head_gradients(self) -> bool:
+        """Whether the gradient reads the outputs' gradients: not when the declaration says so
+        (Proposal) or the gradient is a zero one (marked `reads_out_grads = False`); MXNet then
+        never checks or copies an executor's head gradients for its outputs."""
+        return self.reads_out_grads and getattr(self.gradient, "reads_out_grads", True)
 
     def visible(self, attrs: Dict) -> int:
         return self.visible_outputs(attrs) if self.visible_outputs else self.outputs(attrs)
@@ -317,7 +336,7 @@ class OpDef:
                 result = self.kernel(*arrays, is_train=is_train, **attrs)
             else:
                 result = self.kernel(*arrays, **attrs)
-        except MXNetError:
+        except (MXNetError, OperatorIndexError):
             raise
         except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:  # numpy's AxisError is a ValueError
             raise MXNetError("Error in operator %s: %s" % (self.name, exc)) from None

@@ -326,9 +326,8 @@ class Symbol:
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
         from runtime.executor import Executor
         from runtime.ndarray import zeros
-        # MXNet reads the keyword arguments that are tuples as shapes and ignores the others
-        # (test code passes force_rebind=True)
-        kwargs = {k: v for k, v in kwargs.items() if isinstance(v, tuple)}
+        # as MXNet, only shapes count: other keywords (test code passes axis=, mode=, force_rebind=True) are ignored
+        kwargs = {k: v for k, v in kwargs.items() if isinstance(v, (tuple, list))}
         arg_shapes, _, aux_shapes = self.infer_shape(**kwargs)
         if arg_shapes is None:
             raise MXNetError("simple_bind: cannot infer the shapes of every argument from %s" % sorted(kwargs))

@@ -593,6 +593,9 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     else:
         reqs = dict(grad_nodes)
     input_shapes = {k: v.shape for k, v in location.items()}
+    # the differences are taken over the given arguments only, as MXNet does: the random projection
+    # stays as bound (perturbing it too would cost two forward passes per output element)
+    location_npy = {k: v.asnumpy() for k, v in location.items()}
     _, out_shapes, _ = sym.infer_shape(**input_shapes)
     projection = var("__random_proj")
     loss = function_for("MakeLoss")(function_for("elemwise_mul")(sym, projection))
@@ -605,7 +608,7 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     eps = get_tolerance(executor.outputs[0], numeric_eps, default_numeric_eps())
     executor.backward()
     symbolic = {k: grads[k].asnumpy() for k in reqs}
-    numeric = numeric_grad(executor, {k: v.asnumpy() for k, v in location.items()},
+    numeric = numeric_grad(executor, location_npy,
                            {k: v.asnumpy() for k, v in (aux_states or {}).items()}, eps=eps,
                            use_forward_train=use_forward_train, dtype=dtype)
     for name, req in reqs.items():

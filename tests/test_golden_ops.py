@@ -65,6 +65,8 @@ def sym_call(case):
     bound_args = {n: args[n] for n in arg_names}
     bound_aux = {n: args[n] for n in aux_names}
     outputs = out.bind(runtime.cpu(), bound_args, aux_states=bound_aux).forward(is_train=False)
+    for output in outputs:  # a failed operator raises where its output is read, as in MXNet
+        output.wait_to_read()
     return outputs if len(outputs) > 1 else outputs[0]
 
 

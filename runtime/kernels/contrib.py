@@ -46,10 +46,19 @@ def ravel_multi_index(data, shape=()):
 def unravel_index(data, shape=()):
     index = data.astype(np.int64).reshape(-1)
     coords = []
-    for dim in reversed(shape):
+    for dim in reversed(shape[1:]):
         coords.append(index % dim)
         index = index // dim
+    coords.append(index)  # the leading coordinate is what remains, as MXNet's (its size may be -1)
     return np.stack(coords[::-1]).astype(data.dtype).reshape((len(shape),) + data.shape)
+
+
+def index_array(data, axes=None):
+    """Each element's index (along every axis, or the chosen ones) as the last axis, int64."""
+    ndim = data.ndim
+    chosen = range(ndim) if axes is None else [((a % ndim) + ndim) % ndim for a in axes]
+    grids = np.indices(data.shape, dtype=np.int64) if ndim else np.zeros((0,), np.int64)
+    return np.stack([grids[a] for a in chosen], axis=-1) if chosen else np.zeros(data.shape + (0,), np.int64)
 
 
 def boolean_mask(data, index, axis=0):

@@ -121,6 +121,11 @@ def cast(x, dtype):
     return x.astype(dtype)
 
 
+def amp_cast(x, dtype):
+    """AMP's cast: float16 and float32 data take `dtype`, any other passes as it is."""
+    return x.astype(dtype) if x.dtype in (np.float16, np.float32) else x.copy()
+
+
 def smooth_l1(x, scalar=1.0):
     sigma2 = scalar * scalar
     return _same(x, np.where(np.abs(x) < 1.0 / sigma2, 0.5 * sigma2 * x * x, np.abs(x) - 0.5 / sigma2))

@@ -482,8 +482,26 @@ def _pool2d_fast(x, kh, kw, sh, sw, ph, pw, oh, ow, pool_type, include):
 CHANNELS_LAST = ("NWC", "NHWC", "NDHWC")
 
 
+def same_padded(data, kernel, stride, pool_type):
+    """1-D data padded at its end for the "same" convention: ceil(width / stride) windows, the last
+    ones reaching past the data (they take no part: -inf for max, 0 otherwise)."""
+    k, s, width = kernel[0], (tuple(stride) or (1,))[0], data.shape[-1]
+    windows = -(-width // s)
+    extra = max(0, (windows - 1) * s + k - width)
+    if pool_type != "max":
+        fill = 0
+    elif data.dtype.kind == "f":
+        fill = -np.inf
+    else:
+        fill = np.iinfo(data.dtype).min
+    return np.pad(data, ((0, 0), (0, 0), (0, extra)), constant_values=fill)
+
+
 def pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False, pooling_convention="valid",
             stride=(), pad=(), p_value=None, count_include_pad=None, layout=None):
+    if pooling_convention == "same" and not global_pool:  # 1-D only, without padding (checked)
+        return pooling(same_padded(data, kernel, stride, pool_type), kernel, pool_type, False, cudnn_off, "valid",
+                       stride, (0,), p_value, count_include_pad, layout)
     if layout in CHANNELS_LAST:  # pooled as channels-first, the channels moved back last
         out = pooling(np.moveaxis(data, -1, 1), kernel, pool_type, global_pool, cudnn_off, pooling_convention, stride,
                       pad, p_value, count_include_pad)
@@ -664,6 +682,14 @@ def dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False, is_train=Fal
     return data * mask, mask
 
 
+def softmax_cross_entropy(data, label):
+    """The summed cross entropy of each row's softmax at its label, as shape (1,); a probability
+    is taken as at least 1e-8 before its logarithm, as MXNet does."""
+    probabilities = softmax(data, axis=1).astype(np.float64)
+    chosen = probabilities[np.arange(data.shape[0]), label.astype(np.int64)]
+    return np.array([-np.log(np.maximum(chosen, 1e-8)).sum()], dtype=data.dtype)
+
+
 def softmax_output(data, label=None, grad_scale=1.0, ignore_label=-1.0, multi_output=False, use_ignore=False,
                    preserve_shape=False, normalization="null", out_grad=False, smooth_alpha=0.0):
     if multi_output:
@@ -679,11 +705,39 @@ def softmax_activation(data, mode="instance"):
     return softmax(data.reshape(data.shape[0], -1), axis=-1).reshape(data.shape)
 
 
+def bilinear_upsampling_attrs(scale, num_filter):
+    """MXNet's bilinear UpSampling is this Deconvolution: one filter per channel, a kernel of
+    2 * scale - scale % 2 at stride `scale`, padded by ceil((scale - 1) / 2)."""
+    kernel, pad = 2 * scale - scale % 2, -(-(scale - 1) // 2)
+    return {"kernel": (kernel, kernel), "stride": (scale, scale), "pad": (pad, pad), "num_filter": num_filter,
+            "num_group": num_filter, "no_bias": True}
+
+
 def upsampling(*data, scale=1, sample_type="nearest", num_args=1, num_filter=0, multi_input_mode="concat",
                workspace=512):
-    if sample_type != "nearest":
-        raise ValueError("only nearest upsampling is supported")
-    return np.repeat(np.repeat(data[0], scale, axis=2), scale, axis=3)
+    if sample_type == "bilinear":
+        return deconvolution(data[0], data[1], **bilinear_upsampling_attrs(scale, num_filter))
+    # nearest: every input repeated up to the first one's size times `scale`, then joined
+    height, width = data[0].shape[2] * scale, data[0].shape[3] * scale
+    grown = [np.repeat(np.repeat(x, height // x.shape[2], axis=2), width // x.shape[3], axis=3) for x in data]
+    if len(grown) == 1:
+        return grown[0]
+    if multi_input_mode == "sum":
+        return np.sum(grown, axis=0).astype(data[0].dtype)
+    return np.concatenate(grown, axis=1)
+
+
+def upsampling_nearest_grad(inputs, out_grad, multi_input_mode="concat"):
+    """Each input's gradient: the sum of the output's gradient over the block it was repeated to
+    (its channels of it when the inputs were concatenated)."""
+    grads, channel = [], 0
+    for x in inputs:
+        n, c, h, w = x.shape
+        g = out_grad if multi_input_mode == "sum" else out_grad[:, channel:channel + c]
+        channel += c
+        fh, fw = g.shape[2] // h, g.shape[3] // w
+        grads.append(g.reshape(n, c, h, fh, w, fw).sum(axis=(3, 5)).astype(x.dtype))
+    return grads
 
 
 def _sequence_lengths(data, sequence_length, use_sequence_length, axis):
@@ -715,27 +769,47 @@ def sequence_reverse(data, sequence_length=None, use_sequence_length=False, axis
     return out
 
 
+def resized_size(h, w, like, height, width, scale_height, scale_width, mode):
+    """BilinearResize2D's output (height, width) in each of MXNet's modes."""
+    def to(size, parity, step):  # the nearest size of that parity, stepping down or up
+        return size if size % 2 == parity else size + step
+    if mode == "odd_scale":  # an odd size keeps its last row: (size - 1) * scale + 1
+        return tuple(int(d * f) if d % 2 == 0 else int((d - 1) * f) + 1
+                     for d, f in ((h, scale_height), (w, scale_width)))
+    if mode == "like":
+        return tuple(like.shape[2:])
+    if mode in ("to_even_down", "to_even_up", "to_odd_down", "to_odd_up"):
+        parity = 0 if "even" in mode else 1
+        step = -1 if mode.endswith("down") else 1
+        return to(h, parity, step), to(w, parity, step)
+    if scale_height is not None:
+        return int(h * scale_height), int(w * scale_width)
+    return height, width
+
+
 def bilinear_resize2d(data, like=None, height=1, width=1, scale_height=None, scale_width=None, mode="size",
                       align_corners=True):
     n, c, h, w = data.shape
-    if scale_height is not None:
-        oh, ow = int(h * scale_height), int(w * scale_width)
-    elif mode == "like" and like is not None:
-        oh, ow = like.shape[2:]
+    oh, ow = resized_size(h, w, like, height, width, scale_height, scale_width, mode)
+    rows, columns = interpolation_matrix(oh, h, align_corners), interpolation_matrix(ow, w, align_corners)
+    return (rows @ data.astype(np.float64) @ columns.T).astype(data.dtype)
+
+
+def interpolation_matrix(out_size, in_size, align_corners=True):
+    """The (out_size, in_size) matrix of bilinear interpolation along one axis: row i holds the
+    weights of the two input places that output place i mixes (resizing is then two products,
+    and its gradient the products with the transposes)."""
+    if align_corners:
+        places = np.arange(out_size) * ((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
     else:
-        oh, ow = height, width
-
-    def coords(out_size, in_size):
-        if align_corners:
-            return np.arange(out_size) * ((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
-        return np.maximum((np.arange(out_size) + 0.5) * in_size / out_size - 0.5, 0)
-
-    ys, xs = coords(oh, h), coords(ow, w)
-    y0 = np.floor(ys).astype(int); y1 = np.minimum(y0 + 1, h - 1); wy = (ys - y0)[:, None]
-    x0 = np.floor(xs).astype(int); x1 = np.minimum(x0 + 1, w - 1); wx = (xs - x0)[None, :]
-    top = data[:, :, y0][:, :, :, x0] * (1 - wx) + data[:, :, y0][:, :, :, x1] * wx
-    bottom = data[:, :, y1][:, :, :, x0] * (1 - wx) + data[:, :, y1][:, :, :, x1] * wx
-    return (top * (1 - wy) + bottom * wy).astype(data.dtype)
+        places = np.maximum((np.arange(out_size) + 0.5) * in_size / out_size - 0.5, 0)
+    low = np.floor(places).astype(np.int64)
+    high = np.minimum(low + 1, in_size - 1)
+    weight = places - low
+    matrix = np.zeros((out_size, in_size))
+    np.add.at(matrix, (np.arange(out_size), low), 1 - weight)
+    np.add.at(matrix, (np.arange(out_size), high), weight)
+    return matrix
 
 
 def _corners(boxes, fmt):

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.base import OperatorIndexError
+
 
 # ---- reductions
 def _axes(ndim, axis, exclude=False, shape=None):
@@ -83,10 +85,19 @@ def argsort(x, axis=-1, is_ascend=True, dtype="float32"):
     return order.astype(dtype)
 
 
-def softmax(x, axis=-1, temperature=None, length=None, use_length=False, dtype=None):
+def softmax(x, length=None, axis=-1, temperature=None, dtype=None, use_length=False):
     z = x.astype(np.float64) / (temperature or 1.0)
-    z = np.exp(z - z.max(axis=axis, keepdims=True))
-    out = z / z.sum(axis=axis, keepdims=True)
+    inside = None
+    if use_length:  # places at or past each lane's length take no part and give 0
+        axis = axis % x.ndim
+        places = np.arange(x.shape[axis]).reshape((-1,) + (1,) * (x.ndim - axis - 1))
+        inside = places < np.expand_dims(length.astype(np.int64), axis)
+        z = np.where(inside, z, -np.inf)
+    with np.errstate(invalid="ignore"):
+        z = np.exp(z - z.max(axis=axis, keepdims=True))
+        out = z / z.sum(axis=axis, keepdims=True)
+    if inside is not None:
+        out = np.where(inside, out, 0.0)
     return out.astype(dtype or x.dtype)
 
 
@@ -170,13 +181,28 @@ def reshape(x, shape=(), reverse=False, target_shape=None, keep_highest=False):
     return x.reshape(reshape_shape(x.shape, shape, reverse))
 
 
+def like_range(ndim, side, begin, end):
+    """reshape_like's [begin, end) of one side's axes: a negative bound counts from the end, a
+    missing one is 0 or ndim; MXNet's checks, in its words."""
+    b = 0 if begin is None else begin + (ndim if begin < 0 else 0)
+    e = ndim if end is None else end + (ndim if end < 0 else 0)
+    if e > ndim:
+        raise ValueError("Invalid end for %s_end=%s as dimension number is %d" % (side, end, ndim))
+    if not b < e:
+        raise ValueError("Invalid begin, end, get %s_begin=%s, %s_end=%s" % (side, begin, side, end))
+    if e < 0:
+        raise ValueError("Invalid end for %s_end=%s" % (side, end))
+    return b, e
+
+
+def reshape_like_shape(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end=None):
+    lb, le = like_range(len(lhs), "lhs", lhs_begin, lhs_end)
+    rb, re_ = like_range(len(rhs), "rhs", rhs_begin, rhs_end)
+    return tuple(lhs[:lb]) + tuple(rhs[rb:re_]) + tuple(lhs[le:])
+
+
 def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end=None):
-    lb = 0 if lhs_begin is None else lhs_begin % (lhs.ndim + 1)
-    le = lhs.ndim if lhs_end is None else lhs_end % (lhs.ndim + 1)
-    rb = 0 if rhs_begin is None else rhs_begin % (rhs.ndim + 1)
-    re_ = rhs.ndim if rhs_end is None else rhs_end % (rhs.ndim + 1)
-    shape = lhs.shape[:lb] + rhs.shape[rb:re_] + lhs.shape[le:]
-    return lhs.reshape(shape)
+    return lhs.reshape(reshape_like_shape(lhs.shape, rhs.shape, lhs_begin, lhs_end, rhs_begin, rhs_end))
 
 
 def flatten(x):
@@ -376,7 +402,10 @@ def pick(data, index, axis=-1, keepdims=False, mode="clip"):
 def gather_nd(data, indices):
     idx = indices.astype(np.int64)
     m = idx.shape[0]
-    return data[tuple(idx[i] for i in range(m))]
+    try:
+        return data[tuple(idx[i] for i in range(m))]
+    except IndexError as exc:  # NumPy's words are MXNet's: "index 3 is out of bounds for axis 1 with size 3"
+        raise OperatorIndexError(str(exc)) from None
 
 
 def batch_take(a, indices):

@@ -11,7 +11,7 @@ from runtime.ops import quantization  # noqa: F401,E402  (contrib.quantize, cont
 from runtime.ops import attention  # noqa: F401,E402  (contrib.interleaved_matmul_*, multi-head attention)
 from runtime.ops import proposal  # noqa: F401,E402  (contrib.Proposal, contrib.MultiProposal)
 from runtime.ops import deformable  # noqa: F401,E402  (contrib.DeformableConvolution)
-from runtime.ops import contrib, legacy, linalg, pdf, regions, rnn, spatial  # noqa: F401
+from runtime.ops import contrib, image, legacy, linalg, pdf, regions, rnn, spatial  # noqa: F401
 from runtime.ops import grad_math, grad_nn, grad_tensor  # noqa: F401  (gradients attach to the declarations above)
 from runtime.ops import grad_contrib  # noqa: F401,E402  (gradients of the contrib operators)
 from runtime.ops import grad_linalg  # noqa: F401,E402  (gradients of the linalg operators)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from runtime.kernels import contrib as k
-from runtime.registry import Attr, bool_, declare, float_, int_, optional, same_shape, shape_
+from runtime.registry import Attr, bool_, declare, float_, int_, optional, same_shape, shape_, uniform_types
 
 
 def _finite_shapes(in_shapes, attrs):
@@ -75,9 +75,17 @@ declare("_ravel_multi_index", attrs=[Attr("shape", shape_, ())], kernel=k.ravel_
         aliases=("ravel_multi_index",))
 declare("_unravel_index", attrs=[Attr("shape", shape_, ())], kernel=k.unravel_index, infer=_unravel_shapes,
         aliases=("unravel_index",))
-declare("_contrib_boolean_mask", inputs=("data", "index"), attrs=[Attr("axis", int_, 0)], kernel=k.boolean_mask)
+declare("_contrib_boolean_mask", inputs=("data", "index"), attrs=[Attr("axis", int_, 0)], kernel=k.boolean_mask,
+        allows_empty=True)
+def _index_array_shapes(in_shapes, attrs):
+    axes = attrs["axes"]
+    return in_shapes, [tuple(in_shapes[0]) + (len(in_shapes[0]) if axes is None else len(axes),)]
+
+
+declare("_contrib_index_array", attrs=[Attr("axes", optional(shape_), None)], kernel=k.index_array,
+        infer=_index_array_shapes, types=lambda d, a, n: (d, ["int64"]))
 declare("_contrib_index_copy", inputs=("old_tensor", "index_vector", "new_tensor"), kernel=k.index_copy,
-        infer=_index_copy_shapes)
+        infer=_index_copy_shapes, types=uniform_types(free=("index_vector", "new_tensor")))  # MXNet ties only the output to old_tensor
 declare("_contrib_allclose", inputs=("a", "b"), attrs=[Attr("rtol", float_, 1e-5), Attr("atol", float_, 1e-8),
                                                        Attr("equal_nan", bool_, True)],
         kernel=k.allclose, infer=_allclose_shapes, types=_allclose_types)

@@ -50,3 +50,15 @@ def _boolean_mask(inputs, outputs, out_grads, axis=0):
 
 
 gradient_of("_contrib_quadratic")(_scaled(lambda x, y, attrs: 2 * attrs["a"] * x + attrs["b"]))
+
+
+@gradient_of("_contrib_index_copy")
+def _index_copy(inputs, outputs, out_grads):
+    """The copied rows' gradient goes to new_tensor; old_tensor keeps the rest (zeros where it was
+    overwritten); the index gets zeros."""
+    old, index, new = inputs
+    rows = index.astype(np.int64).reshape(-1)
+    d_old = out_grads[0].copy()
+    d_old[rows] = 0
+    return [d_old.astype(old.dtype, copy=False), np.zeros_like(index),
+            out_grads[0][rows].astype(new.dtype, copy=False)]

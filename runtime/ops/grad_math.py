@@ -38,6 +38,11 @@ def zero_gradient(inputs, outputs, out_grads, **attrs):
     return [np.zeros_like(x) for x in inputs]
 
 
+# MXNet's zero-gradient nodes never read the output's gradient, so backward never copies a head
+# gradient given for such an output (nor checks its shape)
+zero_gradient.reads_out_grads = False
+
+
 def _unary(derivative):
     """The gradient of y = f(x) from f'(x, y): out_grad * f'(x, y)."""
     def gradient(inputs, outputs, out_grads, **attrs):
@@ -135,7 +140,7 @@ def _clip(inputs, outputs, out_grads, a_min, a_max):
     return [(out_grads[0] * ((x >= a_min) & (x <= a_max))).astype(x.dtype, copy=False)]
 
 
-@gradient_of("cast")
+@gradient_of("cast", "amp_cast")
 def _cast(inputs, outputs, out_grads, dtype):
     return [out_grads[0].astype(inputs[0].dtype)]
 
@@ -148,13 +153,21 @@ def _smooth_l1(inputs, outputs, out_grads, scalar):
     return [(out_grads[0] * local).astype(x.dtype, copy=False)]
 
 
+def _floating(x, derivative):
+    """MXNet's derivatives of the modulo are 0 for integer operands (its mod_grad and mod_rgrad
+    are defined for floating point types only)."""
+    if x.dtype.kind not in "fc":
+        return 0
+    return derivative() if callable(derivative) else derivative
+
+
 # ---- binary: d/da and d/db from (a, b, y)
 _BINARY_DERIVATIVES = {
     "add": (lambda a, b, y: 1, lambda a, b, y: 1),
     "sub": (lambda a, b, y: 1, lambda a, b, y: -1),
     "mul": (lambda a, b, y: b, lambda a, b, y: a),
     "div": (lambda a, b, y: 1 / b, lambda a, b, y: -a / (b * b)),
-    "mod": (lambda a, b, y: 1, lambda a, b, y: -np.floor(a / b)),
+    "mod": (lambda a, b, y: _floating(a, 1), lambda a, b, y: _floating(a, lambda: -np.floor(a / b))),
     "power": (lambda a, b, y: b * np.power(a, b - 1), lambda a, b, y: y * np.log(a)),
     "maximum": (lambda a, b, y: a >= b, lambda a, b, y: a < b),
     "minimum": (lambda a, b, y: a <= b, lambda a, b, y: a > b),
@@ -191,7 +204,7 @@ for _name in _FLAT_BINARY:
 _SCALAR_DERIVATIVES = {
     "plus": lambda x, s, y: 1, "minus": lambda x, s, y: 1, "rminus": lambda x, s, y: -1,
     "mul": lambda x, s, y: s, "div": lambda x, s, y: 1 / s, "rdiv": lambda x, s, y: -y / x,
-    "mod": lambda x, s, y: 1, "rmod": lambda x, s, y: -np.floor(s / x),
+    "mod": lambda x, s, y: _floating(x, 1), "rmod": lambda x, s, y: _floating(x, lambda: -np.floor(s / x)),
     "power": lambda x, s, y: s * np.power(x, s - 1), "rpower": lambda x, s, y: y * math.log(s),
     "maximum": lambda x, s, y: x >= s, "minimum": lambda x, s, y: x <= s,
     "hypot": lambda x, s, y: x / y,
@@ -209,7 +222,7 @@ def _scalar(derivative):
 for _name, _derivative in _SCALAR_DERIVATIVES.items():
     gradient_of("_%s_scalar" % _name)(_scalar(_derivative))
 gradient_of(*("_%s_scalar" % n for n in ("equal", "not_equal", "greater", "greater_equal", "lesser",
-                                         "lesser_equal")))(zero_gradient)
+                                         "lesser_equal", "logical_and", "logical_or", "logical_xor")))(zero_gradient)
 
 
 @gradient_of("add_n")

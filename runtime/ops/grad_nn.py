@@ -8,9 +8,12 @@ import numpy as np
 
 from runtime.kernels import grad_nn as kg
 from runtime.kernels.ctc import ctc_loss_grad
+from runtime.kernels.nn import same_padded
+from runtime.kernels.tensor import softmax
 from runtime.ops.grad_math import zero_gradient
 from runtime.ops.grad_tensor import selection
-from runtime.registry import gradient_of
+from runtime.kernels import nn as kg_nn
+from runtime.registry import REGISTRY, gradient_of
 from runtime.threads import wide_product
 
 
@@ -100,8 +103,11 @@ def _pooling(inputs, outputs, out_grads, **attrs):
     last = attrs.get("layout") in ("NWC", "NHWC", "NDHWC")
     if last:  # as channels-first, as the forward pooled it
         data, output, out_grad = (np.moveaxis(a, -1, 1) for a in (data, output, out_grad))
+    convention, pad, width = attrs["pooling_convention"], attrs["pad"], data.shape[-1]
+    if convention == "same" and not attrs["global_pool"]:  # the windows of the padded data, as the forward
+        data, convention, pad = same_padded(data, attrs["kernel"], attrs["stride"], attrs["pool_type"]), "valid", (0,)
     grad = kg.pooling_grad(data, output, out_grad, attrs["kernel"], attrs["pool_type"], attrs["global_pool"],
-                           attrs["pooling_convention"], attrs["stride"], attrs["pad"], attrs["count_include_pad"])
+                           convention, attrs["stride"], pad, attrs["count_include_pad"])[..., :width]
     return [np.ascontiguousarray(np.moveaxis(grad, 1, -1)) if last else grad]
 
 
@@ -121,32 +127,21 @@ def _adaptive_avg_pool(inputs, outputs, out_grads, output_size=()):
 
 @gradient_of("_contrib_BilinearResize2D")
 def _bilinear_resize(inputs, outputs, out_grads, **attrs):
+    """The forward's two interpolation products, transposed."""
     data, g = inputs[0], out_grads[0].astype(np.float64)
-    h, w = data.shape[2:]
-    oh, ow = g.shape[2:]
-
-    def coords(out_size, in_size):
-        if attrs["align_corners"]:
-            return np.arange(out_size) * ((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
-        return np.maximum((np.arange(out_size) + 0.5) * in_size / out_size - 0.5, 0)
-    ys, xs = coords(oh, h), coords(ow, w)
-    y0 = np.floor(ys).astype(int)
-    y1 = np.minimum(y0 + 1, h - 1)
-    wy = ys - y0
-    x0 = np.floor(xs).astype(int)
-    x1 = np.minimum(x0 + 1, w - 1)
-    wx = xs - x0
-    # rows first: (N, C, oh, ow) -> (N, C, h, ow), then columns -> (N, C, h, w)
-    rows = np.zeros(data.shape[:2] + (h, ow))
-    np.add.at(rows, (slice(None), slice(None), y0), g * (1 - wy)[:, None])
-    np.add.at(rows, (slice(None), slice(None), y1), g * wy[:, None])
-    dx = np.zeros(data.shape)
-    np.add.at(dx, (slice(None), slice(None), slice(None), x0), rows * (1 - wx))
-    np.add.at(dx, (slice(None), slice(None), slice(None), x1), rows * wx)
-    return [dx.astype(data.dtype)] + [None] * (len(inputs) - 1)
+    (h, w), (oh, ow) = data.shape[2:], g.shape[2:]
+    rows = kg_nn.interpolation_matrix(oh, h, attrs["align_corners"])
+    columns = kg_nn.interpolation_matrix(ow, w, attrs["align_corners"])
+    return [(rows.T @ g @ columns).astype(data.dtype)] + [None] * (len(inputs) - 1)
 
 
-gradient_of("UpSampling")(selection("UpSampling", "all"))
+@gradient_of("UpSampling")
+def _upsampling(inputs, outputs, out_grads, scale=1, sample_type="nearest", num_args=1, num_filter=0,
+                multi_input_mode="concat", workspace=512):
+    if sample_type == "bilinear":  # the gradient of the Deconvolution it is
+        attrs = REGISTRY["Deconvolution"].parse_attrs(kg_nn.bilinear_upsampling_attrs(scale, num_filter))
+        return REGISTRY["Deconvolution"].gradient(inputs, outputs, out_grads, **attrs)
+    return kg_nn.upsampling_nearest_grad(inputs, out_grads[0], multi_input_mode)
 gradient_of("SequenceMask")(selection("SequenceMask", value=0.0))
 gradient_of("SequenceLast")(selection("SequenceLast"))
 gradient_of("SequenceReverse")(selection("SequenceReverse"))
@@ -293,11 +288,25 @@ def _softmax_activation(inputs, outputs, out_grads, mode="instance"):
     return [dx.astype(data.dtype)]
 
 
+@gradient_of("softmax_cross_entropy")
+def _softmax_cross_entropy(inputs, outputs, out_grads):
+    """(softmax(data) - one_hot(label)) times the head gradient; none for the label."""
+    data, label = inputs
+    grad = softmax(data, axis=1).astype(np.float64)
+    grad[np.arange(data.shape[0]), label.astype(np.int64)] -= 1
+    return [(grad * out_grads[0].reshape(-1)[0]).astype(data.dtype), np.zeros_like(label)]
+
+
 # ---- loss outputs: the gradient is the loss's, and the head gradient is ignored
 @gradient_of("SoftmaxOutput")
 def _softmax_output(inputs, outputs, out_grads, grad_scale=1.0, ignore_label=-1.0, multi_output=False,
                     use_ignore=False, preserve_shape=False, normalization="null", out_grad=False, smooth_alpha=0.0):
     data, label = inputs
+    if label.shape == outputs[0].shape:  # probabilities as the label (MXNet ignores the other options)
+        grad = (outputs[0].astype(np.float64) - label) * grad_scale
+        if out_grad:
+            grad = grad * out_grads[0]
+        return [grad.astype(data.dtype), np.zeros_like(label)]
     probabilities = outputs[0].astype(np.float64)
     if multi_output:  # classes on axis 1: move them last
         probabilities = np.moveaxis(probabilities, 1, -1)

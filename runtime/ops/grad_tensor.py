@@ -91,7 +91,8 @@ def _norm(inputs, outputs, out_grads, ord=2, axis=None, keepdims=False, out_dtyp
     return [(g * local).astype(x.dtype)]
 
 
-gradient_of("one_hot", "argmax", "argmin", "argsort", "shape_array", "size_array", "_contrib_arange_like")(zero_gradient)
+gradient_of("one_hot", "argmax", "argmin", "argsort", "shape_array", "size_array", "_contrib_arange_like",
+            "_contrib_index_array")(zero_gradient)
 
 
 def _ordered(inputs, attrs, ascending):
@@ -139,7 +140,8 @@ def _softmax(inputs, outputs, out_grads, **attrs):
     axis, temperature = _softmax_axis_temperature(attrs)
     y, g = outputs[0], out_grads[0]
     dx = y * (g - np.sum(g * y, axis=axis, keepdims=True)) / temperature
-    return [dx.astype(inputs[0].dtype)]
+    # places past a lane's length have y = 0, so no gradient; the lengths get zeros
+    return [dx.astype(inputs[0].dtype)] + [np.zeros_like(x) for x in inputs[1:]]
 
 
 @gradient_of("softmin")

@@ -66,6 +66,8 @@ _LEAKY.input_names = lambda attrs: ["data", "gamma"] if attrs.get("act_type") ==
 declare("clip", attrs=[Attr("a_min", float_, required=True), Attr("a_max", float_, required=True)],
         kernel=k.clip, infer=_same_shape)
 declare("cast", attrs=[Attr("dtype", dtype_, required=True)], kernel=k.cast, aliases=("Cast",), infer=_same_shape)
+declare("amp_cast", attrs=[Attr("dtype", dtype_, required=True)], kernel=k.amp_cast, infer=_same_shape,
+        types=lambda d, a, n: (d, [a["dtype"] if d[0] in ("float16", "float32") else d[0]]))
 declare("smooth_l1", attrs=[Attr("scalar", float_, 1.0)], kernel=k.smooth_l1, infer=_same_shape)
 
 
@@ -120,7 +122,9 @@ _SCALAR = {"plus": (np.add, False), "minus": (np.subtract, False), "rminus": (np
            "rpower": (np.power, True), "maximum": (np.maximum, False), "minimum": (np.minimum, False),
            "equal": (np.equal, False), "not_equal": (np.not_equal, False), "greater": (np.greater, False),
            "greater_equal": (np.greater_equal, False), "lesser": (np.less, False),
-           "lesser_equal": (np.less_equal, False), "hypot": (np.hypot, False)}
+           "lesser_equal": (np.less_equal, False), "hypot": (np.hypot, False),
+           "logical_and": (_BINARY["logical_and"], False), "logical_or": (_BINARY["logical_or"], False),
+           "logical_xor": (_BINARY["logical_xor"], False)}
 def _camel(name: str) -> str:
     """MXNet's symbol-level names: rminus -> RMinus, not_equal -> NotEqual."""
     if name.startswith("r") and name[1:] in ("minus", "div", "mod", "power"):

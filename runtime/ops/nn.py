@@ -124,6 +124,15 @@ declare("Deconvolution", inputs=("data", "weight", "bias"),
         kernel=k.deconvolution, infer=_deconv_shapes, types=uniform_types(wording="layer"))
 def _pooling_check(in_shapes, attrs):
     data = in_shapes[0]
+    if attrs["pooling_convention"] == "same":
+        if len(data) != 3:
+            raise ValueError("Pooling: Input data should be 3D in (batch, channel, x). Currently 'same' supports "
+                             "Max Pooling 1-D")
+        if len(attrs["pad"]) < 3:  # MXNet's check reads three pads whatever the kernel's dimensions
+            raise ValueError("Check failed: i >= 0 && i < ndim(): index = %d must be in range [0, %d)"
+                             % (len(attrs["pad"]), len(attrs["pad"])))
+        if any(attrs["pad"][:3]):
+            raise ValueError("Same pooling convention disables the use of pad parameter.")
     if len(data) not in (3, 4, 5):
         raise ValueError("Input data should be  3D in (batch, channel, x) Or 4D in (batch, channel, y, x)  "
                          "Or 5D in (batch, channel, d, y, x)")
@@ -270,6 +279,8 @@ def _softmax_output_shapes(in_shapes, attrs):
         label = tuple(data[:-1])
     else:
         label = (data[0],) + tuple(data[2:]) if attrs["multi_output"] else (data[0],)
+    if in_shapes[1] is not None and tuple(in_shapes[1]) == tuple(data):
+        return in_shapes, [in_shapes[0]]  # a label of the data's shape: probabilities per class
     if in_shapes[1] is None or int(math.prod(in_shapes[1])) != int(math.prod(label)):
         in_shapes[1] = label  # a label of the same size in another shape is accepted, as in MXNet
     return in_shapes, [in_shapes[0]]
@@ -282,14 +293,62 @@ declare("SoftmaxOutput", inputs=("data", "label"),
                Attr("smooth_alpha", float_, 0.0)],
         kernel=k.softmax_output, aliases=("Softmax",), infer=_softmax_output_shapes, bracket_shapes=True,
         types=uniform_types(wording="layer"))  # the label too takes the data's dtype, as MXNet 1.9.1 checks
+def _softmax_cross_entropy_shapes(in_shapes, attrs):
+    data, label = in_shapes
+    if len(data) != 2:
+        raise ValueError("SoftmaxCrossEntropy only accept 2D data")
+    if label is None:
+        in_shapes[1] = label = (data[0],)
+    if len(label) != 1:
+        raise ValueError("SoftmaxCrossEntropy only accept 1D label")
+    if data[0] != label[0]:
+        raise ValueError("SoftmaxCrossEntropy: data label shape mismatch")
+    return in_shapes, [(1,)]
+
+
+declare("softmax_cross_entropy", inputs=("data", "label"), kernel=k.softmax_cross_entropy,
+        infer=_softmax_cross_entropy_shapes, types=uniform_types())
 declare("SoftmaxActivation", attrs=[Attr("mode", choice("instance", "channel"), "instance")],
         unnamed_inputs=True,
         kernel=k.softmax_activation)
+def _upsampling_shapes(in_shapes, attrs):
+    data, scale = in_shapes[0], attrs["scale"]
+    if data is None:
+        return in_shapes, [None]
+    if attrs["sample_type"] == "bilinear":
+        if len(in_shapes) != 2:
+            raise ValueError("Input:[data, weight]")
+        if len(data) != 4:
+            raise ValueError("UpSamplingBilinear: Input data should be 4D in (batch, channel, y, x)")
+        kernel = 2 * scale - scale % 2
+        in_shapes[1] = (data[1], 1, kernel, kernel)
+        return in_shapes, [(data[0], data[1], data[2] * scale, data[3] * scale)]
+    height, width, channels = data[2] * scale, data[3] * scale, 0
+    for shape in in_shapes:
+        if shape is None:
+            return in_shapes, [None]
+        if len(shape) != 4:
+            raise ValueError("UpSamplingNearest: Input data should be 4D in (batch, channel, y, x)")
+        if height % shape[2]:
+            raise ValueError("UpSamplingNearest: input height of %ddoes not divide output height of %d"
+                             % (shape[2], height))
+        if width % shape[3]:
+            raise ValueError("UpSamplingNearest: input width of %ddoes not divide output width of %d"
+                             % (shape[3], width))
+        if attrs["multi_input_mode"] == "sum":
+            if channels not in (0, shape[1]):
+                raise ValueError("Number of channels must be the same when multi_input_mode==sum")
+            channels = shape[1]
+        else:
+            channels += shape[1]
+    return in_shapes, [(data[0], channels, height, width)]
+
+
 declare("UpSampling", inputs=("*data",), attrs=[Attr("scale", int_, required=True, low=1), Attr("num_filter", int_, 0),
                                                 Attr("sample_type", choice("nearest", "bilinear"), required=True),
                                                 Attr("multi_input_mode", choice("concat", "sum"), "concat"),
                                                 Attr("workspace", int_, 512)],
-        kernel=k.upsampling)
+        kernel=k.upsampling, infer=_upsampling_shapes)
 _SEQUENCE = [Attr("use_sequence_length", bool_, False), Attr("axis", int_, 0)]
 
 
@@ -319,7 +378,7 @@ for _name, _kernel, _extra in (("SequenceMask", k.sequence_mask, [Attr("value", 
     _op.input_names = _sequence_inputs
 
 declare("_contrib_AdaptiveAvgPooling2D", attrs=[Attr("output_size", shape_, ())], kernel=k.adaptive_avg_pool2d,
-        aliases=("contrib.AdaptiveAvgPooling2D",))
+        aliases=("contrib.AdaptiveAvgPooling2D",), allows_empty=True)
 def _four_d_check(in_shapes, attrs):
     if len(in_shapes[0]) != 4:
         raise ValueError("index = %d must be in range [0, %d)" % (len(in_shapes[0]), len(in_shapes[0])))

@@ -254,12 +254,7 @@ def _reshape_like_check(in_shapes, attrs):
     lhs, rhs = in_shapes
     if rhs is None:
         return
-    n, m = len(lhs), len(rhs)
-    lb = 0 if attrs["lhs_begin"] is None else attrs["lhs_begin"] % (n + 1)
-    le = n if attrs["lhs_end"] is None else attrs["lhs_end"] % (n + 1)
-    rb = 0 if attrs["rhs_begin"] is None else attrs["rhs_begin"] % (m + 1)
-    re_ = m if attrs["rhs_end"] is None else attrs["rhs_end"] % (m + 1)
-    target = tuple(lhs[:lb]) + tuple(rhs[rb:re_]) + tuple(lhs[le:])
+    target = k.reshape_like_shape(lhs, rhs, attrs["lhs_begin"], attrs["lhs_end"], attrs["rhs_begin"], attrs["rhs_end"])
     if int(np.prod(target)) != int(np.prod(lhs)):
         raise ValueError("Cannot reshape lhs with shape %sto new shape %s because they have different size."
                          % (_dims(lhs), _dims(target)))
@@ -382,9 +377,10 @@ declare("argsort", attrs=[Attr("axis", optional(int_), -1), Attr("is_ascend", bo
                           Attr("dtype", dtype_, "float32")], kernel=k.argsort, check=_sort_check)
 _SOFTMAX = [Attr("axis", int_, -1), Attr("temperature", optional(float_), None),
             Attr("dtype", optional(dtype_), None), Attr("use_length", optional(bool_), False)]
-declare("softmax", attrs=_SOFTMAX, check=_axis_attr_check("axis"), types=_float_only,
-        kernel=lambda x, axis=-1, temperature=None, dtype=None, use_length=False: k.softmax(x, axis, temperature,
-                                                                                              dtype=dtype))
+_SOFTMAX_OP = declare("softmax", inputs=("data", "length"), attrs=_SOFTMAX, check=_axis_attr_check("axis"),
+                      types=_float_only, kernel=k.softmax)
+# the lengths are an input only with use_length=True (each lane's softmax covers its first `length` places)
+_SOFTMAX_OP.input_names = lambda attrs: ["data", "length"] if attrs.get("use_length") else ["data"]
 declare("log_softmax", attrs=_SOFTMAX, check=_axis_attr_check("axis"), types=_float_only,
         kernel=lambda x, axis=-1, temperature=None, dtype=None, use_length=False: k.log_softmax(x, axis, temperature,
                                                                                                   dtype))
@@ -487,7 +483,7 @@ declare("gather_nd", inputs=("data", "indices"), kernel=k.gather_nd, check=_gath
 declare("batch_take", inputs=("a", "indices"), kernel=k.batch_take, types=uniform_types(free=("indices",)))
 declare("one_hot", inputs=("indices",), attrs=[Attr("depth", int_, required=True), Attr("on_value", float_, 1.0),
                                                Attr("off_value", float_, 0.0), Attr("dtype", dtype_, "float32")],
-        kernel=k.one_hot, check=_one_hot_check)
+        kernel=k.one_hot, check=_one_hot_check, allows_empty=True)
 
 # ---- creation (no inputs; `ctx` is accepted and ignored: everything lives on the CPU)
 _CREATE = [Attr("dtype", dtype_, "float32"), Attr("ctx", str_, "")]
