@@ -1,0 +1,150 @@
+"""`mx.image` on the runtime against values recorded from MXNet 1.9.1 (tools/record_image_cases.py):
+decoding, OpenCV's resize at each interpolation, border padding, the crops, and every augmenter
+with Python's and NumPy's generators seeded as they were there."""
+import base64
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import runtime
+from runtime import nd
+
+CASES = json.loads((Path(__file__).parent / "data" / "image_cases.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def mx():
+    with runtime.as_mxnet() as module:
+        yield module
+
+
+def decode(entry):
+    return np.array(entry["data"], dtype=entry["dtype"]).reshape(entry["shape"])
+
+
+def assert_image(got, expected):
+    got = got.asnumpy() if hasattr(got, "asnumpy") else got
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    if expected.dtype == np.uint8:
+        np.testing.assert_array_equal(got, expected)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-3)
+
+
+def image(seed, height, width, dtype="uint8", channels=3):
+    """The recorder's seeded random image."""
+    rng = np.random.RandomState(seed)
+    shape = (height, width, channels) if channels else (height, width)
+    if dtype == "uint8":
+        return rng.randint(0, 256, shape).astype("uint8")
+    return rng.uniform(0, 255, shape).astype(dtype)
+
+
+def _ids(cases, *keys):
+    return ["-".join(str(case.get(k)) for k in keys) for case in cases]
+
+
+@pytest.mark.parametrize("case", CASES["decode"], ids=_ids(CASES["decode"], "source", "kwargs"))
+def test_imdecode(mx, case):
+    data = base64.b64decode(case["png"])
+    assert_image(mx.image.imdecode(data, **case["kwargs"]), decode(case["out"]))
+
+
+def test_imread_and_bad_input(mx, tmp_path):
+    case = CASES["decode"][0]
+    path = tmp_path / "picture.png"
+    path.write_bytes(base64.b64decode(case["png"]))
+    assert_image(mx.image.imread(str(path)), decode(case["out"]))
+    with pytest.raises(ValueError, match="buf must be of type bytes"):
+        mx.image.imdecode("not bytes")
+    with pytest.raises(mx.base.MXNetError):
+        mx.image.imdecode(b"not an image")
+
+
+@pytest.mark.parametrize("case", CASES["resize"], ids=_ids(CASES["resize"], "interp", "w", "h"))
+def test_imresize(mx, case):
+    src = image(*case["src"])
+    out = mx.image.imresize(nd.array(src, dtype=src.dtype), case["w"], case["h"], interp=case["interp"])
+    assert_image(out, decode(case["out"]))
+
+
+@pytest.mark.parametrize("case", CASES["border"], ids=_ids(CASES["border"], "margins", "kwargs"))
+def test_copy_make_border(mx, case):
+    src = decode(case["src"])
+    out = mx.image.copyMakeBorder(nd.array(src, dtype="uint8"), *case["margins"], **case["kwargs"])
+    assert_image(out, decode(case["out"]))
+
+
+def _crop_source():
+    return np.random.RandomState(8).randint(0, 256, (20, 30, 3)).astype("uint8")
+
+
+@pytest.mark.parametrize("case", CASES["crop"], ids=_ids(CASES["crop"], "fn", "args", "seed"))
+def test_crops(mx, case):
+    fn = getattr(mx.image, case["fn"])
+    if case["fn"] == "scale_down":
+        assert list(fn(*case["args"])) == case["out"]
+        return
+    src = nd.array(_crop_source(), dtype="uint8")
+    random.seed(case.get("seed", 0))
+    if case["fn"] == "fixed_crop" and len(case["args"]) == 4:
+        result = fn(src, *case["args"])
+    else:
+        result = fn(src, *case["args"], interp=case["interp"])
+    if "box" in case:
+        result, box = result
+        assert list(box) == case["box"]
+    assert_image(result, decode(case["out"]))
+
+
+def _augmenter_args(case):
+    if case["name"] in ("LightingAug", "ColorNormalizeAug"):
+        return [np.array(a) if isinstance(a, list) else a for a in case["args"]]
+    return case["args"]
+
+
+@pytest.mark.parametrize("case", CASES["augmenter"], ids=_ids(CASES["augmenter"], "name", "args", "seed"))
+def test_augmenters(mx, case):
+    random.seed(case["seed"])
+    np.random.seed(case["seed"])
+    aug = getattr(mx.image, case["name"])(*_augmenter_args(case))
+    src = np.random.RandomState(9).randint(0, 256, (14, 18, 3)).astype("uint8")
+    if case["float_input"]:
+        src = src.astype("float32")
+    assert_image(aug(nd.array(src, dtype=src.dtype)), decode(case["out"]))
+    assert aug.dumps() == case["dumps"]
+
+
+@pytest.mark.parametrize("case", CASES["create"], ids=[str(i) for i in range(len(CASES["create"]))])
+def test_create_augmenter(mx, case):
+    random.seed(5)
+    np.random.seed(5)
+    augs = mx.image.CreateAugmenter(**case["kwargs"])
+    assert [type(a).__name__ for a in augs] == case["augmenters"]
+    value = nd.array(np.random.RandomState(10).randint(0, 256, (14, 18, 3)).astype("uint8"), dtype="uint8")
+    for aug in augs:
+        value = aug(value)
+    assert_image(value, decode(case["out"]))
+
+
+def test_interp_choice(mx):
+    from mxnet.image.image import _get_interp_method
+    assert _get_interp_method(9, (10, 10, 20, 20)) == 2
+    assert _get_interp_method(9, (10, 10, 5, 5)) == 3
+    assert _get_interp_method(9, (10, 10, 5, 20)) == 1
+    assert _get_interp_method(9) == 2
+    assert 0 <= _get_interp_method(10) <= 4
+    with pytest.raises(ValueError, match="Unknown interp method 7"):
+        _get_interp_method(7)
+
+
+def test_module_paths(mx):
+    import importlib
+    assert importlib.import_module("mxnet.image").imresize is mx.image.imresize
+    assert mx.img is mx.image
+    from mxnet import image
+    from mxnet.image import CreateAugmenter  # noqa: F401
+    assert image.image.resize_short is mx.image.resize_short
