@@ -153,3 +153,7 @@ class DataLoader:
         if pool is not None:
             pool.terminate()
             self._worker_pool = None
+
+
+# the pool iterator MXNet's module offers to subclasses (defined apart: it needs the names above)
+from runtime.gluon.data.multi_worker import _MultiWorkerIter, _worker_fn  # noqa: E402,F401
