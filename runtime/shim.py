@@ -84,6 +84,7 @@ MODULES: Dict[str, str] = {
     "mxnet.recordio": "runtime.recordio",
     "mxnet.image": "runtime.image",
     "mxnet.image.image": "runtime.image.image",
+    "mxnet.image.detection": "runtime.image.detection",
     "mxnet.gluon.trainer": "runtime.gluon.trainer",
     "mxnet.gluon.loss": "runtime.gluon.loss",
     "mxnet.gluon.data": "runtime.gluon.data",

@@ -148,3 +148,47 @@ def test_module_paths(mx):
     from mxnet import image
     from mxnet.image import CreateAugmenter  # noqa: F401
     assert image.image.resize_short is mx.image.resize_short
+
+
+def detection_label():
+    return np.array([[0, 0.1, 0.2, 0.5, 0.6], [1, 0.4, 0.3, 0.9, 0.95], [2, 0.0, 0.7, 0.2, 1.0]], "float32")
+
+
+DETECTION = [c for c in CASES["detection"] if c["name"] != "CreateDetAugmenter"]
+CREATE_DET = [c for c in CASES["detection"] if c["name"] == "CreateDetAugmenter"]
+
+
+def _det_kwargs(kwargs):
+    return {k: tuple(v) if isinstance(v, list) and "range" in k and not isinstance(v[0], list) else v
+            for k, v in kwargs.items()}
+
+
+@pytest.mark.parametrize("case", DETECTION, ids=_ids(DETECTION, "name", "kwargs", "seed"))
+def test_detection_augmenters(mx, case):
+    random.seed(case["seed"])
+    aug = getattr(mx.image.det, case["name"])(**_det_kwargs(case["kwargs"]))
+    result, label = aug(nd.array(image(11, 24, 32), dtype="uint8"), detection_label())
+    assert_image(result, decode(case["out"]))
+    np.testing.assert_allclose(label, decode(case["label"]), rtol=1e-6, atol=1e-7)
+    assert aug.dumps() == case["dumps"]
+
+
+@pytest.mark.parametrize("case", CREATE_DET, ids=[str(i) for i in range(len(CREATE_DET))])
+def test_create_det_augmenter(mx, case):
+    random.seed(4)
+    np.random.seed(4)
+    augs = mx.image.CreateDetAugmenter(**case["kwargs"])
+    assert [type(a).__name__ for a in augs] == case["augmenters"]
+    value, label = nd.array(image(11, 24, 32), dtype="uint8"), detection_label()
+    for aug in augs:
+        value, label = aug(value, label)
+    assert_image(value, decode(case["out"]))
+    np.testing.assert_allclose(label, decode(case["label"]), rtol=1e-6, atol=1e-7)
+
+
+def test_detection_module_paths(mx):
+    import mxnet.image.detection as detection
+    assert mx.image.det is detection and mx.image.detection is detection
+    from mxnet.image import DetRandomCropAug  # noqa: F401
+    with pytest.raises(TypeError, match="Borrowing from invalid Augmenter"):
+        detection.DetBorrowAug(object())

@@ -1,7 +1,8 @@
 """Record, with real MXNet 1.9.1, what `mxnet.image` gives: decoding of PNG bytes (colour, grayscale,
 BGR), OpenCV's resize at each interpolation on uint8 and float32 images (enlarging, shrinking by
 whole and fractional factors), border padding of each kind, the crops and resizes built on them,
-and every augmenter with Python's `random` and NumPy's legacy generator seeded (the augmenters draw
+and every augmenter (those of `mx.image.det` with boxes) with Python's `random` and NumPy's legacy
+generator seeded (the augmenters draw
 from those only, so the same seeds give the runtime the same draws).
 
     python tools/record_image_cases.py tests/data/image_cases.json
@@ -171,9 +172,50 @@ def create_cases():
     return out
 
 
+def detection_label():
+    """Boxes [class, xmin, ymin, xmax, ymax] as fractions of the image, one touching the border."""
+    return np.array([[0, 0.1, 0.2, 0.5, 0.6], [1, 0.4, 0.3, 0.9, 0.95], [2, 0.0, 0.7, 0.2, 1.0]], "float32")
+
+
+DETECTION = [
+    ("DetHorizontalFlipAug", {"p": 1.0}),
+    ("DetRandomCropAug", {"min_object_covered": 0.1, "area_range": [0.3, 1.0]}),
+    ("DetRandomCropAug", {"min_object_covered": 0.5, "aspect_ratio_range": 1.0, "min_eject_coverage": 0.5}),
+    ("DetRandomPadAug", {"area_range": [1.0, 2.5], "pad_val": [10, 20, 30]}),
+    ("CreateMultiRandCropAugmenter", {"min_object_covered": [0.1, 0.5, 0.9], "area_range": [0.2, 1.0]}),
+]
+
+
+def detection_cases():
+    out = []
+    src = image(11, 24, 32)
+    for name, kwargs in DETECTION:
+        for seed in (0, 1, 2):
+            random.seed(seed)
+            aug = getattr(mx.image.det, name)(**{k: tuple(v) if isinstance(v, list) and "range" in k and
+                                                 not isinstance(v[0], list) else v for k, v in kwargs.items()})
+            result, label = aug(mx.nd.array(src, dtype="uint8"), detection_label())
+            out.append({"name": name, "kwargs": kwargs, "seed": seed, "out": encode(result), "label": encode(label),
+                        "dumps": aug.dumps()})
+    for kwargs in ({"data_shape": (3, 16, 16), "rand_crop": 0.8, "rand_pad": 0.5, "rand_mirror": True,
+                    "mean": True, "std": True, "inter_method": 1},
+                   {"data_shape": (3, 12, 20), "resize": 30, "rand_crop": 1, "brightness": 0.2, "hue": 0.1,
+                    "pca_noise": 0.05, "rand_gray": 0.2, "inter_method": 1}):
+        random.seed(4)
+        np.random.seed(4)
+        augs = mx.image.det.CreateDetAugmenter(**kwargs)
+        value, label = mx.nd.array(src, dtype="uint8"), detection_label()
+        for aug in augs:
+            value, label = aug(value, label)
+        out.append({"name": "CreateDetAugmenter", "kwargs": {k: list(v) if isinstance(v, tuple) else v
+                                                             for k, v in kwargs.items()},
+                    "augmenters": [type(a).__name__ for a in augs], "out": encode(value), "label": encode(label)})
+    return out
+
+
 def main(path):
     cases = {"decode": decode_cases(), "resize": resize_cases(), "border": border_cases(), "crop": crop_cases(),
-             "augmenter": augmenter_cases(), "create": create_cases()}
+             "augmenter": augmenter_cases(), "create": create_cases(), "detection": detection_cases()}
     with open(path, "w") as handle:
         json.dump(cases, handle, separators=(",", ":"))
         handle.write("\n")
