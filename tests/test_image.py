@@ -192,3 +192,59 @@ def test_detection_module_paths(mx):
     from mxnet.image import DetRandomCropAug  # noqa: F401
     with pytest.raises(TypeError, match="Borrowing from invalid Augmenter"):
         detection.DetBorrowAug(object())
+
+
+def _png(pixels):
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    height, width = pixels.shape[:2]
+    rows = b"".join(b"\x00" + pixels[y].tobytes() for y in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+@pytest.fixture(scope="module")
+def image_files(mx, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("images")
+    imglist = []
+    writer = mx.recordio.MXIndexedRecordIO(str(folder / "d.idx"), str(folder / "d.rec"), "w")
+    for i in range(5):
+        encoded = _png(image(20 + i, 6, 8))
+        (folder / ("%d.png" % i)).write_bytes(encoded)
+        imglist.append([float(i), 10.0 + i, "%d.png" % i])
+        writer.write_idx(i, mx.recordio.pack(mx.recordio.IRHeader(0, float(i) * 2, i, 0), encoded))
+    writer.close()
+    return folder, imglist
+
+
+@pytest.mark.parametrize("case", CASES["iterator"], ids=_ids(CASES["iterator"], "source", "last_batch_handle"))
+def test_image_iter(mx, image_files, case):
+    folder, imglist = image_files
+    if case["source"] == "list":
+        it = mx.image.ImageIter(2, (3, 4, 4), label_width=2, imglist=imglist, path_root=str(folder),
+                                last_batch_handle=case["last_batch_handle"])
+    else:
+        it = mx.image.ImageIter(2, (3, 4, 4), path_imgrec=str(folder / "d.rec"), path_imgidx=str(folder / "d.idx"),
+                                last_batch_handle=case["last_batch_handle"], resize=5)
+    for expected in case["epochs"]:
+        batches = list(it)
+        assert [b.pad for b in batches] == [e["pad"] for e in expected]
+        for batch, want in zip(batches, expected):
+            assert_image(batch.data[0], decode(want["data"]))
+            np.testing.assert_array_equal(batch.label[0].asnumpy(), decode(want["label"]))
+        it.reset()
+    assert [[name, list(shape)] for name, shape in it.provide_data] == case["provide_data"]
+    assert [[name, list(shape)] for name, shape in it.provide_label] == case["provide_label"]
+
+
+def test_image_iter_checks(mx, image_files):
+    folder, imglist = image_files
+    with pytest.raises(ValueError, match="3 channels"):
+        mx.image.ImageIter(2, (1, 4, 4), imglist=imglist, path_root=str(folder))
+    (folder / "broken.png").write_bytes(b"not a picture")
+    it = mx.image.ImageIter(1, (3, 4, 4), imglist=[[0.0, "broken.png"]], path_root=str(folder))
+    with pytest.raises(RuntimeError, match="Broken image filename: broken.png"):
+        it.next()

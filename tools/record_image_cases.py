@@ -213,9 +213,44 @@ def detection_cases():
     return out
 
 
+def iterator_cases():
+    """ImageIter over an image list (files) and over an indexed RecordIO file, at each way of
+    handling the last batch: 5 images of 6x8, batches of 2."""
+    import os
+    import tempfile
+    folder = tempfile.mkdtemp()
+    images = [image(20 + i, 6, 8) for i in range(5)]
+    imglist = []
+    writer = mx.recordio.MXIndexedRecordIO(os.path.join(folder, "d.idx"), os.path.join(folder, "d.rec"), "w")
+    for i, pixels in enumerate(images):
+        with open(os.path.join(folder, "%d.png" % i), "wb") as handle:
+            handle.write(png_bytes(pixels))
+        imglist.append([float(i), 10.0 + i, "%d.png" % i])
+        writer.write_idx(i, mx.recordio.pack(mx.recordio.IRHeader(0, float(i) * 2, i, 0), png_bytes(pixels)))
+    writer.close()
+    out = []
+    for source in ("list", "rec"):
+        for handle in ("pad", "discard", "roll_over"):
+            if source == "list":
+                it = mx.image.ImageIter(2, (3, 4, 4), label_width=2, imglist=imglist, path_root=folder,
+                                        last_batch_handle=handle)
+            else:
+                it = mx.image.ImageIter(2, (3, 4, 4), path_imgrec=os.path.join(folder, "d.rec"),
+                                        path_imgidx=os.path.join(folder, "d.idx"), last_batch_handle=handle, resize=5)
+            epochs = []
+            for _ in range(2):
+                epochs.append([{"data": encode(b.data[0]), "label": encode(b.label[0]), "pad": b.pad} for b in it])
+                it.reset()
+            out.append({"source": source, "last_batch_handle": handle, "epochs": epochs,
+                        "provide_data": [list(d) for d in it.provide_data],
+                        "provide_label": [list(d) for d in it.provide_label]})
+    return out
+
+
 def main(path):
     cases = {"decode": decode_cases(), "resize": resize_cases(), "border": border_cases(), "crop": crop_cases(),
-             "augmenter": augmenter_cases(), "create": create_cases(), "detection": detection_cases()}
+             "augmenter": augmenter_cases(), "create": create_cases(), "detection": detection_cases(),
+             "iterator": iterator_cases()}
     with open(path, "w") as handle:
         json.dump(cases, handle, separators=(",", ":"))
         handle.write("\n")

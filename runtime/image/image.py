@@ -24,7 +24,7 @@ __all__ = ["imread", "imresize", "imdecode", "scale_down", "copyMakeBorder", "re
            "ResizeAug", "ForceResizeAug", "RandomCropAug", "RandomSizedCropAug", "CenterCropAug",
            "RandomOrderAug", "BrightnessJitterAug", "ContrastJitterAug", "SaturationJitterAug",
            "HueJitterAug", "ColorJitterAug", "LightingAug", "ColorNormalizeAug", "RandomGrayAug",
-           "HorizontalFlipAug", "CastAug", "CreateAugmenter"]
+           "HorizontalFlipAug", "CastAug", "CreateAugmenter", "ImageIter"]
 
 
 def _nd():
@@ -538,3 +538,5 @@ def CreateAugmenter(data_shape, resize=0, rand_crop=False, rand_resize=False, ra
         auglist.append(ColorNormalizeAug(mean, std))
     return auglist
 
+
+from runtime.image.iterator import ImageIter  # noqa: E402  (it builds on the functions above)
