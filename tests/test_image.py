@@ -248,3 +248,26 @@ def test_image_iter_checks(mx, image_files):
     it = mx.image.ImageIter(1, (3, 4, 4), imglist=[[0.0, "broken.png"]], path_root=str(folder))
     with pytest.raises(RuntimeError, match="Broken image filename: broken.png"):
         it.next()
+
+
+@pytest.mark.parametrize("case", CASES["detection_iterator"], ids=[str(c["kwargs"]) for c in CASES["detection_iterator"]])
+def test_image_det_iter(mx, tmp_path, case):
+    objects = [[[0, 0.1, 0.1, 0.5, 0.6]], [[1, 0.2, 0.3, 0.9, 0.8], [2, 0.0, 0.0, 0.3, 0.3]],
+               [[0, 0.5, 0.5, 0.9, 0.9], [1, 0.3, 0.3, 0.3, 0.6], [2, 0.1, 0.6, 0.4, 0.95]]]
+    imglist = []
+    for i, boxes in enumerate(objects):
+        (tmp_path / ("%d.png" % i)).write_bytes(_png(image(30 + i, 12, 16)))
+        imglist.append([2.0, 5.0] + [v for box in boxes for v in box] + ["%d.png" % i])
+    random.seed(7)
+    it = mx.image.ImageDetIter(2, (3, 8, 8), imglist=imglist, path_root=str(tmp_path), **case["kwargs"])
+    assert [[name, list(shape)] for name, shape in it.provide_label] == case["provide_label"]
+    batches = list(it)
+    assert [b.pad for b in batches] == [e["pad"] for e in case["batches"]]
+    for batch, want in zip(batches, case["batches"]):
+        assert_image(batch.data[0], decode(want["data"]))
+        np.testing.assert_allclose(batch.label[0].asnumpy(), decode(want["label"]), rtol=1e-6, atol=1e-7)
+    other = mx.image.ImageDetIter(1, (3, 8, 8), imglist=imglist[:1], path_root=str(tmp_path))
+    it.sync_label_shape(other)
+    assert other.provide_label[0][1] == (1, 2, 5)
+    with pytest.raises(ValueError, match="reduce label count"):
+        it.reshape(label_shape=(1, 5))

@@ -247,10 +247,32 @@ def iterator_cases():
     return out
 
 
+def detection_iterator_cases():
+    """ImageDetIter over an image list with 1 to 3 objects per image (one with an empty box), plain
+    and with a random mirror and crop (Python's random seeded); labels padded with -1."""
+    import os
+    import tempfile
+    folder = tempfile.mkdtemp()
+    objects = [[[0, 0.1, 0.1, 0.5, 0.6]], [[1, 0.2, 0.3, 0.9, 0.8], [2, 0.0, 0.0, 0.3, 0.3]],
+               [[0, 0.5, 0.5, 0.9, 0.9], [1, 0.3, 0.3, 0.3, 0.6], [2, 0.1, 0.6, 0.4, 0.95]]]
+    imglist = []
+    for i, boxes in enumerate(objects):
+        with open(os.path.join(folder, "%d.png" % i), "wb") as handle:
+            handle.write(png_bytes(image(30 + i, 12, 16)))
+        imglist.append([2.0, 5.0] + [v for box in boxes for v in box] + ["%d.png" % i])
+    out = []
+    for kwargs in ({}, {"rand_mirror": True, "rand_crop": 0.5, "inter_method": 1}):
+        random.seed(7)
+        it = mx.image.ImageDetIter(2, (3, 8, 8), imglist=imglist, path_root=folder, **kwargs)
+        batches = [{"data": encode(b.data[0]), "label": encode(b.label[0]), "pad": b.pad} for b in it]
+        out.append({"kwargs": kwargs, "batches": batches, "provide_label": [list(d) for d in it.provide_label]})
+    return out
+
+
 def main(path):
     cases = {"decode": decode_cases(), "resize": resize_cases(), "border": border_cases(), "crop": crop_cases(),
              "augmenter": augmenter_cases(), "create": create_cases(), "detection": detection_cases(),
-             "iterator": iterator_cases()}
+             "iterator": iterator_cases(), "detection_iterator": detection_iterator_cases()}
     with open(path, "w") as handle:
         json.dump(cases, handle, separators=(",", ":"))
         handle.write("\n")

@@ -17,10 +17,11 @@ import numpy as np
 from runtime.image.image import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug, ForceResizeAug,
                                  HueJitterAug, LightingAug, RandomGrayAug, ResizeAug, _IMAGENET_MEAN, _IMAGENET_STD,
                                  _PCA_EIGVAL, _PCA_EIGVEC, copyMakeBorder, fixed_crop)
+from runtime.image.iterator import ImageIter
 from runtime.ndarray import NDArray
 
 __all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalFlipAug", "DetRandomCropAug",
-           "DetRandomPadAug", "CreateMultiRandCropAugmenter", "CreateDetAugmenter"]
+           "DetRandomPadAug", "CreateMultiRandCropAugmenter", "CreateDetAugmenter", "ImageDetIter"]
 
 _numbers = (int, float, np.integer, np.floating)
 
@@ -351,3 +352,127 @@ def CreateDetAugmenter(data_shape, resize=0, rand_crop=0, rand_pad=0, rand_gray=
     if mean is not None or std is not None:
         auglist.append(DetBorrowAug(ColorNormalizeAug(mean, std)))
     return auglist
+
+
+class ImageDetIter(ImageIter):
+    """ImageIter for detection: a raw label is [header width, object width, header..., objects...]
+    (each object [class, xmin, ymin, xmax, ymax, ...]); batches of labels are (batch, most objects
+    of any image, object width), rows beyond an image's objects -1. Augmenters are DetAugmenters
+    (CreateDetAugmenter(data_shape, **kwargs) unless `aug_list`)."""
+
+    def __init__(self, batch_size, data_shape, path_imgrec=None, path_imglist=None, path_root=None, path_imgidx=None,
+                 shuffle=False, part_index=0, num_parts=1, aug_list=None, imglist=None, data_name="data",
+                 label_name="label", last_batch_handle="pad", **kwargs):
+        super().__init__(batch_size=batch_size, data_shape=data_shape, path_imgrec=path_imgrec,
+                         path_imglist=path_imglist, path_root=path_root, path_imgidx=path_imgidx, shuffle=shuffle,
+                         part_index=part_index, num_parts=num_parts, aug_list=[], imglist=imglist,
+                         data_name=data_name, label_name=label_name, last_batch_handle=last_batch_handle)
+        self.auglist = CreateDetAugmenter(data_shape, **kwargs) if aug_list is None else aug_list
+        label_shape = self._estimate_label_shape()  # a pass over every label
+        self.provide_label = [(label_name, (self.batch_size, label_shape[0], label_shape[1]))]
+        self.label_shape = label_shape
+
+    def _check_valid_label(self, label):
+        if len(label.shape) != 2 or label.shape[1] < 5:
+            raise RuntimeError("Label with shape (1+, 5+) required, %s received." % str(label))
+        valid = np.logical_and(label[:, 0] >= 0, np.logical_and(label[:, 3] > label[:, 1], label[:, 4] > label[:, 2]))
+        if not valid.any():
+            raise RuntimeError("Invalid label occurs.")
+
+    def _estimate_label_shape(self):
+        most = 0
+        label = None
+        self.reset()
+        try:
+            while True:
+                label = self._parse_label(self.next_sample()[0])
+                most = max(most, label.shape[0])
+        except StopIteration:
+            pass
+        self.reset()
+        return (most, label.shape[1])
+
+    def _parse_label(self, label):
+        """The objects of a raw label, without those whose box is empty."""
+        raw = (label.asnumpy() if isinstance(label, NDArray) else np.asarray(label)).ravel()
+        if raw.size < 7:
+            raise RuntimeError("Label shape is invalid: " + str(raw.shape))
+        header_width, object_width = int(raw[0]), int(raw[1])
+        if (raw.size - header_width) % object_width != 0:
+            raise RuntimeError("Label shape %s inconsistent with annotation width %d." % (str(raw.shape), object_width))
+        objects = np.reshape(raw[header_width:], (-1, object_width))
+        valid = np.where(np.logical_and(objects[:, 3] > objects[:, 1], objects[:, 4] > objects[:, 2]))[0]
+        if valid.size < 1:
+            raise RuntimeError("Encounter sample with no valid label.")
+        return objects[valid, :]
+
+    def reshape(self, data_shape=None, label_shape=None):
+        """Another data shape (C, H, W) and/or label shape (objects, width: no fewer objects)."""
+        if data_shape is not None:
+            self.check_data_shape(data_shape)
+            self.provide_data = [(self.provide_data[0][0], (self.batch_size,) + tuple(data_shape))]
+            self.data_shape = data_shape
+        if label_shape is not None:
+            self.check_label_shape(label_shape)
+            self.provide_label = [(self.provide_label[0][0], (self.batch_size,) + tuple(label_shape))]
+            self.label_shape = label_shape
+
+    def _label_batch(self):
+        labels = super()._label_batch()
+        labels[:] = -1
+        return labels
+
+    def _batchify(self, batch_data, batch_label, start=0):
+        from runtime import nd
+        i = start
+        try:
+            while i < self.batch_size:
+                label, encoded = self.next_sample()
+                data = self.imdecode(encoded)
+                try:
+                    self.check_valid_image([data])
+                    label = self._parse_label(label)
+                    data, label = self.augmentation_transform(data, label)
+                    self._check_valid_label(label)
+                except RuntimeError as error:
+                    logging.debug("Invalid image, skipping:  %s", str(error))
+                    continue
+                batch_data[i] = self.postprocess_data(data)
+                count = label.shape[0]
+                batch_label[i][0:count] = nd.array(label)
+                if count < batch_label[i].shape[0]:
+                    batch_label[i][count:] = -1
+                i += 1
+        except StopIteration:
+            if not i:
+                raise
+        return i
+
+    def augmentation_transform(self, data, label):  # noqa: D401 (takes the label too)
+        for aug in self.auglist:
+            data, label = aug(data, label)
+        return data, label
+
+    def check_label_shape(self, label_shape):
+        if not len(label_shape) == 2:
+            raise ValueError("label_shape should have length 2")
+        if label_shape[0] < self.label_shape[0]:
+            raise ValueError("Attempts to reduce label count from %d to %d, not allowed."
+                             % (self.label_shape[0], label_shape[0]))
+        if label_shape[1] != self.provide_label[0][1][2]:
+            raise ValueError("label_shape object width inconsistent: %d vs %d."
+                             % (self.provide_label[0][1][2], label_shape[1]))
+
+    def sync_label_shape(self, it, verbose=False):
+        """Both iterators' label shapes raised to the larger object count; returns `it`."""
+        assert isinstance(it, ImageDetIter), "Synchronize with invalid iterator."
+        mine, theirs = self.label_shape, it.label_shape
+        assert mine[1] == theirs[1], "object width mismatch."
+        most = max(mine[0], theirs[0])
+        if most > mine[0]:
+            self.reshape(None, (most, mine[1]))
+        if most > theirs[0]:
+            it.reshape(None, (most, theirs[1]))
+        if verbose and most > min(mine[0], theirs[0]):
+            logging.info("Resized label_shape to (%d, %d).", most, mine[1])
+        return it

@@ -167,7 +167,7 @@ class ImageIter(DataIter):
             batch_data, batch_label, i = self._cache_data, self._cache_label, self._cache_idx
         else:
             batch_data = nd.zeros((self.batch_size, c, h, w))
-            batch_label = nd.empty(self.provide_label[0][1])
+            batch_label = self._label_batch()
             i = self._batchify(batch_data, batch_label)
         pad = self.batch_size - i
         if pad != 0:
@@ -182,6 +182,10 @@ class ImageIter(DataIter):
             else:
                 self._cache_data = self._cache_label = self._cache_idx = None
         return DataBatch([batch_data], [batch_label], pad=pad)
+
+    def _label_batch(self):
+        from runtime import nd
+        return nd.empty(self.provide_label[0][1])
 
     def check_data_shape(self, data_shape):
         if not len(data_shape) == 3:
