@@ -34,6 +34,8 @@ def add_composites(top: Dict, subs: Dict[str, Dict], function_for: Callable[[str
     for sub, functions in composites.shared(function_for, eager).items():
         (subs[sub] if sub else top).update(functions)
     subs["random"].update(composites.random(function_for, eager))
+    from runtime import attention
+    subs["contrib"].update(attention.functions(function_for))
     if eager:
         top.update(composites.eager_only(function_for))
 
