@@ -1,6 +1,9 @@
 """Record, with real MXNet 1.9.1, `nd.contrib.interleaved_matmul_selfatt_qk`, `_selfatt_valatt`,
 `_encdec_qk` and `_encdec_valatt` (the fused attention products GluonNLP's BERT and Transformer
-call): outputs, and the gradients of sum(output * seeded weights) with respect to every input.
+call): outputs, and the gradients of sum(output * seeded weights) with respect to every input; and
+`softmax` with `length` (use_length: the scores beyond each row's length masked out), eager with
+its gradient and as a Symbol (arguments, inferred shapes), and its rejection of float lengths; and
+`reshape_like` with negative ranges (BERT's masked-position decoder uses them).
 
     python tools/record_attention_cases.py tests/data/attention_cases.json
 
@@ -26,6 +29,32 @@ CASES = [("interleaved_matmul_selfatt_qk", [(5, 2, 18)], 2),
          ("interleaved_matmul_selfatt_qk", [(3, 1, 24)], 4)]
 
 
+def softmax_length_cases():
+    rng = np.random.RandomState(0)
+    out = []
+    for shape, axis, dtype in (((2, 3, 5), -1, "int32"), ((4, 6), 1, "int64"), ((3, 4, 2), 1, "int32")):
+        x = mx.nd.array(rng.uniform(-2, 2, shape).astype("float32"))
+        lshape = tuple(d for i, d in enumerate(shape) if i != axis % len(shape))
+        length = mx.nd.array(rng.randint(0, shape[axis] + 1, lshape), dtype=dtype)
+        weights = mx.nd.array(rng.uniform(-1, 1, shape).astype("float32"))
+        x.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.softmax(x, length=length, axis=axis, use_length=True, temperature=1.5)
+            loss = (y * weights).sum()
+        loss.backward()
+        symbol = mx.sym.softmax(mx.sym.var("x"), length=mx.sym.var("length"), axis=axis, use_length=True)
+        out.append({"x": x.asnumpy().tolist(), "length": length.asnumpy().tolist(), "dtype": dtype, "axis": axis,
+                    "weights": weights.asnumpy().tolist(), "out": y.asnumpy().tolist(),
+                    "grad": x.grad.asnumpy().tolist(), "arguments": symbol.list_arguments(),
+                    "inferred": [list(t) for t in symbol.infer_shape(x=shape)[0]]})
+    try:
+        mx.nd.softmax(mx.nd.ones((2, 3)), length=mx.nd.ones((2,)), use_length=True).asnumpy()
+        error = None
+    except mx.base.MXNetError as exc:
+        error = [line for line in str(exc).splitlines() if line.startswith("MXNetError")][-1]
+    return out, error
+
+
 def main(path):
     out = []
     for seed, (name, shapes, heads) in enumerate(CASES):
@@ -39,8 +68,17 @@ def main(path):
         loss.backward()
         out.append({"op": name, "shapes": shapes, "heads": heads, "seed": seed, "out": result.asnumpy().tolist(),
                     "out_shape": list(result.shape), "grads": [a.grad.asnumpy().tolist() for a in arrays]})
+    softmax, error = softmax_length_cases()
+    reshape_like = []
+    for lhs, rhs, kwargs in (((4, 64), (2, 2), {"lhs_begin": -2, "lhs_end": -1, "rhs_begin": 0}),
+                             ((2, 3, 4), (6, 4, 1), {"lhs_begin": -3, "lhs_end": -1, "rhs_begin": -3, "rhs_end": -2}),
+                             ((2, 3, 4), (6, 4, 1), {"lhs_begin": 0, "lhs_end": 2, "rhs_begin": -3, "rhs_end": 1}),
+                             ((6, 4), (2, 3, 5), {"lhs_begin": 0, "lhs_end": -1, "rhs_end": -1})):
+        result = mx.nd.zeros(lhs).reshape_like(mx.nd.zeros(rhs), **kwargs)
+        reshape_like.append({"lhs": lhs, "rhs": rhs, "kwargs": kwargs, "shape": list(result.shape)})
     with open(path, "w") as handle:
-        json.dump(out, handle)
+        json.dump({"attention": out, "softmax_length": softmax, "float_length_error": error,
+                   "reshape_like": reshape_like}, handle)
         handle.write("\n")
 
 

@@ -85,6 +85,18 @@ def argsort(x, axis=-1, is_ascend=True, dtype="float32"):
 
 def softmax(x, axis=-1, temperature=None, length=None, use_length=False, dtype=None):
     z = x.astype(np.float64) / (temperature or 1.0)
+    if use_length and length is not None:
+        # only the first length[...] entries along the axis take part; the rest come out 0
+        axis = axis % x.ndim
+        shape = [1] * x.ndim
+        shape[axis] = x.shape[axis]
+        inside = np.arange(x.shape[axis]).reshape(shape) < np.expand_dims(length.astype(np.int64), axis)
+        z = np.where(inside, z, -np.inf)
+        peak = z.max(axis=axis, keepdims=True)
+        z = np.where(inside, np.exp(z - np.where(np.isfinite(peak), peak, 0)), 0.0)
+        total = z.sum(axis=axis, keepdims=True)
+        out = np.divide(z, total, out=np.zeros_like(z), where=total > 0)
+        return out.astype(dtype or x.dtype)
     z = np.exp(z - z.max(axis=axis, keepdims=True))
     out = z / z.sum(axis=axis, keepdims=True)
     return out.astype(dtype or x.dtype)
@@ -170,11 +182,17 @@ def reshape(x, shape=(), reverse=False, target_shape=None, keep_highest=False):
     return x.reshape(reshape_shape(x.shape, shape, reverse))
 
 
+def like_range(ndim, begin, end):
+    """reshape_like's [begin, end) of a shape of `ndim` dimensions: None is the whole shape, a
+    negative bound counts from the end (-1 is the last dimension, as in MXNet: not ndim + 1 - 1)."""
+    begin = 0 if begin is None else begin + ndim if begin < 0 else begin
+    end = ndim if end is None else end + ndim if end < 0 else end
+    return begin, end
+
+
 def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end=None):
-    lb = 0 if lhs_begin is None else lhs_begin % (lhs.ndim + 1)
-    le = lhs.ndim if lhs_end is None else lhs_end % (lhs.ndim + 1)
-    rb = 0 if rhs_begin is None else rhs_begin % (rhs.ndim + 1)
-    re_ = rhs.ndim if rhs_end is None else rhs_end % (rhs.ndim + 1)
+    lb, le = like_range(lhs.ndim, lhs_begin, lhs_end)
+    rb, re_ = like_range(rhs.ndim, rhs_begin, rhs_end)
     shape = lhs.shape[:lb] + rhs.shape[rb:re_] + lhs.shape[le:]
     return lhs.reshape(shape)
 

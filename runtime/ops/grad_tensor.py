@@ -138,7 +138,8 @@ def _softmax(inputs, outputs, out_grads, **attrs):
     axis, temperature = _softmax_axis_temperature(attrs)
     y, g = outputs[0], out_grads[0]
     dx = y * (g - np.sum(g * y, axis=axis, keepdims=True)) / temperature
-    return [dx.astype(inputs[0].dtype)]
+    # masked entries (use_length) are 0 in y, so their gradient is 0; the lengths get none
+    return [dx.astype(inputs[0].dtype)] + [np.zeros_like(length) for length in inputs[1:]]
 
 
 @gradient_of("softmin")
