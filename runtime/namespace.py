@@ -18,6 +18,8 @@ def operator_functions(function_for: Callable[[str], Callable]) -> Tuple[Dict, D
     for name in REGISTRY:
         if name.startswith(("_contrib_", "contrib.")):
             subs["contrib"][name.split(".", 1)[1] if "." in name else name[len("_contrib_"):]] = function_for(name)
+        elif name.startswith("_image_"):
+            subs["image"][name[len("_image_"):]] = function_for(name)
         elif name.startswith(("_linalg_", "linalg.", "linalg_")):
             subs["linalg"][name.split(".", 1)[1] if "." in name else name.split("_", 2)[-1]] = function_for(name)
         if "." not in name:

@@ -203,6 +203,7 @@ case("hard_sigmoid", [(S, X)], alpha=0.8, beta=0.5)  # clipped beyond |x| = 0.62
 case("moments", [((2, 3, 4), X)], axes=(0, 2))
 case("moments", [((2, 3), X)], axes=(1,), keepdims=True)
 case("_contrib_boolean_mask", [((3, 2), X), ((3,), [0, 1, 1])])
+case("_image_normalize", [((3, 2, 2), X)], mean=(0.1, 0.2, 0.3), std=(0.5, 2.0, 4.0))
 
 # gradients that are not the derivative of the forward, by definition: random masks, and the loss
 # outputs whose gradient is the loss's (checked against MXNet's in tests/test_autograd_golden.py)

@@ -123,6 +123,9 @@ def test_every_declared_operator_has_a_golden_case_or_a_case_here():
     for name in ("linalg_rejections.jsonl", "spatial_rejections.jsonl"):
         cases = [json.loads(line) for line in (Path(__file__).resolve().parent / "data" / name).read_text().splitlines()]
         golden |= {case["op"] for case in cases if not (isinstance(case["nd"], dict) and "error" in case["nd"])}
+    # and nd.image's operators (tools/record_image_ops.py)
+    image_ops = json.loads((Path(__file__).resolve().parent / "data" / "image_ops_cases.json").read_text())
+    golden |= {"_image_" + name for name in ("to_tensor", "normalize") if image_ops[name]}
     by_op = {}
     for name, op in REGISTRY.items():
         by_op.setdefault(id(op), set()).add(name)
