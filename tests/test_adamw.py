@@ -57,3 +57,21 @@ def test_multi(case):
                                     out=lists[0], clip_gradient=0.8)
     for got, expected in zip(nds, case["after"]):
         check(got, expected, case["dtype"])
+
+
+SUM_SQ = next(c for c in CASES if c["fn"] == "multi_sum_sq")
+
+
+def test_multi_sum_sq():
+    from runtime import sym
+    from runtime.base import MXNetError
+    sums = nd.multi_sum_sq(*[nd.array(np.array(a, "float32")) for a in SUM_SQ["arrays"]], num_arrays=3)
+    assert sums.dtype == np.float32
+    np.testing.assert_allclose(sums.asnumpy(), SUM_SQ["sums"], rtol=1e-6)
+    halves = nd.multi_sum_sq(*[nd.array(np.array(a), dtype="float16") for a in SUM_SQ["halves"]], num_arrays=2)
+    assert np.dtype(halves.dtype).name == SUM_SQ["half_dtype"]
+    np.testing.assert_allclose(halves.asnumpy(), SUM_SQ["half_sums"], rtol=1e-6)
+    with pytest.raises(MXNetError, match=SUM_SQ["mixed_error"].replace("(", r"\(").replace(")", r"\)")):
+        nd.multi_sum_sq(nd.ones((2,)), nd.ones((2,), dtype="float16"), num_arrays=2)
+    symbol = sym.multi_sum_sq(sym.var("a"), sym.var("b"), num_arrays=2)
+    assert symbol.infer_shape(a=(2, 3), b=(1, 1))[1] == [(2,)]

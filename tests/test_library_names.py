@@ -22,7 +22,6 @@ MISSING_AT_CALL = {
     "mxnet.gluon.contrib.cnn", "mxnet.gluon.contrib.cnn.ModulatedDeformableConvolution",
     "mxnet.gluon.data.vision.transforms.RandomColorJitter", "mxnet.gluon.data.vision.transforms.RandomLighting",
     "mxnet.io.ImageRecordIter", "mxnet.io.MXDataIter",
-    "mxnet.nd.multi_sum_sq",
     "mxnet.numpy.stack", "mxnet.sym.contrib.box_encode", "mxnet.viz.plot_network",
 }
 

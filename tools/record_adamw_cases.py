@@ -1,7 +1,8 @@
 """Record, with real MXNet 1.9.1, `nd.contrib.adamw_update`, `mp_adamw_update`, `multi_adamw_update` and
 `multi_mp_adamw_update`: the weight, mean, var (and float32 master weight) after one step, with and
 without clipping, with a rescale given as a number and as an NDArray, and a non-finite rescale (the
-step is skipped).
+step is skipped); and `nd.multi_sum_sq`, the sums of squares that gradient clipping by the global
+norm reads (and its rejection of mixed dtypes).
 
     python tools/record_adamw_cases.py tests/data/adamw_cases.json
 
@@ -55,6 +56,19 @@ def main(path):
         getattr(mx.nd.contrib, fn)(*lists, rescale_grad=0.5, lrs=[1.0, 0.5], wds=[0.01, 0.0], etas=[0.1, 0.2],
                                    out=lists[0], clip_gradient=0.8)
         cases.append({"fn": fn, "dtype": dtype, "seeds": [10, 11], "after": [listed(n) for n in nds]})
+    rng = np.random.RandomState(20)
+    tensors = [rng.uniform(-2, 2, shape).astype("float32") for shape in ((3, 4), (5,), (1, 1, 2))]
+    sums = mx.nd.multi_sum_sq(*[mx.nd.array(a) for a in tensors], num_arrays=3)
+    halves = [rng.uniform(-2, 2, (4,)).astype("float16") for _ in range(2)]
+    half_sums = mx.nd.multi_sum_sq(*[mx.nd.array(a, dtype="float16") for a in halves], num_arrays=2)
+    try:
+        mx.nd.multi_sum_sq(mx.nd.ones((2,)), mx.nd.ones((2,), dtype="float16"), num_arrays=2).asnumpy()
+        error = None
+    except mx.base.MXNetError as exc:
+        error = [line for line in str(exc).splitlines() if line.startswith("MXNetError")][-1].split(" : ", 1)[-1]
+    cases.append({"fn": "multi_sum_sq", "arrays": [a.tolist() for a in tensors], "sums": sums.asnumpy().tolist(),
+                  "halves": [a.tolist() for a in halves], "half_sums": half_sums.asnumpy().tolist(),
+                  "half_dtype": str(half_sums.dtype.__name__), "mixed_error": error})
     with open(path, "w") as handle:
         json.dump(cases, handle)
         handle.write("\n")
