@@ -22,6 +22,8 @@ def mx():
 
 
 def decode(entry):
+    if "b64" in entry:
+        return np.frombuffer(base64.b64decode(entry["b64"]), np.uint8).reshape(entry["shape"])
     return np.array(entry["data"], dtype=entry["dtype"]).reshape(entry["shape"])
 
 
@@ -271,3 +273,13 @@ def test_image_det_iter(mx, tmp_path, case):
     assert other.provide_label[0][1] == (1, 2, 5)
     with pytest.raises(ValueError, match="reduce label count"):
         it.reshape(label_shape=(1, 5))
+
+
+@pytest.mark.parametrize("case", CASES["transforms"], ids=_ids(CASES["transforms"], "size", "keep_ratio", "interpolation"))
+def test_vision_transforms_resize(mx, case):
+    from mxnet.gluon.data.vision import transforms
+    src = nd.array(image(*case["src"]), dtype=case["src"][3])
+    size = case["size"] if isinstance(case["size"], int) else tuple(case["size"])
+    transform = transforms.Resize(size, keep_ratio=case["keep_ratio"], interpolation=case["interpolation"])
+    assert_image(transform(src), decode(case["out"]))
+    assert_image(transform(nd.stack(src, src[::-1])), decode(case["batch"]))

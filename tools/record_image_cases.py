@@ -35,6 +35,8 @@ def png_bytes(pixels: np.ndarray) -> bytes:
 
 def encode(array) -> dict:
     array = array.asnumpy() if hasattr(array, "asnumpy") else np.asarray(array)
+    if array.dtype == np.uint8:  # images: their bytes, in base64
+        return {"dtype": "uint8", "shape": list(array.shape), "b64": base64.b64encode(array.tobytes()).decode()}
     if array.dtype.kind == "f":  # the shortest decimal that reads back as the same value of the dtype
         data = [float(repr(value)) for value in array.ravel()]
     else:
@@ -66,12 +68,15 @@ def decode_cases():
 def resize_cases():
     out = []
     # each source by the arguments of image() that make it again
-    sources = [(3, 6, 8, "uint8", 3), (4, 6, 8, "float32", 3), (5, 9, 12, "uint8", 1), (6, 17, 23, "uint8", 3)]
+    sources = [(3, 6, 8, "uint8", 3), (4, 6, 8, "float32", 3), (5, 9, 12, "uint8", 1), (6, 17, 23, "uint8", 3),
+               (7, 75, 64, "uint8", 3)]
     sizes = [(16, 12), (4, 3), (5, 4), (11, 7), (3, 5), (8, 6), (2, 2)]
+    # 75x64 to 47x40 lands some rows exactly on a source row (a weight of 1 and three of 0), where
+    # rounding half to even or up tells the arithmetic apart
     for source in sources:
         src = image(*source)
         for interp in (0, 1, 2, 3, 4):
-            for w, h in sizes:
+            for w, h in (sizes if source[1] < 20 else [(40, 47), (101, 90)]):
                 try:
                     result = encode(mx.image.imresize(mx.nd.array(src, dtype=src.dtype), w, h, interp=interp))
                 except mx.base.MXNetError as error:
@@ -269,10 +274,28 @@ def detection_iterator_cases():
     return out
 
 
+def transform_cases():
+    """gluon.data.vision.transforms.Resize (MXNet's image.resize operator: OpenCV) on one image and a
+    batch, each interpolation, keeping the aspect ratio or not."""
+    from mxnet.gluon.data.vision import transforms
+    out = []
+    for source, size, keep, interp in (((12, 75, 64, "uint8", 3), 40, True, 1), ((12, 75, 64, "uint8", 3), (47, 40), False, 2),
+                                       ((13, 30, 20, "uint8", 3), (33, 41), False, 1),
+                                       ((14, 30, 20, "float32", 3), 14, True, 3),
+                                       ((15, 30, 20, "uint8", 3), (9, 17), False, 0)):
+        src = mx.nd.array(image(*source), dtype=source[3])
+        batch = mx.nd.stack(src, src[::-1])
+        transform = transforms.Resize(size, keep_ratio=keep, interpolation=interp)
+        out.append({"src": list(source), "size": size, "keep_ratio": keep, "interpolation": interp,
+                    "out": encode(transform(src)), "batch": encode(transform(batch))})
+    return out
+
+
 def main(path):
     cases = {"decode": decode_cases(), "resize": resize_cases(), "border": border_cases(), "crop": crop_cases(),
              "augmenter": augmenter_cases(), "create": create_cases(), "detection": detection_cases(),
-             "iterator": iterator_cases(), "detection_iterator": detection_iterator_cases()}
+             "iterator": iterator_cases(), "detection_iterator": detection_iterator_cases(),
+             "transforms": transform_cases()}
     with open(path, "w") as handle:
         json.dump(cases, handle, separators=(",", ":"))
         handle.write("\n")

@@ -84,6 +84,15 @@ def _separable(image: np.ndarray, height: int, width: int, interp: int) -> np.nd
             top = (row_i[:, 0, None, None] * (horizontal[rows[:, 0]] >> 4)) >> 16
             bottom = (row_i[:, 1, None, None] * (horizontal[rows[:, 1]] >> 4)) >> 16
             return np.clip((top + bottom + 2) >> 2, 0, 255).astype(np.uint8)
+        if interp == CUBIC:
+            # four rows: OpenCV's vector code sums in float32 with the weights scaled back to 1.0,
+            # and rounds half to even (an integer sum rounding half up differs on exact halves)
+            scale = np.float32(1.0 / (_COEF_SCALE * _COEF_SCALE))
+            weights = (row_i.astype(np.float32) * scale).astype(np.float32)
+            total = np.zeros((height, width, image.shape[2]), np.float32)
+            for k in range(4):
+                total += horizontal[rows[:, k]].astype(np.float32) * weights[:, k, None, None]
+            return np.clip(np.rint(total), 0, 255).astype(np.uint8)
         vertical = np.einsum("hkwc,hk->hwc", horizontal[rows], row_i)
         shift = 2 * _COEF_BITS
         return np.clip((vertical + (1 << (shift - 1))) >> shift, 0, 255).astype(np.uint8)
@@ -104,10 +113,11 @@ def _cast(values: np.ndarray, dtype) -> np.ndarray:
     return values.astype(dtype)
 
 
-def _area_weights(src: int, dst: int) -> np.ndarray:
-    """dst x src: the share of each source pixel in each destination pixel (OpenCV's area table)."""
+def _area_taps(src: int, dst: int):
+    """Source indices and float32 weights (dst x taps, zero weights padding) of each destination
+    pixel: the share of each source pixel it covers (OpenCV's area table, in its order)."""
     scale = src / dst
-    table = np.zeros((dst, src), np.float32)
+    entries = []
     for d in range(dst):
         first = d * scale
         last = first + scale
@@ -115,12 +125,20 @@ def _area_weights(src: int, dst: int) -> np.ndarray:
         lo = min(int(math.ceil(first)), src - 1)
         hi = min(int(math.floor(last)), src - 1)
         lo = min(lo, hi)
+        row = []
         if lo - first > 1e-3:
-            table[d, lo - 1] = (lo - first) / cell
-        table[d, lo:hi] = 1.0 / cell
+            row.append((lo - 1, (lo - first) / cell))
+        row.extend((s, 1.0 / cell) for s in range(lo, hi))
         if last - hi > 1e-3:
-            table[d, hi] = min(min(last - hi, 1.0), cell) / cell
-    return table
+            row.append((hi, min(min(last - hi, 1.0), cell) / cell))
+        entries.append(row)
+    taps = max(len(row) for row in entries)
+    index = np.zeros((dst, taps), np.int64)
+    weight = np.zeros((dst, taps), np.float32)
+    for d, row in enumerate(entries):
+        for k, (s, w) in enumerate(row):
+            index[d, k], weight[d, k] = s, w
+    return index, weight
 
 
 def _area_shrink(image: np.ndarray, height: int, width: int) -> np.ndarray:
@@ -136,10 +154,17 @@ def _area_shrink(image: np.ndarray, height: int, width: int) -> np.ndarray:
             return _cast(total.astype(np.float32) * np.float32(1.0 / (fx * fy)), image.dtype)
         total = blocks.astype(np.float32).sum(axis=(1, 3))
         return _cast(total * np.float32(1.0 / (fx * fy)), image.dtype)
-    rows = _area_weights(src_h, height)
-    cols = _area_weights(src_w, width)
-    out = np.einsum("hy,yxc,wx->hwc", rows, image.astype(np.float32), cols)
-    return _cast(out.astype(np.float32), image.dtype)
+    # in float32, summed in OpenCV's order: along each source row first, then over the rows
+    rows, row_w = _area_taps(src_h, height)
+    cols, col_w = _area_taps(src_w, width)
+    src = image.astype(np.float32)
+    horizontal = np.zeros((src_h, width, src.shape[2]), np.float32)
+    for k in range(cols.shape[1]):
+        horizontal += src[:, cols[:, k]] * col_w[None, :, k, None]
+    out = np.zeros((height, width, src.shape[2]), np.float32)
+    for k in range(rows.shape[1]):
+        out += horizontal[rows[:, k]] * row_w[:, k, None, None]
+    return _cast(out, image.dtype)
 
 
 def resize(image: np.ndarray, width: int, height: int, interp: int = LINEAR) -> np.ndarray:

@@ -1,7 +1,6 @@
 """`gluon.data.vision.transforms` on HWC images (NDArrays or NumPy arrays, uint8 or float).
 
-Resizing is bilinear with pixel centres at half-integers (OpenCV's INTER_LINEAR convention, which
-MXNet's image operators use); uint8 results are rounded.
+Resizing follows OpenCV's arithmetic (runtime/kernels/resize.py), which MXNet's image operators use.
 """
 from __future__ import annotations
 
@@ -27,27 +26,12 @@ def _wrap(values, was_nd):
 
 
 def _resize(image, width, height, interpolation=1):
-    """Bilinear resize of HWC (or NHWC) to (height, width); nearest for interpolation 0."""
-    h, w = image.shape[-3], image.shape[-2]
-    if (h, w) == (height, width):
-        return image.copy()
-    ys = (np.arange(height) + 0.5) * (h / height) - 0.5
-    xs = (np.arange(width) + 0.5) * (w / width) - 0.5
-    if interpolation == 0:
-        rows = np.clip(np.floor((np.arange(height)) * (h / height)).astype(int), 0, h - 1)
-        cols = np.clip(np.floor((np.arange(width)) * (w / width)).astype(int), 0, w - 1)
-        return image[..., rows, :, :][..., :, cols, :]
-    ys, xs = np.clip(ys, 0, h - 1), np.clip(xs, 0, w - 1)
-    y0, x0 = np.floor(ys).astype(int), np.floor(xs).astype(int)
-    y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
-    wy, wx = (ys - y0)[:, None, None], (xs - x0)[None, :, None]
-    src = image.astype(np.float64)
-    top = src[..., y0, :, :][..., :, x0, :] * (1 - wx) + src[..., y0, :, :][..., :, x1, :] * wx
-    bottom = src[..., y1, :, :][..., :, x0, :] * (1 - wx) + src[..., y1, :, :][..., :, x1, :] * wx
-    out = top * (1 - wy) + bottom * wy
-    if image.dtype == np.uint8:
-        return np.clip(np.rint(out), 0, 255).astype(np.uint8)
-    return out.astype(image.dtype)
+    """HWC (or NHWC) resized to (height, width) with OpenCV's arithmetic at `interpolation` (0-4),
+    as MXNet's image.resize operator calls cv::resize (runtime/kernels/resize.py)."""
+    from runtime.kernels.resize import resize
+    if image.ndim == 4:
+        return np.stack([resize(one, width, height, interpolation) for one in image])
+    return resize(image, width, height, interpolation)
 
 
 def _size_pair(size):
