@@ -19,10 +19,9 @@ def functions(call: Callable[[str], Callable]) -> Dict[str, Callable]:
     reshape, transpose, batch_dot = call("Reshape"), call("transpose"), call("batch_dot")
 
     def part(projection, heads, parts, index):
-        """One of the `parts` interleaved per head, as (batch * heads, length, head_dim)."""
+        """One of the `parts` interleaved per head, as (length, batch, heads, head_dim)."""
         split = reshape(projection, shape=(0, 0, heads, parts, -1))
-        one = reshape(call("slice_axis")(split, axis=3, begin=index, end=index + 1), shape=(0, 0, 0, -1))
-        return one
+        return reshape(call("slice_axis")(split, axis=3, begin=index, end=index + 1), shape=(0, 0, 0, -1))
 
     def by_head(per_head):
         """(length, batch, heads, head_dim) -> (batch * heads, length, head_dim)."""

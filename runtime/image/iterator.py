@@ -14,9 +14,8 @@ import os
 import random
 
 from runtime import recordio
+from runtime.base import numeric_types
 from runtime.io import DataBatch, DataIter
-
-_numbers = (int, float)
 
 
 class ImageIter(DataIter):
@@ -58,7 +57,7 @@ class ImageIter(DataIter):
                 key = str(index)
                 if len(item) > 2:
                     label = nd.array(item[:-1], dtype=dtype)
-                elif isinstance(item[0], _numbers):
+                elif isinstance(item[0], numeric_types):
                     label = nd.array([item[0]], dtype=dtype)
                 else:
                     label = nd.array(item[0], dtype=dtype)
