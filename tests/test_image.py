@@ -283,3 +283,26 @@ def test_vision_transforms_resize(mx, case):
     transform = transforms.Resize(size, keep_ratio=case["keep_ratio"], interpolation=case["interpolation"])
     assert_image(transform(src), decode(case["out"]))
     assert_image(transform(nd.stack(src, src[::-1])), decode(case["batch"]))
+
+
+@pytest.mark.parametrize("case", CASES["rotate"], ids=_ids(CASES["rotate"], "fn", "batch", "kwargs"))
+def test_rotate(mx, case):
+    single = nd.array(image(16, 3, 6, "float32", 8))
+    batch = nd.array(np.stack([image(17, 3, 7, "float32", 5), image(18, 3, 7, "float32", 5)]))
+    src = batch if case["batch"] else single
+    if case["fn"] == "imrotate":
+        angles = nd.array(case["angles"]) if case["batch"] else case["angles"]
+        out = mx.image.imrotate(src, angles, **case["kwargs"])
+    else:
+        np.random.seed(3)
+        out = mx.image.random_rotate(src, tuple(case["angles"]))
+    np.testing.assert_allclose(out.asnumpy(), decode(case["out"]), rtol=1e-5, atol=1e-4)
+
+
+def test_rotate_rejections(mx):
+    with pytest.raises(TypeError, match="Only `float32` images"):
+        mx.image.imrotate(nd.ones((3, 4, 4), dtype="uint8"), 10)
+    with pytest.raises(ValueError, match="cannot be both True"):
+        mx.image.imrotate(nd.ones((3, 4, 4)), 10, zoom_in=True, zoom_out=True)
+    with pytest.raises(ValueError, match="number of images must be equal"):
+        mx.image.imrotate(nd.ones((2, 3, 4, 4)), nd.array([1.0, 2.0, 3.0]))

@@ -291,11 +291,29 @@ def transform_cases():
     return out
 
 
+def rotate_cases():
+    """imrotate of a CHW image and an NCHW batch (an angle each), plain, zoomed in and out, and
+    random_rotate with NumPy's generator seeded."""
+    out = []
+    single = mx.nd.array(image(16, 3, 6, "float32", 8))
+    batch = mx.nd.array(np.stack([image(17, 3, 7, "float32", 5), image(18, 3, 7, "float32", 5)]))
+    for zoom in ({}, {"zoom_in": True}, {"zoom_out": True}):
+        out.append({"fn": "imrotate", "batch": False, "angles": 30.0, "kwargs": zoom,
+                    "out": encode(mx.image.imrotate(single, 30.0, **zoom))})
+        out.append({"fn": "imrotate", "batch": True, "angles": [-45.0, 100.0], "kwargs": zoom,
+                    "out": encode(mx.image.imrotate(batch, mx.nd.array([-45.0, 100.0]), **zoom))})
+    for is_batch in (False, True):
+        np.random.seed(3)
+        out.append({"fn": "random_rotate", "batch": is_batch, "angles": [-20, 20], "kwargs": {},
+                    "out": encode(mx.image.random_rotate(batch if is_batch else single, (-20, 20)))})
+    return out
+
+
 def main(path):
     cases = {"decode": decode_cases(), "resize": resize_cases(), "border": border_cases(), "crop": crop_cases(),
              "augmenter": augmenter_cases(), "create": create_cases(), "detection": detection_cases(),
              "iterator": iterator_cases(), "detection_iterator": detection_iterator_cases(),
-             "transforms": transform_cases()}
+             "transforms": transform_cases(), "rotate": rotate_cases()}
     with open(path, "w") as handle:
         json.dump(cases, handle, separators=(",", ":"))
         handle.write("\n")

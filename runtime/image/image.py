@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import numbers
 import random
 import warnings
 
@@ -20,7 +21,7 @@ from runtime.kernels import resize as _resize
 from runtime.ndarray import NDArray
 
 __all__ = ["imread", "imresize", "imdecode", "scale_down", "copyMakeBorder", "resize_short", "fixed_crop",
-           "random_crop", "center_crop", "color_normalize", "random_size_crop", "Augmenter", "SequentialAug",
+           "random_crop", "center_crop", "color_normalize", "random_size_crop", "imrotate", "random_rotate", "Augmenter", "SequentialAug",
            "ResizeAug", "ForceResizeAug", "RandomCropAug", "RandomSizedCropAug", "CenterCropAug",
            "RandomOrderAug", "BrightnessJitterAug", "ContrastJitterAug", "SaturationJitterAug",
            "HueJitterAug", "ColorJitterAug", "LightingAug", "ColorNormalizeAug", "RandomGrayAug",
@@ -221,6 +222,65 @@ def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
             y0 = random.randint(0, h - new_h)
             return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
     return center_crop(src, size, interp)
+
+
+def _rotation_grid(height, width, radians, zoom_in, zoom_out):
+    """BilinearSampler's grid (N, 2, H, W) turning each image by its angle about the centre, in
+    float32; zoom_in scales so that no border shows, zoom_out so that no corner is cut."""
+    f32 = np.float32
+    rows = np.arange(height, dtype=f32)[:, None] - f32((height - 1) / 2)
+    cols = np.arange(width, dtype=f32)[None, :] - f32((width - 1) / 2)
+    cos, sin = np.cos(radians).astype(f32)[:, None, None], np.sin(radians).astype(f32)[:, None, None]
+    x = (cols * cos - rows * sin) / f32((width - 1) / 2)
+    y = (cols * sin + rows * cos) / f32((height - 1) / 2)
+    scale = f32(1)
+    if zoom_in or zoom_out:
+        h, w = f32(height), f32(width)
+        radius, corner = np.sqrt(h * h + w * w), np.arctan(h / w)
+        turn = np.abs(radians).astype(f32)
+        reach_x = np.maximum(np.abs(radius * np.cos(corner + turn)), np.abs(radius * np.cos(corner - turn)))
+        reach_y = np.maximum(np.abs(radius * np.sin(corner + turn)), np.abs(radius * np.sin(corner - turn)))
+        if zoom_out:
+            scale = np.maximum(reach_x / w, reach_y / h)
+        else:
+            scale = np.minimum(w / reach_x, h / reach_y)
+        scale = scale.astype(f32)[:, None, None, None]
+    return (np.stack([x, y], axis=1) * scale).astype(f32)
+
+
+def imrotate(src, rotation_degrees, zoom_in=False, zoom_out=False):
+    """`src` (CHW, or NCHW with an angle per image) turned by `rotation_degrees` about its centre
+    (bilinear sampling, zeros beyond the image); float32 images only."""
+    nd = _nd()
+    if zoom_in and zoom_out:
+        raise ValueError("`zoom_in` and `zoom_out` cannot be both True")
+    if src.dtype is not np.float32:
+        raise TypeError("Only `float32` images are supported by this function")
+    single = src.ndim == 3
+    if single:
+        src = src.expand_dims(axis=0)
+        if not isinstance(rotation_degrees, numbers.Number):
+            raise TypeError("When a single image is passed the rotation angle is required to be a scalar.")
+    elif src.ndim != 4:
+        raise ValueError("Only 3D and 4D are supported by this function")
+    if isinstance(rotation_degrees, numbers.Number):
+        rotation_degrees = [rotation_degrees] * len(src)
+    degrees = _pixels(rotation_degrees).astype(np.float32).reshape(-1)
+    if len(src) != len(degrees):
+        raise ValueError("The number of images must be equal to the number of rotation angles")
+    radians = (np.float32(np.pi) * degrees / np.float32(180)).astype(np.float32)
+    grid = _rotation_grid(src.shape[2], src.shape[3], radians, zoom_in, zoom_out)
+    turned = nd.BilinearSampler(src, nd.array(grid))
+    return turned[0] if single else turned
+
+
+def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
+    """imrotate by angles drawn uniformly within `angle_limits` (NumPy's global generator; one per image)."""
+    if src.ndim == 3:
+        degrees = np.random.uniform(*angle_limits)
+    else:
+        degrees = _nd().array(np.random.uniform(*angle_limits, size=src.shape[0]))
+    return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)
 
 
 class Augmenter:
