@@ -70,8 +70,8 @@ class ToTensor(_Transform):
     """HWC (or NHWC) uint8 in [0, 255] to CHW (NCHW) float32 in [0, 1]."""
 
     def _apply(self, values):
-        axes = (2, 0, 1) if values.ndim == 3 else (0, 3, 1, 2)
-        return np.transpose(values.astype(np.float32) / np.float32(255.0), axes)
+        from runtime import nd  # the image.to_tensor operator: its checks and MXNet's errors
+        return nd.image.to_tensor(nd.array(values, dtype=values.dtype)).asnumpy()
 
 
 class Normalize(_Transform):
@@ -82,11 +82,10 @@ class Normalize(_Transform):
         self._mean, self._std = mean, std
 
     def _apply(self, values):
-        channels = values.shape[-3]
-        shape = (channels, 1, 1)
-        mean = np.broadcast_to(np.asarray(self._mean, np.float32).reshape(-1), (channels,)).reshape(shape)
-        std = np.broadcast_to(np.asarray(self._std, np.float32).reshape(-1), (channels,)).reshape(shape)
-        return ((values - mean) / std).astype(values.dtype)
+        from runtime import nd  # the image.normalize operator: its checks and MXNet's errors
+        mean = tuple(np.asarray(self._mean, np.float64).reshape(-1).tolist())
+        std = tuple(np.asarray(self._std, np.float64).reshape(-1).tolist())
+        return nd.image.normalize(nd.array(values, dtype=values.dtype), mean=mean, std=std).asnumpy()
 
 
 class Resize(_Transform):
