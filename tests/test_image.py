@@ -306,3 +306,22 @@ def test_rotate_rejections(mx):
         mx.image.imrotate(nd.ones((3, 4, 4)), 10, zoom_in=True, zoom_out=True)
     with pytest.raises(ValueError, match="number of images must be equal"):
         mx.image.imrotate(nd.ones((2, 3, 4, 4)), nd.array([1.0, 2.0, 3.0]))
+
+
+def test_vision_rotate_transforms(mx):
+    from mxnet.gluon.data.vision import transforms
+    single = nd.array(image(16, 3, 6, "float32", 8))
+    case = next(c for c in CASES["rotate"] if c["fn"] == "imrotate" and not c["batch"] and not c["kwargs"])
+    np.testing.assert_allclose(transforms.Rotate(30.0)(single).asnumpy(), decode(case["out"]), rtol=1e-5, atol=1e-4)
+    drawn = next(c for c in CASES["rotate"] if c["fn"] == "random_rotate" and not c["batch"])
+    np.random.seed(3)
+    np.random.random()  # RandomRotation draws its coin first, then the angle
+    expected = mx.image.random_rotate(single, (-20, 20)).asnumpy()
+    np.random.seed(3)
+    assert np.allclose(transforms.RandomRotation((-20, 20))(single).asnumpy(), expected)
+    assert transforms.RandomRotation((-20, 20), rotate_with_proba=0.0)(single) is single
+    with pytest.raises(TypeError, match="only supports float32"):
+        transforms.Rotate(10)(nd.ones((3, 4, 4), dtype="uint8"))
+    with pytest.raises(ValueError, match="ordered tuple"):
+        transforms.RandomRotation((20, -20))
+    assert drawn["angles"] == [-20, 20]

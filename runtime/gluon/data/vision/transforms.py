@@ -14,7 +14,7 @@ from runtime.gluon.nn import Sequential
 from runtime.ndarray import NDArray
 
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomResizedCrop",
-           "RandomFlipLeftRight", "RandomFlipTopBottom", "CropResize"]
+           "RandomFlipLeftRight", "RandomFlipTopBottom", "CropResize", "Rotate", "RandomRotation"]
 
 
 def _unwrap(x):
@@ -171,3 +171,40 @@ class RandomFlipLeftRight(_Transform):
 class RandomFlipTopBottom(_Transform):
     def _apply(self, values):
         return values[..., ::-1, :, :].copy() if random.random() < 0.5 else values
+
+
+class Rotate(Block):
+    """Turns CHW (NCHW) float32 tensors by `rotation_degrees` (mx.image.imrotate)."""
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        from runtime.image import imrotate
+        if x.dtype is not np.float32:
+            raise TypeError("This transformation only supports float32. Consider calling it after ToTensor")
+        return imrotate(x, *self._args)
+
+
+class RandomRotation(Block):
+    """Turns by an angle drawn within `angle_limits` (mx.image.random_rotate), with probability
+    `rotate_with_proba` (NumPy's global generator, as MXNet's)."""
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError("`angle_limits` must be an ordered tuple")
+        if rotate_with_proba < 0 or rotate_with_proba > 1:
+            raise ValueError("Probability of rotating the image should be between 0 and 1")
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._rotate_with_proba = rotate_with_proba
+
+    def forward(self, x):
+        from runtime.image import random_rotate
+        if np.random.random() > self._rotate_with_proba:
+            return x
+        if x.dtype is not np.float32:
+            raise TypeError("This transformation only supports float32. Consider calling it after ToTensor")
+        return random_rotate(x, *self._args)
