@@ -50,3 +50,27 @@ def test_rejections(case):
     words = case["message"].split(": ", 1)[1]
     with pytest.raises(MXNetError, match=re.escape(words)):
         getattr(nd.image, case["op"])(nd.ones(tuple(case["shape"])), **case["kwargs"])
+
+
+@pytest.mark.parametrize("case", CASES["flip"], ids=lambda c: c["op"])
+def test_flips(case):
+    x = nd.array(source(case["seed"], (4, 6, 3), "float32"))
+    x.attach_grad()
+    weights = nd.array(np.random.RandomState(case["seed"] + 50).uniform(-1, 1, (4, 6, 3)).astype("float32"))
+    with autograd.record():
+        y = getattr(nd.image, case["op"])(x)
+        loss = (y * weights).sum()
+    loss.backward()
+    np.testing.assert_array_equal(y.asnumpy(), decode(case["out"]))
+    np.testing.assert_allclose(x.grad.asnumpy(), decode(case["grad"]), rtol=1e-6)
+
+
+@pytest.mark.parametrize("case", CASES["resize_errors"], ids=lambda c: str(c["size"]))
+def test_resize_transform_rejections(case):
+    import runtime
+    with runtime.as_mxnet() as mx:
+        from mxnet.gluon.data.vision import transforms
+        size = case["size"] if isinstance(case["size"], int) else tuple(case["size"])
+        words = case["message"].split(": ", 1)[1]
+        with pytest.raises(mx.base.MXNetError, match=re.escape(words)):
+            transforms.Resize(size, keep_ratio=case["keep_ratio"])(nd.ones((30, 20, 3), dtype="uint8"))

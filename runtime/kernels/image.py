@@ -1,5 +1,5 @@
-"""Kernels of `nd.image`'s operators: an HWC image (or NHWC batch) to a CHW float tensor, and
-per-channel normalization of CHW (NCHW) tensors."""
+"""Kernels of `nd.image`'s operators: an HWC image (or NHWC batch) to a CHW float tensor,
+per-channel normalization of CHW (NCHW) tensors, and the flips of an HWC image."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,3 +22,11 @@ def channel_values(values, channels, dtype):
 def normalize(x, mean=(0.0,), std=(1.0,)):
     channels = x.shape[-3]
     return ((x - channel_values(mean, channels, x.dtype)) / channel_values(std, channels, x.dtype)).astype(x.dtype)
+
+
+def flip_left_right(x):
+    return np.ascontiguousarray(x[:, ::-1])
+
+
+def flip_top_bottom(x):
+    return np.ascontiguousarray(x[::-1])

@@ -1,5 +1,5 @@
 """`nd.image` / `sym.image` operators: `to_tensor` and `normalize`, the two that GluonCV's
-presets and Gluon's vision transforms call on every image."""
+presets and Gluon's vision transforms call on every image, and the flips of an HWC image."""
 from __future__ import annotations
 
 import numpy as np
@@ -60,3 +60,24 @@ declare("_image_normalize", attrs=[Attr("mean", _floats, (0.0, 0.0, 0.0, 0.0)),
 def _normalize_gradient(inputs, outputs, out_grads, mean=(0.0,), std=(1.0,)):
     x = inputs[0]
     return [(out_grads[0] / k.channel_values(std, x.shape[-3], x.dtype)).astype(x.dtype)]
+
+
+def _hwc_only(in_shapes, attrs):
+    shape = in_shapes[0]
+    if len(shape) != 3:
+        raise ValueError("Input image must have shape (height, width, channels), but got [%s]"
+                         % ",".join(map(str, shape)))
+    if shape[2] not in (1, 3):
+        raise ValueError("The last dimension of input image must be the channel dimension with either 1 or 3 "
+                         "elements, but got input with shape [%s]" % ",".join(map(str, shape)))
+
+
+declare("_image_flip_left_right", kernel=k.flip_left_right, check=_hwc_only)
+declare("_image_flip_top_bottom", kernel=k.flip_top_bottom, check=_hwc_only)
+
+
+@gradient_of("_image_flip_left_right", "_image_flip_top_bottom")
+def _flip_gradient(inputs, outputs, out_grads):
+    # MXNet 1.9.1's backward of the image flips passes the gradient through unflipped (recorded):
+    # kept, so that training on the runtime moves the weights as it does on MXNet
+    return [out_grads[0].copy()]

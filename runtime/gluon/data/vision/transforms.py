@@ -28,7 +28,11 @@ def _wrap(values, was_nd):
 def _resize(image, width, height, interpolation=1):
     """HWC (or NHWC) resized to (height, width) with OpenCV's arithmetic at `interpolation` (0-4),
     as MXNet's image.resize operator calls cv::resize (runtime/kernels/resize.py)."""
+    from runtime.base import MXNetError
     from runtime.kernels.resize import resize
+    for name, value in (("width", width), ("height", height)):
+        if value <= 0:  # the image.resize operator's check
+            raise MXNetError("Input %s should be greater than 0, but got %d" % (name, value))
     if image.ndim == 4:
         return np.stack([resize(one, width, height, interpolation) for one in image])
     return resize(image, width, height, interpolation)
@@ -96,7 +100,12 @@ class Resize(_Transform):
         self._size, self._keep, self._interpolation = size, keep_ratio, interpolation
 
     def _apply(self, values):
+        from runtime.base import MXNetError
         h, w = values.shape[-3], values.shape[-2]
+        if not isinstance(self._size, int) and len(self._size) not in (1, 2):  # the image.resize operator's checks
+            raise MXNetError("Input size dimension must be 1 or 2, but got %d" % len(self._size))
+        if isinstance(self._size, int) and self._size <= 0:
+            raise MXNetError("Input size should be greater than 0, but got %d" % self._size)
         if isinstance(self._size, int) and self._keep:
             if h > w:
                 width, height = self._size, int(self._size * h / w)
