@@ -325,3 +325,10 @@ def test_vision_rotate_transforms(mx):
     with pytest.raises(ValueError, match="ordered tuple"):
         transforms.RandomRotation((20, -20))
     assert drawn["angles"] == [-20, 20]
+
+
+def test_imdecode_without_pillow(mx, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "PIL", None)  # an import of PIL now fails as if it were not installed
+    with pytest.raises(ImportError, match="needs Pillow"):
+        mx.image.imdecode(base64.b64decode(CASES["decode"][0]["png"]))
