@@ -71,6 +71,8 @@ string_types = (str,)
 mx_real_t = np.float32  # MXNet's default real type
 integer_types = (int, np.integer)
 numeric_types = (float, int, np.generic)
+# the C API's handle types: names only (libraries import them; nothing here has a C handle)
+NDArrayHandle = SymbolHandle = ctypes.c_void_p
 py_str = lambda value: value.decode("utf-8") if isinstance(value, bytes) else value  # noqa: E731
 
 

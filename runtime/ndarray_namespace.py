@@ -113,6 +113,8 @@ def build_module(name: str) -> types.ModuleType:
     top.update(HELPERS)
     from runtime import custom_op
     top["Custom"] = custom_op.eager  # operators written in Python (runtime.operator)
+    from runtime.adamw import FUNCTIONS as adamw_functions  # Python front-end functions in MXNet too
+    subs["contrib"].update(adamw_functions)
     subs["random"].update({
         "uniform": _random_function(
             "uniform", lambda low=0.0, high=1.0, size=None: _random.generator().uniform(low, high, size)),

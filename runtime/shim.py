@@ -88,6 +88,9 @@ MODULES: Dict[str, str] = {
     "mxnet.lr_scheduler": "runtime.lr_scheduler",
     "mxnet.metric": "runtime.metric",
     "mxnet.recordio": "runtime.recordio",
+    "mxnet.image": "runtime.image",
+    "mxnet.image.image": "runtime.image.image",
+    "mxnet.image.detection": "runtime.image.detection",
     "mxnet.gluon.trainer": "runtime.gluon.trainer",
     "mxnet.gluon.loss": "runtime.gluon.loss",
     "mxnet.gluon.data": "runtime.gluon.data",
@@ -114,7 +117,7 @@ MODULES: Dict[str, str] = {
 # names of `mxnet` itself that are not its submodules: "mxnet.x" (a module, aliased) or "runtime.x:name"
 ROOT_NAMES: Dict[str, str] = {
     "nd": "mxnet.ndarray", "sym": "mxnet.symbol", "init": "mxnet.initializer", "kv": "mxnet.kvstore",
-    "rnd": "mxnet.random", "np": "mxnet.numpy", "npx": "mxnet.numpy_extension",
+    "rnd": "mxnet.random", "img": "mxnet.image", "np": "mxnet.numpy", "npx": "mxnet.numpy_extension",
     "Context": "runtime.context:Context", "cpu": "runtime.context:cpu", "gpu": "runtime.context:gpu",
     "cpu_pinned": "runtime.context:cpu_pinned", "current_context": "runtime.context:current_context",
     "num_gpus": "runtime.context:num_gpus", "MXNetError": "runtime.base:MXNetError",

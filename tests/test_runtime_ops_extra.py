@@ -165,6 +165,13 @@ def test_every_declared_operator_has_a_golden_case_or_a_case_here():
                for c in cases if "error" not in c}
     # and those checked against values recorded from MXNet in a test of their own
     golden |= {"BatchNorm_v1"}  # symbolic only in MXNet: tests/test_runtime_recorded_fixes.py
+    # and nd.image's operators (tools/record_image_ops.py)
+    image_ops = json.loads((Path(__file__).resolve().parent / "data" / "image_ops_cases.json").read_text())
+    golden |= {"_image_" + name for name in ("to_tensor", "normalize") if image_ops[name]}
+    golden |= {"_image_" + case["op"] for case in image_ops["flip"]}
+    # and multi_sum_sq (tools/record_adamw_cases.py)
+    adamw = json.loads((Path(__file__).resolve().parent / "data" / "adamw_cases.json").read_text())
+    golden |= {case["fn"] for case in adamw if case["fn"] == "multi_sum_sq"}
     by_op = {}
     for name, op in REGISTRY.items():
         by_op.setdefault(id(op), set()).add(name)

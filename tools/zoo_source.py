@@ -89,7 +89,7 @@ def import_gluoncv_zoo(root: str, fill_mxnet: bool):
             shown = owner.replace("runtime.sym", "mxnet.symbol").replace("runtime.nd", "mxnet.ndarray")
             setattr(sys.modules.get(shown) or sys.modules[owner], name, StandIn(owner + "." + name))
             filled.append(owner + "." + name)
-            for key in [k for k in sys.modules if k.startswith("gluoncv.")]:
+            for key in [k for k in list(sys.modules) if k.startswith("gluoncv.")]:  # threads may import meanwhile
                 del sys.modules[key]
     if not fill_mxnet:
         import gluoncv.model_zoo as zoo

@@ -1,22 +1,32 @@
-"""Kernels of MXNet's image operators (`mx.nd.image.*`) over NumPy arrays."""
+"""Kernels of `nd.image`'s operators: an HWC image (or NHWC batch) to a CHW float tensor,
+per-channel normalization of CHW (NCHW) tensors, and the flips of an HWC image."""
 from __future__ import annotations
 
 import numpy as np
 
 
-def _per_channel(values, data):
-    """Per-channel constants shaped to broadcast over (C, H, W) or (N, C, H, W) data."""
-    channels = data.shape[-3]
-    column = np.asarray(values, dtype=np.float64)
-    column = np.broadcast_to(column, (channels,)) if column.size == 1 else column
-    return column.reshape((channels, 1, 1))
+def to_tensor(x):
+    """HWC / NHWC, any dtype -> CHW / NCHW float32 in [0, 1] for uint8 (divided by 255 in any case)."""
+    axes = (2, 0, 1) if x.ndim == 3 else (0, 3, 1, 2)
+    return np.ascontiguousarray(np.transpose(x.astype(np.float32) / np.float32(255.0), axes))
 
 
-def normalize(data, mean=(0.0,), std=(1.0,)):
-    """(data - mean) / std per channel, in the data's dtype."""
-    out = (data.astype(np.float64) - _per_channel(mean, data)) / _per_channel(std, data)
-    return out.astype(data.dtype)
+def channel_values(values, channels, dtype):
+    """mean or std as one value per channel, shaped to broadcast over CHW (the channel axis -3)."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 1:
+        values = np.repeat(values, channels)
+    return values.astype(dtype).reshape(channels, 1, 1)
 
 
-def normalize_grad(data, out_grad, std=(1.0,)):
-    return (out_grad.astype(np.float64) / _per_channel(std, data)).astype(data.dtype)
+def normalize(x, mean=(0.0,), std=(1.0,)):
+    channels = x.shape[-3]
+    return ((x - channel_values(mean, channels, x.dtype)) / channel_values(std, channels, x.dtype)).astype(x.dtype)
+
+
+def flip_left_right(x):
+    return np.ascontiguousarray(x[:, ::-1])
+
+
+def flip_top_bottom(x):
+    return np.ascontiguousarray(x[::-1])

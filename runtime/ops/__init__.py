@@ -16,4 +16,6 @@ from runtime.ops import grad_math, grad_nn, grad_tensor  # noqa: F401  (gradient
 from runtime.ops import grad_contrib  # noqa: F401,E402  (gradients of the contrib operators)
 from runtime.ops import grad_linalg  # noqa: F401,E402  (gradients of the linalg operators)
 from runtime.ops import grad_spatial  # noqa: F401,E402  (gradients of the spatial transformer family)
+from runtime.ops import image  # noqa: F401,E402  (nd.image: to_tensor, normalize)
+from runtime.ops import multi_tensor  # noqa: F401,E402  (multi_sum_sq)
 from runtime.ops import sparse  # noqa: F401,E402  (storage operators; storage rules of the operators above)

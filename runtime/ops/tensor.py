@@ -377,9 +377,37 @@ declare("argsort", attrs=[Attr("axis", optional(int_), -1), Attr("is_ascend", bo
                           Attr("dtype", dtype_, "float32")], kernel=k.argsort, check=_sort_check)
 _SOFTMAX = [Attr("axis", int_, -1), Attr("temperature", optional(float_), None),
             Attr("dtype", optional(dtype_), None), Attr("use_length", optional(bool_), False)]
+def _softmax_shapes(in_shapes, attrs):
+    """The output is the data's shape; `length` (use_length) is the data's shape without the axis."""
+    data = in_shapes[0]
+    if len(in_shapes) < 2:
+        return in_shapes, [data]
+    axis = attrs["axis"] % len(data)
+    return [data, tuple(d for i, d in enumerate(data) if i != axis)], [data]
+
+
+def _integer_length(dtype):
+    if dtype is not None and not np.issubdtype(np.dtype(dtype), np.integer):
+        raise ValueError("This operation only support integer types, not %s" % np.dtype(dtype).name)
+
+
+def _softmax_types(in_dtypes, attrs, names):
+    """Floating-point data; integer lengths (MXNet's message for others, recorded)."""
+    if len(in_dtypes) > 1:
+        _integer_length(in_dtypes[1])
+    return _float_only(in_dtypes, attrs, names)
+
+
+def _masked_softmax(x, length=None, axis=-1, temperature=None, dtype=None, use_length=False):
+    if use_length and length is not None:
+        _integer_length(length.dtype)  # an eager call meets no type inference first
+    return k.softmax(x, length=length, axis=axis, temperature=temperature, dtype=dtype, use_length=use_length)
+
+
 _SOFTMAX_OP = declare("softmax", inputs=("data", "length"), attrs=_SOFTMAX, check=_axis_attr_check("axis"),
-                      types=_float_only, kernel=k.softmax)
-# the lengths are an input only with use_length=True (each lane's softmax covers its first `length` places)
+                      types=_softmax_types, infer=_softmax_shapes,
+                      kernel=_masked_softmax)
+# `length` is an input only with use_length (GluonNLP's attention masks its scores so)
 _SOFTMAX_OP.input_names = lambda attrs: ["data", "length"] if attrs.get("use_length") else ["data"]
 declare("log_softmax", attrs=_SOFTMAX, check=_axis_attr_check("axis"), types=_float_only,
         kernel=lambda x, axis=-1, temperature=None, dtype=None, use_length=False: k.log_softmax(x, axis, temperature,

@@ -199,3 +199,7 @@ class DataLoader:
                 result.wait(max(0.0, deadline - time.monotonic()))
             pool.terminate()
             self._worker_pool = None
+
+
+# the pool iterator MXNet's module offers to subclasses (defined apart: it needs the names above)
+from runtime.gluon.data.multi_worker import _MultiWorkerIter, _worker_fn  # noqa: E402,F401

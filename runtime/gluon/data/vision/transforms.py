@@ -1,7 +1,6 @@
 """`gluon.data.vision.transforms` on HWC images (NDArrays or NumPy arrays, uint8 or float).
 
-Resizing is bilinear with pixel centres at half-integers (OpenCV's INTER_LINEAR convention, which
-MXNet's image operators use); uint8 results are rounded.
+Resizing follows OpenCV's arithmetic (runtime/kernels/resize.py), which MXNet's image operators use.
 """
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from runtime.gluon.nn import Sequential
 from runtime.ndarray import NDArray
 
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomResizedCrop",
-           "RandomFlipLeftRight", "RandomFlipTopBottom", "CropResize"]
+           "RandomFlipLeftRight", "RandomFlipTopBottom", "CropResize", "Rotate", "RandomRotation"]
 
 
 def _unwrap(x):
@@ -27,27 +26,16 @@ def _wrap(values, was_nd):
 
 
 def _resize(image, width, height, interpolation=1):
-    """Bilinear resize of HWC (or NHWC) to (height, width); nearest for interpolation 0."""
-    h, w = image.shape[-3], image.shape[-2]
-    if (h, w) == (height, width):
-        return image.copy()
-    ys = (np.arange(height) + 0.5) * (h / height) - 0.5
-    xs = (np.arange(width) + 0.5) * (w / width) - 0.5
-    if interpolation == 0:
-        rows = np.clip(np.floor((np.arange(height)) * (h / height)).astype(int), 0, h - 1)
-        cols = np.clip(np.floor((np.arange(width)) * (w / width)).astype(int), 0, w - 1)
-        return image[..., rows, :, :][..., :, cols, :]
-    ys, xs = np.clip(ys, 0, h - 1), np.clip(xs, 0, w - 1)
-    y0, x0 = np.floor(ys).astype(int), np.floor(xs).astype(int)
-    y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
-    wy, wx = (ys - y0)[:, None, None], (xs - x0)[None, :, None]
-    src = image.astype(np.float64)
-    top = src[..., y0, :, :][..., :, x0, :] * (1 - wx) + src[..., y0, :, :][..., :, x1, :] * wx
-    bottom = src[..., y1, :, :][..., :, x0, :] * (1 - wx) + src[..., y1, :, :][..., :, x1, :] * wx
-    out = top * (1 - wy) + bottom * wy
-    if image.dtype == np.uint8:
-        return np.clip(np.rint(out), 0, 255).astype(np.uint8)
-    return out.astype(image.dtype)
+    """HWC (or NHWC) resized to (height, width) with OpenCV's arithmetic at `interpolation` (0-4),
+    as MXNet's image.resize operator calls cv::resize (runtime/kernels/resize.py)."""
+    from runtime.base import MXNetError
+    from runtime.kernels.resize import resize
+    for name, value in (("width", width), ("height", height)):
+        if value <= 0:  # the image.resize operator's check
+            raise MXNetError("Input %s should be greater than 0, but got %d" % (name, value))
+    if image.ndim == 4:
+        return np.stack([resize(one, width, height, interpolation) for one in image])
+    return resize(image, width, height, interpolation)
 
 
 def _size_pair(size):
@@ -86,8 +74,8 @@ class ToTensor(_Transform):
     """HWC (or NHWC) uint8 in [0, 255] to CHW (NCHW) float32 in [0, 1]."""
 
     def _apply(self, values):
-        axes = (2, 0, 1) if values.ndim == 3 else (0, 3, 1, 2)
-        return np.transpose(values.astype(np.float32) / np.float32(255.0), axes)
+        from runtime import nd  # the image.to_tensor operator: its checks and MXNet's errors
+        return nd.image.to_tensor(nd.array(values, dtype=values.dtype)).asnumpy()
 
 
 class Normalize(_Transform):
@@ -98,11 +86,10 @@ class Normalize(_Transform):
         self._mean, self._std = mean, std
 
     def _apply(self, values):
-        channels = values.shape[-3]
-        shape = (channels, 1, 1)
-        mean = np.broadcast_to(np.asarray(self._mean, np.float32).reshape(-1), (channels,)).reshape(shape)
-        std = np.broadcast_to(np.asarray(self._std, np.float32).reshape(-1), (channels,)).reshape(shape)
-        return ((values - mean) / std).astype(values.dtype)
+        from runtime import nd  # the image.normalize operator: its checks and MXNet's errors
+        mean = tuple(np.asarray(self._mean, np.float64).reshape(-1).tolist())
+        std = tuple(np.asarray(self._std, np.float64).reshape(-1).tolist())
+        return nd.image.normalize(nd.array(values, dtype=values.dtype), mean=mean, std=std).asnumpy()
 
 
 class Resize(_Transform):
@@ -113,7 +100,12 @@ class Resize(_Transform):
         self._size, self._keep, self._interpolation = size, keep_ratio, interpolation
 
     def _apply(self, values):
+        from runtime.base import MXNetError
         h, w = values.shape[-3], values.shape[-2]
+        if not isinstance(self._size, int) and len(self._size) not in (1, 2):  # the image.resize operator's checks
+            raise MXNetError("Input size dimension must be 1 or 2, but got %d" % len(self._size))
+        if isinstance(self._size, int) and self._size <= 0:
+            raise MXNetError("Input size should be greater than 0, but got %d" % self._size)
         if isinstance(self._size, int) and self._keep:
             if h > w:
                 width, height = self._size, int(self._size * h / w)
@@ -188,3 +180,40 @@ class RandomFlipLeftRight(_Transform):
 class RandomFlipTopBottom(_Transform):
     def _apply(self, values):
         return values[..., ::-1, :, :].copy() if random.random() < 0.5 else values
+
+
+class Rotate(Block):
+    """Turns CHW (NCHW) float32 tensors by `rotation_degrees` (mx.image.imrotate)."""
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        from runtime.image import imrotate
+        if x.dtype is not np.float32:
+            raise TypeError("This transformation only supports float32. Consider calling it after ToTensor")
+        return imrotate(x, *self._args)
+
+
+class RandomRotation(Block):
+    """Turns by an angle drawn within `angle_limits` (mx.image.random_rotate), with probability
+    `rotate_with_proba` (NumPy's global generator, as MXNet's)."""
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError("`angle_limits` must be an ordered tuple")
+        if rotate_with_proba < 0 or rotate_with_proba > 1:
+            raise ValueError("Probability of rotating the image should be between 0 and 1")
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._rotate_with_proba = rotate_with_proba
+
+    def forward(self, x):
+        from runtime.image import random_rotate
+        if np.random.random() > self._rotate_with_proba:
+            return x
+        if x.dtype is not np.float32:
+            raise TypeError("This transformation only supports float32. Consider calling it after ToTensor")
+        return random_rotate(x, *self._args)
