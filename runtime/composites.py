@@ -3,6 +3,7 @@
 which gives the namespace's function for an operator, so that `nd` and `sym` get the same logic."""
 from __future__ import annotations
 
+import numbers
 from typing import Callable, Dict
 
 _INF = float("inf")
@@ -49,10 +50,27 @@ def eager_only(call: Callable[[str], Callable]) -> Dict[str, Callable]:
     """The NDArray helpers: those that need the input's rank (which a Symbol does not know), and
     the conversions from NumPy arrays and bytes."""
 
+    def axes_of(given, ndim):
+        """An int or any sequence of them (a range too) as distinct axes in [0, ndim); None when
+        one is out of range. MXNet 1.9.1 raises ValueError("repeated axis") for one named twice."""
+        axes = [given] if isinstance(given, numbers.Integral) else list(given)
+        if any(not -ndim <= axis < ndim for axis in axes):
+            return None
+        axes = [int(axis) % ndim for axis in axes]
+        if len(set(axes)) != len(axes):
+            raise ValueError("repeated axis")
+        return axes
+
     def moveaxis(tensor, source, destination):
         ndim = tensor.ndim
-        sources = [s % ndim for s in (source if isinstance(source, (list, tuple)) else [source])]
-        destinations = [d % ndim for d in (destination if isinstance(destination, (list, tuple)) else [destination])]
+        # MXNet 1.9.1's messages, word for word (the missing space and the two-part one included)
+        sources = axes_of(source, ndim)
+        if sources is None:
+            raise ValueError("Source should verify 0 <= source < tensor.ndimGot %d" % source)
+        destinations = axes_of(destination, ndim)
+        if destinations is None:
+            raise ValueError("Destination should verify 0 <= destination < tensor.ndim (%d)." % ndim,
+                             "Got %d" % destination)
         if len(sources) != len(destinations):
             raise ValueError("`source` and `destination` arguments must have the same number of elements")
         axes = [a for a in range(ndim) if a not in sources]

@@ -11,7 +11,7 @@ from runtime import autograd
 from runtime.base import MXNetError
 from runtime.context import Context, current_context
 from runtime.invoke import present_inputs, split_arguments
-from runtime.registry import MAX_ELEMENTS, OpDef, check_new_shape
+from runtime.registry import MAX_ELEMENTS, REGISTRY, OpDef, check_new_shape
 
 DEFAULT_DTYPE = np.float32
 
@@ -387,9 +387,9 @@ _FLUENT = {name: name for name in (
     "flip", "depth_to_space", "space_to_depth", "sum", "nansum", "prod", "nanprod", "mean", "max", "min", "norm",
     "round", "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "degrees",
     "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
-    "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt",
+    "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt", "rcbrt",
     "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin", "squeeze", "broadcast_to",
-    "broadcast_like", "sum_axis", "max_axis", "min_axis", "shape_array", "size_array")}
+    "broadcast_like", "sum_axis", "max_axis", "min_axis", "shape_array", "size_array", "split_v2")}
 _FLUENT["astype_op"] = "cast"
 _ASSIGN_IN_GRAPH = ("Check failed: AGInfo: :IsNone(*output): Assigning to NDArrays that are already in a computational "
                     "graph will cause undefined behavior when evaluating gradients. Please call backward first to "
@@ -416,7 +416,12 @@ def _call(op_name: str, *args, **kwargs):
     function = _BY_NAME.get(op_name)
     if function is None:
         from runtime.ndarray_namespace import function_for
-        function = _BY_NAME[op_name] = function_for(op_name)
+        if op_name in REGISTRY:
+            function = function_for(op_name)
+        else:  # a front-end function of the namespace (`split_v2`), not an operator of its own
+            import runtime
+            function = getattr(runtime.nd, op_name)
+        _BY_NAME[op_name] = function
     return function(*args, **kwargs)
 
 

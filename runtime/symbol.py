@@ -493,6 +493,9 @@ def compose(op: OpDef, public_name: str, args, kwargs) -> Symbol:
 
 
 def _call(op_name: str, *args, **kwargs) -> Symbol:
+    if op_name not in REGISTRY:  # a front-end function of the namespace (`split_v2`), not an operator
+        import runtime
+        return getattr(runtime.sym, op_name)(*args, **kwargs)
     return compose(REGISTRY[op_name], op_name, args, kwargs)
 
 

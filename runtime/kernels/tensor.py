@@ -320,7 +320,7 @@ def broadcast_axis(x, axis=(), size=()):
 
 def broadcast_like(x, like, lhs_axes=None, rhs_axes=None):
     target = list(x.shape)
-    if lhs_axes is None:
+    if lhs_axes is None or rhs_axes is None:
         target = list(like.shape)
     else:
         for la, ra in zip(lhs_axes, rhs_axes):

@@ -215,13 +215,20 @@ def _broadcast_like_check(in_shapes, attrs):
     if rhs is None:
         return
     lhs_axes, rhs_axes = attrs["lhs_axes"], attrs["rhs_axes"]
-    if lhs_axes is None:
+    if lhs_axes is None or rhs_axes is None:  # MXNet 1.9.1 pairs axes only when both are given
         _broadcast_target_check(lhs, rhs)
         return
-    for name, axes, shape in (("lhs_axes", lhs_axes, lhs), ("rhs_axes", rhs_axes or (), rhs)):
+    if len(lhs_axes) != len(rhs_axes):
+        raise ValueError("Input_axis and other_axis size does not match")
+    if not lhs_axes:
+        raise ValueError("Empty axes tuple is not allowed")
+    for name, axes, shape in (("lhs_axes", lhs_axes, lhs), ("rhs_axes", rhs_axes, rhs)):
         for axis in axes:
             if not -len(shape) <= axis < len(shape):
                 raise ValueError("Invalid dimension specified in %s: %d" % (name, axis))
+    for i, (la, ra) in enumerate(zip(lhs_axes, rhs_axes)):
+        if lhs[la] != 1:
+            raise ValueError("Input axis %d at dimension %d cannot be broadcasted to %d" % (la, i, rhs[ra]))
 
 
 def _broadcast_axis_check(in_shapes, attrs):

@@ -1,0 +1,81 @@
+"""Record MXNet 1.9.1's answers for NDArray and Symbol front-end cases (methods, helpers, checks).
+
+    /path/to/mxnet-venv/bin/python tools/record_ndarray_symbol_cases.py > tests/data/ndarray_symbol_cases.jsonl
+
+Each case is a Python expression over `mx` and `np`; its value (an NDArray, a list or tuple of
+them, or a plain value) is written as {"id", "code", "result"} with arrays as {shape, dtype, data},
+or {"error": exception type name, "message": the line MXNet's check wrote} when MXNet raises.
+tests/test_runtime_ndarray_symbol_cases.py evaluates the same expressions on the runtime and compares.
+"""
+import json
+import re
+import sys
+
+import numpy as np
+
+_X = "mx.nd.arange(24).reshape((2, 3, 4))"
+_S = "mx.sym.var('x')"
+
+CASES = [
+    # fluent methods that are front-end functions or operators added late to the method list
+    ("fluent/rcbrt", "mx.nd.array([1, 8, 27]).rcbrt()"),
+    ("fluent/split_v2", "%s.split_v2(3, axis=2)" % _X.replace("24", "36").replace("4)", "6)")),
+    ("fluent/split_v2/indices", "%s.split_v2((1, 3), axis=2)" % _X),
+    ("sym/fluent/rcbrt", "%s.rcbrt().eval(x=mx.nd.array([1, 8, 27]))" % _S),
+    ("sym/fluent/split_v2", "%s.split_v2(2, axis=1).eval(x=%s)" % (_S, _X.replace("3, 4", "4, 3"))),
+    # moveaxis takes any sequence of axes, and rejects axes out of range or named twice
+    ("moveaxis/range", "mx.nd.moveaxis(%s, range(3), range(3))" % _X),
+    ("moveaxis/tuple", "mx.nd.moveaxis(%s, (0, 1), (2, 0))" % _X),
+    ("moveaxis/out_of_range", "mx.nd.moveaxis(%s, 3, 0)" % _X),
+    ("moveaxis/negative_out_of_range", "mx.nd.moveaxis(%s, -4, 0)" % _X),
+    ("moveaxis/destination_out_of_range", "mx.nd.moveaxis(%s, 0, 5)" % _X),
+    ("moveaxis/repeated_source", "mx.nd.moveaxis(%s, [0, 0], [0, 1])" % _X),
+    ("moveaxis/repeated_destination", "mx.nd.moveaxis(%s, [0, 1], [1, 1])" % _X),
+    ("moveaxis/count_mismatch", "mx.nd.moveaxis(%s, 0, [0, 1])" % _X),
+    # broadcast_like pairs axes only when both tuples are given, and checks them
+    ("broadcast_like/empty_axes", "mx.nd.broadcast_like(mx.nd.ones((1, 2)), mx.nd.ones((3, 2)), lhs_axes=(), rhs_axes=())"),
+    ("broadcast_like/axes_count", "mx.nd.broadcast_like(mx.nd.ones((1, 2)), mx.nd.ones((3, 2)), lhs_axes=(0,), "
+                                  "rhs_axes=(0, 1))"),
+    ("broadcast_like/lhs_axes_only", "mx.nd.broadcast_like(mx.nd.ones((1, 2)), mx.nd.ones((3, 2)), lhs_axes=(0,))"),
+    ("broadcast_like/not_one", "mx.nd.broadcast_like(mx.nd.ones((1, 2)), mx.nd.ones((3, 2)), lhs_axes=(1,), rhs_axes=(0,))"),
+    ("broadcast_like/axes", "mx.nd.broadcast_like(mx.nd.ones((1, 2, 1)), mx.nd.ones((5, 6, 7)), lhs_axes=(0, -1), "
+                            "rhs_axes=(1, 2))"),
+]
+
+
+def encode(value):
+    if hasattr(value, "asnumpy"):
+        data = value.asnumpy()
+        return {"shape": list(data.shape), "dtype": data.dtype.name, "data": data.reshape(-1).tolist()}
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def check_message(exc) -> str:
+    """The line of an MXNet error that states the failed check (the C++ traceback around it varies)."""
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    for line in lines:
+        checked = re.search(r"Check failed: .*?: (.*)$", line)
+        if checked:
+            return checked.group(1)
+        if line.startswith("MXNetError: "):
+            return line[len("MXNetError: "):]
+    return lines[0] if lines else ""
+
+
+def record(mx):
+    for case_id, code in CASES:
+        try:
+            result = encode(eval(code, {"mx": mx, "np": np}))
+        except Exception as exc:  # noqa: BLE001  (the type and the check's words are what is recorded)
+            result = {"error": type(exc).__name__, "message": check_message(exc)}
+        yield {"id": case_id, "code": code, "result": result}
+
+
+if __name__ == "__main__":
+    import mxnet
+    for line in record(mxnet):
+        sys.stdout.write(json.dumps(line) + "\n")
