@@ -88,8 +88,11 @@ def eager_only(call: Callable[[str], Callable]) -> Dict[str, Callable]:
             return NDArray(np.array(ndarray))
         # the NDArray owns the memory from now on: writes go through it, and the NumPy array given
         # becomes read-only, as MXNet 1.9.1 leaves it (a view made first stays writable)
-        shared = ndarray.view()
-        ndarray.flags.writeable = False
+        if ndarray.flags.writeable:
+            shared = ndarray.view()
+            ndarray.flags.writeable = False
+        else:  # given again, already read-only: MXNet still writes to that memory
+            shared = _writable_alias(ndarray)
         return NDArray(shared)
 
     def load_frombuffer(buf):
@@ -192,3 +195,15 @@ def random(call: Callable[[str], Callable], eager: bool) -> Dict[str, Callable]:
 _SCALAR_PARAMS = {"_random_uniform": ("low", "high"), "_random_normal": ("loc", "scale"),
                   "_random_exponential": ("lam",), "_random_gamma": ("alpha", "beta"), "_random_poisson": ("lam",),
                   "_random_negative_binomial": ("k", "p"), "_random_randint": ("low", "high")}
+
+
+def _writable_alias(array):
+    """A writable NumPy array over the memory of a read-only C-contiguous one (NumPy gives no
+    writable view of it); the alias holds the array, so the memory lives as long as either."""
+    import ctypes
+    import numpy as np
+    if array.nbytes == 0:
+        return np.empty(array.shape, array.dtype)
+    memory = (ctypes.c_char * array.nbytes).from_address(array.ctypes.data)
+    memory.owner = array
+    return np.frombuffer(memory, dtype=array.dtype).reshape(array.shape)

@@ -10,7 +10,7 @@ import pytest
 import runtime
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from record_ndarray_symbol_cases import encode  # noqa: E402  (the recorder's encoding of a value)
+from record_ndarray_symbol_cases import SCOPE, encode  # noqa: E402  (the recorder's encoding and helpers)
 
 CASES = [json.loads(line) for line in
          (Path(__file__).parent / "data" / "ndarray_symbol_cases.jsonl").read_text().splitlines()]
@@ -36,9 +36,9 @@ def test_case_matches_mxnet(case):
     with runtime.as_mxnet() as mx:
         if isinstance(want, dict) and "error" in want:
             with pytest.raises(Exception) as raised:
-                eval(case["code"], {"mx": mx, "np": np})
+                eval(case["code"], dict(SCOPE, mx=mx))
             assert type(raised.value).__name__ == want["error"] or (
                 want["error"] == "MXNetError" and isinstance(raised.value, runtime.MXNetError))
             assert want["message"] in str(raised.value)
             return
-        _compare(encode(eval(case["code"], {"mx": mx, "np": np})), want, case["code"])
+        _compare(encode(eval(case["code"], dict(SCOPE, mx=mx))), want, case["code"])

@@ -38,9 +38,44 @@ CASES = [
                                   "rhs_axes=(0, 1))"),
     ("broadcast_like/lhs_axes_only", "mx.nd.broadcast_like(mx.nd.ones((1, 2)), mx.nd.ones((3, 2)), lhs_axes=(0,))"),
     ("broadcast_like/not_one", "mx.nd.broadcast_like(mx.nd.ones((1, 2)), mx.nd.ones((3, 2)), lhs_axes=(1,), rhs_axes=(0,))"),
+    # from_numpy twice over one array: the second NDArray still writes to the shared memory
+    ("from_numpy/again", "(lambda a: [mx.nd.from_numpy(a), mx.nd.from_numpy(a).__setitem__((1, 0), 7), "
+                         "mx.nd.array(a)][2])(np.ones((2, 2), 'float32'))"),
+    # the file format follows the shape semantics: V3 (scalars kept) under np_shape, V2 outside
+    ("save/np_shape_bytes", "_saved_hex([mx.nd.array(np.array(6)), mx.nd.array(np.zeros((2, 0, 1))), mx.nd.ones((2,))], True)"),
+    ("save/legacy_bytes", "_saved_hex([mx.nd.array(np.zeros((2, 0, 1))), mx.nd.ones((2,))], False)"),
+    ("load/np_shape_round_trip", "_round_trip([mx.nd.array(np.array(6)), mx.nd.array(np.zeros((0, 3)))], True, True)"),
+    ("load/np_shape_file_outside", "_round_trip([mx.nd.ones((2,))], True, False)"),
+    ("load/legacy_file_under_np_shape", "_round_trip([mx.nd.ones((2,))], False, True)"),
     ("broadcast_like/axes", "mx.nd.broadcast_like(mx.nd.ones((1, 2, 1)), mx.nd.ones((5, 6, 7)), lhs_axes=(0, -1), "
                             "rhs_axes=(1, 2))"),
 ]
+
+
+def _saved_hex(arrays, np_shape):
+    """The bytes nd.save writes for the arrays under the shape semantics given, as hex."""
+    import os
+    import tempfile
+    import mxnet as mx
+    with tempfile.TemporaryDirectory() as where:
+        path = os.path.join(where, "arrays")
+        with mx.np_shape(np_shape):
+            mx.nd.save(path, arrays)
+        with open(path, "rb") as handle:
+            return handle.read().hex()
+
+
+def _round_trip(arrays, save_np_shape, load_np_shape):
+    """What nd.load gives back for the arrays saved under one shape semantics, loaded under another."""
+    import os
+    import tempfile
+    import mxnet as mx
+    with tempfile.TemporaryDirectory() as where:
+        path = os.path.join(where, "arrays")
+        with mx.np_shape(save_np_shape):
+            mx.nd.save(path, arrays)
+        with mx.np_shape(load_np_shape):
+            return mx.nd.load(path)
 
 
 def encode(value):
@@ -58,7 +93,8 @@ def check_message(exc) -> str:
     """The line of an MXNet error that states the failed check (the C++ traceback around it varies)."""
     lines = [line for line in str(exc).splitlines() if line.strip()]
     for line in lines:
-        checked = re.search(r"Check failed: .*?: (.*)$", line)
+        # (MXNet's log writes `A::B` in a condition as `A: :B`)
+        checked = re.search(r"Check failed: .*?: (.*)$", line.replace(": :", "::"))
         if checked:
             return checked.group(1)
         if line.startswith("MXNetError: "):
@@ -66,10 +102,13 @@ def check_message(exc) -> str:
     return lines[0] if lines else ""
 
 
+SCOPE = {"np": np, "_saved_hex": _saved_hex, "_round_trip": _round_trip}
+
+
 def record(mx):
     for case_id, code in CASES:
         try:
-            result = encode(eval(code, {"mx": mx, "np": np}))
+            result = encode(eval(code, dict(SCOPE, mx=mx)))
         except Exception as exc:  # noqa: BLE001  (the type and the check's words are what is recorded)
             result = {"error": type(exc).__name__, "message": check_message(exc)}
         yield {"id": case_id, "code": code, "result": result}
