@@ -2,7 +2,8 @@
 
     /path/to/mxnet-venv/bin/python tools/record_ndarray_symbol_cases.py > tests/data/ndarray_symbol_cases.jsonl
 
-Each case is a Python expression over `mx` and `np`; its value (an NDArray, a list or tuple of
+Each case is a Python expression over `mx` and `np` (with the operator it computes, where it
+counts as that operator's case, between the id and the code); its value (an NDArray, a list or tuple of
 them, or a plain value) is written as {"id", "code", "result"} with arrays as {shape, dtype, data},
 or {"error": exception type name, "message": the line MXNet's check wrote} when MXNet raises.
 tests/test_runtime_ndarray_symbol_cases.py evaluates the same expressions on the runtime and compares.
@@ -47,6 +48,26 @@ CASES = [
     ("load/np_shape_round_trip", "_round_trip([mx.nd.array(np.array(6)), mx.nd.array(np.zeros((0, 3)))], True, True)"),
     ("load/np_shape_file_outside", "_round_trip([mx.nd.ones((2,))], True, False)"),
     ("load/legacy_file_under_np_shape", "_round_trip([mx.nd.ones((2,))], False, True)"),
+    # the fused optimizer updates: the result, then every input after the call (states mutate)
+    ("update/sgd", "sgd_update", "_updated('sgd_update', 2, lr=0.1, wd=0.01, rescale_grad=0.5)"),
+    ("update/sgd/clip", "sgd_update", "_updated('sgd_update', 2, lr=0.1, wd=0.01, rescale_grad=0.5, clip_gradient=0.2)"),
+    ("update/sgd/out", "sgd_update", "_updated('sgd_update', 2, out=True, lr=0.1)"),
+    ("update/sgd_mom", "sgd_mom_update", "_updated('sgd_mom_update', 3, lr=0.1, momentum=0.9, wd=0.01, clip_gradient=0.3)"),
+    ("update/mp_sgd", "mp_sgd_update", "_updated('mp_sgd_update', 3, mp=1, lr=0.1, wd=0.01, clip_gradient=0.3)"),
+    ("update/mp_sgd_mom", "mp_sgd_mom_update", "_updated('mp_sgd_mom_update', 4, mp=2, lr=0.1, momentum=0.9, wd=0.01)"),
+    ("update/nag_mom", "nag_mom_update", "_updated('nag_mom_update', 3, lr=0.1, momentum=0.9, wd=0.01, rescale_grad=2)"),
+    ("update/nag_mom/clip", "nag_mom_update", "_updated('nag_mom_update', 3, lr=0.1, momentum=0.9, wd=0.01, clip_gradient=0.2)"),
+    ("update/mp_nag_mom", "mp_nag_mom_update", "_updated('mp_nag_mom_update', 4, mp=2, lr=0.1, momentum=0.9, wd=0.01)"),
+    ("update/signsgd", "signsgd_update", "_updated('signsgd_update', 2, lr=0.1, wd=0.01, clip_gradient=1e-3)"),
+    ("update/signum", "signum_update", "_updated('signum_update', 3, lr=0.1, momentum=0.9, wd=0.01, wd_lh=0.05, clip_gradient=0.3)"),
+    ("update/ftml", "ftml_update", "_updated('ftml_update', 5, lr=0.1, t=3, wd=0.01, rescale_grad=0.5, clip_grad=0.4)"),
+    ("update/adam", "adam_update", "_updated('adam_update', 4, lr=0.01, wd=0.01, rescale_grad=0.5, clip_gradient=0.4)"),
+    ("update/rmsprop", "rmsprop_update", "_updated('rmsprop_update', 3, lr=0.01, wd=0.01, clip_weights=0.5)"),
+    ("update/rmspropalex", "rmspropalex_update", "_updated('rmspropalex_update', 5, lr=0.01, wd=0.01, rescale_grad=0.5)"),
+    ("update/ftrl", "ftrl_update", "_updated('ftrl_update', 4, lr=0.1, wd=0.01, lamda1=0.05)"),
+    ("update/float16", "sgd_mom_update", "_updated('sgd_mom_update', 3, dtype='float16', lr=0.1, momentum=0.9, wd=0.01)"),
+    ("update/float64", "adam_update", "_updated('adam_update', 4, dtype='float64', lr=0.01, wd=0.01)"),
+    ("update/shape_mismatch", "mx.nd.sgd_mom_update(mx.nd.ones((3,)), mx.nd.ones((3,)), mx.nd.ones((4,)), lr=0.1)"),
     ("broadcast_like/axes", "mx.nd.broadcast_like(mx.nd.ones((1, 2, 1)), mx.nd.ones((5, 6, 7)), lhs_axes=(0, -1), "
                             "rhs_axes=(1, 2))"),
 ]
@@ -78,6 +99,21 @@ def _round_trip(arrays, save_np_shape, load_np_shape):
             return mx.nd.load(path)
 
 
+def _updated(name, count, dtype="float32", mp=0, out=False, **kwargs):
+    """[the result, each input after the call] of an optimizer update over deterministic inputs (the
+    states non-negative where they are squares); `mp`: that many trailing float32 inputs (the mp_
+    variants' momentum and master weight), which start from the weight's values."""
+    import mxnet as mx
+    rng = np.random.RandomState(3)
+    values = [rng.uniform(-1, 1, (2, 3)) for _ in range(count)]
+    values[2:] = [np.abs(v) for v in values[2:]]
+    arrays = [mx.nd.array(v, dtype=dtype if i < count - mp else "float32") for i, v in enumerate(values)]
+    if mp:
+        arrays[-1] = mx.nd.array(arrays[0].asnumpy(), dtype="float32")
+    result = getattr(mx.nd, name)(*arrays, out=arrays[0] if out else None, **kwargs)
+    return [result] + arrays
+
+
 def encode(value):
     if hasattr(value, "asnumpy"):
         data = value.asnumpy()
@@ -102,16 +138,16 @@ def check_message(exc) -> str:
     return lines[0] if lines else ""
 
 
-SCOPE = {"np": np, "_saved_hex": _saved_hex, "_round_trip": _round_trip}
+SCOPE = {"np": np, "_saved_hex": _saved_hex, "_round_trip": _round_trip, "_updated": _updated}
 
 
 def record(mx):
-    for case_id, code in CASES:
+    for case_id, *op, code in CASES:
         try:
             result = encode(eval(code, dict(SCOPE, mx=mx)))
         except Exception as exc:  # noqa: BLE001  (the type and the check's words are what is recorded)
             result = {"error": type(exc).__name__, "message": check_message(exc)}
-        yield {"id": case_id, "code": code, "result": result}
+        yield dict({"id": case_id, "code": code, "result": result}, **({"op": op[0]} if op else {}))
 
 
 if __name__ == "__main__":

@@ -11,3 +11,4 @@ from runtime.ops import grad_contrib  # noqa: F401,E402  (gradients of the contr
 from runtime.ops import grad_linalg  # noqa: F401,E402  (gradients of the linalg operators)
 from runtime.ops import grad_spatial  # noqa: F401,E402  (gradients of the spatial transformer family)
 from runtime.ops import sparse  # noqa: F401,E402  (storage operators; storage rules of the operators above)
+from runtime.ops import optimizer  # noqa: F401,E402  (the fused optimizer updates, sgd_update...)
