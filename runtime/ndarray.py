@@ -318,6 +318,9 @@ class NDArray:
         if isinstance(key, (list, np.ndarray)):
             return _wrap(self._data[np.asarray(key, dtype=np.int64)], self._ctx)
         result = self._data[key]
+        if not result.flags.c_contiguous:
+            # MXNet 1.9.1 gives a view only of a contiguous run; any other slice is a new array
+            result = result.copy()
         if isinstance(key, (int, np.integer)) or (isinstance(key, tuple) and key
                                                   and all(isinstance(k, (int, np.integer)) for k in key)):
             # an integer index that removes every axis still leaves shape (1,) in MXNet 1.x
@@ -349,6 +352,9 @@ class NDArray:
 
     def __setitem__(self, key, value):
         self._check_assignable()
+        if autograd._state.recording and isinstance(value, NDArray) and value._entry is not None:
+            self._recorded_assign(key, value)
+            return
         if isinstance(key, NDArray):
             key = key._data.astype(np.int64)
         elif isinstance(key, tuple):
@@ -356,14 +362,46 @@ class NDArray:
         source = value._data if isinstance(value, NDArray) else value
         try:
             self._data[key] = source
-        except ValueError:
+        except (ValueError, TypeError):
             # MXNet broadcasts the value to the indexed region, which may have fewer dimensions than
-            # the value: `x[i, j, k] = nd.array([5])` assigns 5, dropping the value's leading ones
+            # the value: `x[i, j, k] = nd.array([5])` (or `[5]`) assigns 5, dropping the value's leading ones
             region = np.ndim(self._data[key])
             source = np.asarray(source)
             while source.ndim > region and source.shape[0] == 1:
                 source = source.reshape(source.shape[1:])
             self._data[key] = source
+
+    def _recorded_assign(self, key, value):
+        """`x[key] = y` under record() with y in the graph. MXNet 1.9.1 records a copy (x then
+        follows y in the graph) only where the key overwrites all of x in order; any other key
+        writes into x through an operator whose output is also its input, which it refuses."""
+        if not _covers_whole(key, self.shape):
+            raise MXNetError(_INPLACE_WHILE_RECORDING)
+        with autograd.pause():
+            self[key] = value
+        source_shape = value.shape
+
+        def vjp(out_grads):
+            return [_sum_to_shape(out_grads[0], source_shape)]
+        autograd.record_node("_copyto", vjp, [value], [self])
+
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key, shape):
+        """Whether slicing an array of `shape` by `slc_key` (one slice per axis) selects one
+        contiguous run of memory, the case where MXNet 1.9.1's basic indexing returns a view:
+        at most one element, or, from the last axis back, whole axes up to one that is cut (taken
+        with step 1), and only single elements before it."""
+        assert len(slc_key) == len(shape)
+        lengths = [len(range(*s.indices(n))) for s, n in zip(slc_key, shape)]
+        if int(np.prod(lengths)) <= 1:
+            return True
+        cut = False
+        for s, n, length in zip(reversed(slc_key), reversed(shape), reversed(lengths)):
+            step = s.indices(n)[2]
+            if length > 1 and (step != 1 or cut):
+                return False
+            cut = cut or length < n
+        return True
 
     # ---- methods that are operators: `x.sum(axis=1)` is `nd.sum(x, axis=1)`
     def __getattr__(self, name: str):
@@ -396,6 +434,40 @@ _ASSIGN_IN_GRAPH = ("Check failed: AGInfo: :IsNone(*output): Assigning to NDArra
                     "clear the graph or do this out side of a record section. Also note that you cannot use inplace "
                     "operations like +=, *=, relu(x, out=x), y[idx]=x, etc inside a record section.")
 _VIEW_METHODS = ("flatten", "expand_dims", "squeeze")
+_INPLACE_WHILE_RECORDING = ("Check failed: AGInfo: :IsNone(*output): Inplace operations (+=, -=, x[:]=, etc) are not "
+                            "supported when recording with autograd.")
+
+
+def _covers_whole(key, shape) -> bool:
+    """Whether a basic index (integers, slices, None, Ellipsis) selects every element of an array
+    of `shape` in order (an integer counts only on an axis of length 1)."""
+    key = key if isinstance(key, tuple) else (key,)
+    if any(k is not Ellipsis and k is not None and not isinstance(k, (slice, numbers.Integral)) for k in key):
+        return False
+    axes = [k for k in key if k is not None]
+    if Ellipsis in axes:
+        at = axes.index(Ellipsis)
+        axes[at:at + 1] = [slice(None)] * (len(shape) - len(axes) + 1)
+    axes += [slice(None)] * (len(shape) - len(axes))
+    for k, n in zip(axes, shape):
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            if step < 0 or len(range(start, stop, step)) != n:
+                return False
+        elif n != 1:
+            return False
+    return True
+
+
+def _sum_to_shape(grad: np.ndarray, shape) -> np.ndarray:
+    """A gradient summed over the axes that broadcasting added or stretched, back to `shape`."""
+    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = grad.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(axis=stretched, keepdims=True)
+    return grad.reshape(shape)
 
 
 def _unpickle(state) -> NDArray:

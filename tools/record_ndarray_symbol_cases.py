@@ -39,6 +39,22 @@ CASES = [
                                   "rhs_axes=(0, 1))"),
     ("broadcast_like/lhs_axes_only", "mx.nd.broadcast_like(mx.nd.ones((1, 2)), mx.nd.ones((3, 2)), lhs_axes=(0,))"),
     ("broadcast_like/not_one", "mx.nd.broadcast_like(mx.nd.ones((1, 2)), mx.nd.ones((3, 2)), lhs_axes=(1,), rhs_axes=(0,))"),
+    # basic indexing: a view of a contiguous run only; other slices are new arrays
+    ("index/is_contiguous", "[mx.nd.NDArray._basic_indexing_slice_is_contiguous(k, (6, 7, 8)) for k in ["
+                            "(slice(None), slice(None), slice(None)), (slice(1, 3), slice(None), slice(None)), "
+                            "(slice(1, 3), slice(2, 4), slice(None)), (slice(0, 1), slice(2, 4), slice(None)), "
+                            "(slice(None), slice(None), slice(None, None, 2)), (slice(2, 3), slice(4, 5), slice(None, None, -1)), "
+                            "(slice(0, 1), slice(0, 1), slice(3, 4)), (slice(None), slice(0, 0), slice(None))]]"),
+    ("index/contiguous_view", "(lambda x: [x[1:3].__setitem__(slice(None), -1), x][1])(mx.nd.arange(12).reshape((4, 3)))"),
+    ("index/strided_copy", "(lambda x: [x[:, 1:3].__setitem__(slice(None), -1), x[::2].__setitem__(slice(None), -2), "
+                           "x][2])(mx.nd.arange(12).reshape((4, 3)))"),
+    ("index/list_into_element", "(lambda x: [x.__setitem__((1, 2), [7]), x][1])(mx.nd.zeros((2, 3)))"),
+    # x[key] = y under record() with y in the graph: a copy where the key covers x, refused otherwise
+    ("index/recorded_whole", "_recorded_assign(slice(None), (3, 4), (3, 4))"),
+    ("index/recorded_whole_broadcast", "_recorded_assign((None, Ellipsis), (1, 4), (4,))"),
+    ("index/recorded_part", "_recorded_assign(slice(1, 3), (3, 4), (2, 4))"),
+    ("index/recorded_element", "_recorded_assign(0, (3, 4), (4,))"),
+    ("index/recorded_advanced", "_recorded_assign(([0, 1], [1, 2]), (3, 4), (2,))"),
     # from_numpy twice over one array: the second NDArray still writes to the shared memory
     ("from_numpy/again", "(lambda a: [mx.nd.from_numpy(a), mx.nd.from_numpy(a).__setitem__((1, 0), 7), "
                          "mx.nd.array(a)][2])(np.ones((2, 2), 'float32'))"),
@@ -99,6 +115,19 @@ def _round_trip(arrays, save_np_shape, load_np_shape):
             return mx.nd.load(path)
 
 
+def _recorded_assign(key, shape, value_shape):
+    """[x, the value's gradient] after `x[key] = value; (x * 2).backward()` under record()."""
+    import mxnet as mx
+    x = mx.nd.zeros(shape)
+    value = mx.nd.arange(int(np.prod(value_shape))).reshape(value_shape)
+    value.attach_grad()
+    with mx.autograd.record():
+        x[key] = value
+        doubled = x * 2
+    doubled.backward()
+    return [x, value.grad]
+
+
 def _updated(name, count, dtype="float32", mp=0, out=False, **kwargs):
     """[the result, each input after the call] of an optimizer update over deterministic inputs (the
     states non-negative where they are squares); `mp`: that many trailing float32 inputs (the mp_
@@ -138,7 +167,8 @@ def check_message(exc) -> str:
     return lines[0] if lines else ""
 
 
-SCOPE = {"np": np, "_saved_hex": _saved_hex, "_round_trip": _round_trip, "_updated": _updated}
+SCOPE = {"np": np, "_saved_hex": _saved_hex, "_round_trip": _round_trip, "_updated": _updated,
+         "_recorded_assign": _recorded_assign}
 
 
 def record(mx):
