@@ -371,6 +371,13 @@ class NDArray:
                 source = source.reshape(source.shape[1:])
             self._data[key] = source
 
+    def slice_assign(self, rhs, begin, end, step):
+        """self[begin:end:step] = rhs, in place (MXNet's `_slice_assign` with out=self)."""
+        return _call("_slice_assign", self, rhs, begin=begin, end=end, step=step, out=self)
+
+    def slice_assign_scalar(self, value, begin, end, step):
+        return _call("_slice_assign_scalar", self, scalar=float(value), begin=begin, end=end, step=step, out=self)
+
     def _recorded_assign(self, key, value):
         """`x[key] = y` under record() with y in the graph. MXNet 1.9.1 records a copy (x then
         follows y in the graph) only where the key overwrites all of x in order; any other key

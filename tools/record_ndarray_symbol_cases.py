@@ -55,6 +55,17 @@ CASES = [
     ("index/recorded_part", "_recorded_assign(slice(1, 3), (3, 4), (2, 4))"),
     ("index/recorded_element", "_recorded_assign(0, (3, 4), (4,))"),
     ("index/recorded_advanced", "_recorded_assign(([0, 1], [1, 2]), (3, 4), (2,))"),
+    # the slice assignments behind `x[a:b] = y` (no gradient in MXNet), and the methods over them
+    ("slice_assign", "_slice_assign", "mx.nd._internal._slice_assign(mx.nd.ones((2, 3, 4)), mx.nd.zeros((1, 3, 2)), "
+                     "begin=(1, None, None), end=(None, None, None), step=(1, 1, 2))"),
+    ("slice_assign/crop", "_slice_assign", "mx.nd._internal._crop_assign(mx.nd.ones((2, 3, 4)), mx.nd.zeros((2, 1, 3)), "
+                          "begin=(0, 0, 0), end=(2, 1, 3))"),
+    ("slice_assign/shape", "mx.nd._internal._slice_assign(mx.nd.ones((2, 3, 4)), mx.nd.zeros((2, 2, 3)), "
+                           "begin=(0, 0, 0), end=(2, 1, 3))"),
+    ("slice_assign_scalar", "_slice_assign_scalar", "mx.nd._internal._slice_assign_scalar(mx.nd.ones((2, 3, 4)), scalar=3, "
+                            "begin=(1,), end=(2,))"),
+    ("slice_assign/method", "(lambda x: [x.slice_assign(mx.nd.zeros((1, 3)), (1,), (2,), ()), x])(mx.nd.ones((2, 3)))"),
+    ("slice_assign_scalar/method", "(lambda x: [x.slice_assign_scalar(7, (0, 1), (1, 3), (1, 1)), x])(mx.nd.ones((2, 3)))"),
     # from_numpy twice over one array: the second NDArray still writes to the shared memory
     ("from_numpy/again", "(lambda a: [mx.nd.from_numpy(a), mx.nd.from_numpy(a).__setitem__((1, 0), 7), "
                          "mx.nd.array(a)][2])(np.ones((2, 2), 'float32'))"),

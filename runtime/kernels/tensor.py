@@ -242,11 +242,33 @@ def split_v2(x, indices=(), axis=0, squeeze_axis=False, sections=0):
 
 
 def slice_(x, begin, end, step=()):
+    return np.ascontiguousarray(x[_slice_index(begin, end, step)])
+
+
+def _slice_index(begin, end, step):
     index = []
     for k in range(len(begin)):
         s = step[k] if k < len(step) and step[k] is not None else 1
         index.append(slice(begin[k], end[k] if k < len(end) else None, s))
-    return np.ascontiguousarray(x[tuple(index)])
+    return tuple(index)
+
+
+def sliced_shape(shape, begin, end, step=()):
+    """The shape `slice` gives an array of `shape` (no array is made)."""
+    return np.broadcast_to(np.empty((), np.int8), shape)[_slice_index(begin, end, step)].shape
+
+
+def slice_assign(lhs, rhs, begin, end, step=()):
+    """lhs with the region `slice` selects replaced by rhs (of that region's shape)."""
+    out = lhs.copy()
+    out[_slice_index(begin, end, step)] = rhs
+    return out
+
+
+def slice_assign_scalar(data, scalar=0.0, begin=(), end=(), step=()):
+    out = data.copy()
+    out[_slice_index(begin, end, step)] = scalar
+    return out
 
 
 def slice_axis(x, axis, begin, end):
