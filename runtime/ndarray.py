@@ -277,7 +277,7 @@ class NDArray:
 
     def _on_tape(self) -> bool:
         """Recording, and this array is a variable or a recorded result: operations on it are recorded."""
-        return self._entry is not None and autograd._state.recording
+        return self._entry is not None and autograd._state.recording and autograd.entry_of(self) is not None
 
     def _check_assignable(self) -> None:
         if self._on_tape():

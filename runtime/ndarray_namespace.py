@@ -92,6 +92,8 @@ def build_module(name: str) -> types.ModuleType:
     top, subs = operator_functions(function_for)
     namespace.add_composites(top, subs, function_for, eager=True)
     top.update(HELPERS)
+    from runtime.cached_op import CachedOp
+    top["CachedOp"] = CachedOp
     subs["random"].update({
         "uniform": _random_function(
             "uniform", lambda low=0.0, high=1.0, size=None: _random.generator().uniform(low, high, size)),

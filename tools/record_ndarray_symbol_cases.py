@@ -66,6 +66,14 @@ CASES = [
                             "begin=(1,), end=(2,))"),
     ("slice_assign/method", "(lambda x: [x.slice_assign(mx.nd.zeros((1, 3)), (1,), (2,), ()), x])(mx.nd.ones((2, 3)))"),
     ("slice_assign_scalar/method", "(lambda x: [x.slice_assign_scalar(7, (0, 1), (1, 3), (1, 1)), x])(mx.nd.ones((2, 3)))"),
+    # nd.CachedOp: a Symbol called on NDArrays in list_inputs() order, differentiable under record()
+    ("cached_op", "_cached_op(False)"),
+    ("cached_op/recorded", "_cached_op(True)"),
+    ("cached_op/inputs", "mx.nd.CachedOp(mx.sym.Convolution(kernel=(3, 3), num_filter=2) + 2)(mx.nd.ones((1, 1, 3, 3)))"),
+    # a result whose graph a backward pass freed is out of the graph: a constant to later operations
+    ("freed/constant", "_after_backward('z = y * 3')"),
+    ("freed/assign", "_after_backward('y[:] = 1')"),
+    ("freed/with_leaf", "_after_backward('z = y * x')"),
     # from_numpy twice over one array: the second NDArray still writes to the shared memory
     ("from_numpy/again", "(lambda a: [mx.nd.from_numpy(a), mx.nd.from_numpy(a).__setitem__((1, 0), 7), "
                          "mx.nd.array(a)][2])(np.ones((2, 2), 'float32'))"),
@@ -139,6 +147,45 @@ def _recorded_assign(key, shape, value_shape):
     return [x, value.grad]
 
 
+def _cached_op(recorded):
+    """[outputs, (gradients of weight, bias, data)] of a CachedOp over a convolution and a sum; the
+    first call fills `out`, the second runs under record() when `recorded`."""
+    import mxnet as mx
+    data = mx.nd.arange(2 * 2 * 4 * 4).reshape((2, 2, 4, 4)) / 10
+    weight = mx.nd.arange(3 * 2 * 3 * 3).reshape((3, 2, 3, 3)) / 20
+    bias = mx.nd.array([1, 2, 3])
+    graph = mx.sym.Convolution(kernel=(3, 3), num_filter=3, name="conv") * 2
+    op = mx.nd.CachedOp(mx.sym.Group([graph, mx.sym.sum(graph)]))
+    if not recorded:
+        out = [mx.nd.zeros((2, 3, 2, 2)), mx.nd.zeros((1,))]
+        op(data, weight, bias, out=out)
+        return out
+    for array in (data, weight, bias):
+        array.attach_grad()
+    with mx.autograd.record():
+        first, total = op(data, weight, bias)
+        loss = (first * first).sum() + total
+    loss.backward()
+    return [first, total, weight.grad, bias.grad, data.grad]
+
+
+def _after_backward(statement):
+    """[x's gradient, then what backward of z gives or the error] when `statement` runs under a
+    second record() on y = x * 2, whose graph the first backward freed."""
+    import mxnet as mx
+    x = mx.nd.array([1, 2, 3])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * 2
+    y.backward()
+    scope = {"x": x, "y": y}
+    with mx.autograd.record():
+        exec(statement, scope)
+    if "z" in scope:
+        scope["z"].backward()
+    return [x.grad, y]
+
+
 def _updated(name, count, dtype="float32", mp=0, out=False, **kwargs):
     """[the result, each input after the call] of an optimizer update over deterministic inputs (the
     states non-negative where they are squares); `mp`: that many trailing float32 inputs (the mp_
@@ -170,16 +217,16 @@ def check_message(exc) -> str:
     lines = [line for line in str(exc).splitlines() if line.strip()]
     for line in lines:
         # (MXNet's log writes `A::B` in a condition as `A: :B`)
-        checked = re.search(r"Check failed: .*?: (.*)$", line.replace(": :", "::"))
-        if checked:
-            return checked.group(1)
+        checked = re.search(r"Check failed: (.*?): (.*)$", line.replace(": :", "::"))
+        if checked:  # the words after the condition, or the condition where there are none (CHECK_EQ)
+            return checked.group(2) or checked.group(1).strip()
         if line.startswith("MXNetError: "):
             return line[len("MXNetError: "):]
     return lines[0] if lines else ""
 
 
 SCOPE = {"np": np, "_saved_hex": _saved_hex, "_round_trip": _round_trip, "_updated": _updated,
-         "_recorded_assign": _recorded_assign}
+         "_recorded_assign": _recorded_assign, "_cached_op": _cached_op, "_after_backward": _after_backward}
 
 
 def record(mx):
