@@ -371,6 +371,14 @@ class NDArray:
                 source = source.reshape(source.shape[1:])
             self._data[key] = source
 
+    def to_dlpack_for_read(self):
+        from runtime.dlpack import to_dlpack_for_read
+        return to_dlpack_for_read(self)
+
+    def to_dlpack_for_write(self):
+        from runtime.dlpack import to_dlpack_for_write
+        return to_dlpack_for_write(self)
+
     def slice_assign(self, rhs, begin, end, step):
         """self[begin:end:step] = rhs, in place (MXNet's `_slice_assign` with out=self)."""
         return _call("_slice_assign", self, rhs, begin=begin, end=end, step=step, out=self)

@@ -94,6 +94,9 @@ def build_module(name: str) -> types.ModuleType:
     top.update(HELPERS)
     from runtime.cached_op import CachedOp
     top["CachedOp"] = CachedOp
+    from runtime import dlpack
+    top.update(to_dlpack_for_read=dlpack.to_dlpack_for_read, to_dlpack_for_write=dlpack.to_dlpack_for_write,
+               from_dlpack=dlpack.from_dlpack)
     subs["random"].update({
         "uniform": _random_function(
             "uniform", lambda low=0.0, high=1.0, size=None: _random.generator().uniform(low, high, size)),

@@ -74,6 +74,12 @@ CASES = [
     ("freed/constant", "_after_backward('z = y * 3')"),
     ("freed/assign", "_after_backward('y[:] = 1')"),
     ("freed/with_leaf", "_after_backward('z = y * x')"),
+    # DLPack: the imported array shares the exporter's memory, and a capsule is consumed once
+    ("dlpack/read", "(lambda a: [mx.nd.from_dlpack(a.to_dlpack_for_read()), a])(mx.nd.arange(6).reshape((2, 3)))"),
+    ("dlpack/shared", "(lambda a: [mx.nd.from_dlpack(mx.nd.to_dlpack_for_write(a)).__setitem__((0, 1), 9), a][1])"
+                      "(mx.nd.arange(6).reshape((2, 3)))"),
+    ("dlpack/int32", "mx.nd.from_dlpack(mx.nd.array([1, 2], dtype='int32').to_dlpack_for_write())"),
+    ("dlpack/twice", "(lambda p: [mx.nd.from_dlpack(p), mx.nd.from_dlpack(p)])(mx.nd.ones((2,)).to_dlpack_for_read())"),
     # from_numpy twice over one array: the second NDArray still writes to the shared memory
     ("from_numpy/again", "(lambda a: [mx.nd.from_numpy(a), mx.nd.from_numpy(a).__setitem__((1, 0), 7), "
                          "mx.nd.array(a)][2])(np.ones((2, 2), 'float32'))"),
