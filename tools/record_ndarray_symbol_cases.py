@@ -80,6 +80,11 @@ CASES = [
                       "(mx.nd.arange(6).reshape((2, 3)))"),
     ("dlpack/int32", "mx.nd.from_dlpack(mx.nd.array([1, 2], dtype='int32').to_dlpack_for_write())"),
     ("dlpack/twice", "(lambda p: [mx.nd.from_dlpack(p), mx.nd.from_dlpack(p)])(mx.nd.ones((2,)).to_dlpack_for_read())"),
+    # NaN through relu and its gradient (kept), and through maximum and minimum
+    ("nan/relu_grad", "relu", "_input_grad(lambda x: mx.nd.relu(x), [np.nan, -1, 2, 0])"),
+    ("nan/sym_relu_grad", "relu", "_symbol_input_grad(mx.sym.relu(mx.sym.var('x')), [np.nan, -1, 2, 0])"),
+    ("nan/maximum", "broadcast_maximum", "[mx.nd.maximum(mx.nd.array([np.nan, 1, 2]), mx.nd.array([1, np.nan, 3])), "
+                    "mx.nd.minimum(mx.nd.array([np.nan, 1, 2]), mx.nd.array([1, np.nan, 3]))]"),
     # from_numpy twice over one array: the second NDArray still writes to the shared memory
     ("from_numpy/again", "(lambda a: [mx.nd.from_numpy(a), mx.nd.from_numpy(a).__setitem__((1, 0), 7), "
                          "mx.nd.array(a)][2])(np.ones((2, 2), 'float32'))"),
@@ -192,6 +197,27 @@ def _after_backward(statement):
     return [x.grad, y]
 
 
+def _input_grad(function, values):
+    """[f(x), the gradient of sum(f(x)) at x]."""
+    import mxnet as mx
+    x = mx.nd.array(values)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = function(x)
+    y.backward()
+    return [y, x.grad]
+
+
+def _symbol_input_grad(symbol, values):
+    """The gradient reaching x through a bound symbol's backward with ones."""
+    import mxnet as mx
+    x = mx.nd.array(values)
+    executor = symbol.bind(mx.cpu(), {"x": x}, args_grad={"x": mx.nd.zeros(x.shape)})
+    executor.forward(is_train=True)
+    executor.backward(mx.nd.ones(x.shape))
+    return executor.grad_dict["x"]
+
+
 def _updated(name, count, dtype="float32", mp=0, out=False, **kwargs):
     """[the result, each input after the call] of an optimizer update over deterministic inputs (the
     states non-negative where they are squares); `mp`: that many trailing float32 inputs (the mp_
@@ -232,7 +258,8 @@ def check_message(exc) -> str:
 
 
 SCOPE = {"np": np, "_saved_hex": _saved_hex, "_round_trip": _round_trip, "_updated": _updated,
-         "_recorded_assign": _recorded_assign, "_cached_op": _cached_op, "_after_backward": _after_backward}
+         "_recorded_assign": _recorded_assign, "_cached_op": _cached_op, "_after_backward": _after_backward,
+         "_input_grad": _input_grad, "_symbol_input_grad": _symbol_input_grad}
 
 
 def record(mx):
