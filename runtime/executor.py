@@ -11,8 +11,9 @@ from runtime.base import MXNetError
 from runtime.graph import compile_plan, straight_line
 from runtime.kernels import preload
 from runtime.ndarray import NDArray
-from runtime.registry import shape_inconsistent
+from runtime.registry import same_shape, shape_inconsistent
 from runtime.symbol import Node, Symbol, _aux_variables, topological
+from runtime.util import is_np_shape
 
 _INCOMPATIBLE = re.compile(r"Incompatible attr at")
 
@@ -55,20 +56,33 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
     order = topological(symbol._outputs)
     shapes: Dict[int, List[Optional[Tuple]]] = {}
     wanted: List[Tuple[Node, int, Tuple]] = []  # shapes consumers gave outputs that were unknown
+    # partial answers (infer_shape_partial) also carry what declared shapes know, 0 for an unknown
+    # size (`var('data', shape=(1, 0, 0, 0))`), through the operators, as MXNet 1.9.1's do
+    carry_partial = partial and not is_np_shape()
     for node in order:
         if node.is_variable:
-            shapes[id(node)] = [tuple(known[node.name]) if node.name in known else _declared_shape(node)]
+            shape = tuple(known[node.name]) if node.name in known else _declared_shape(node)
+            if shape is None and carry_partial:
+                shape = _partial_shape(node)
+            shapes[id(node)] = [shape]
             continue
         in_shapes = [shapes[id(child)][index] for child, index in node.inputs]
         if node.op.infer is None and any(s is None for s in in_shapes):
             shapes[id(node)] = [None] * node.num_outputs()
             continue
+        unsure = carry_partial and any(s is not None and 0 in s for s in in_shapes)
         try:
             completed, out_shapes = node.op.infer_shapes(in_shapes, node.attrs)
         except MXNetError as exc:
+            if unsure:  # a rule that cannot work with unknown sizes: its outputs stay unknown
+                shapes[id(node)] = [None] * node.num_outputs()
+                continue
             raise _node_error(node, exc) from None
         for (child, index), before, after in zip(node.inputs, in_shapes, completed):
-            if before is None and after is not None:
+            if unsure and before is not None and after is not None and 0 in before and child.is_variable \
+                    and len(before) == len(after) and all(b in (0, a) for b, a in zip(before, after)):
+                shapes[id(child)][index] = tuple(after)  # a declared partial shape, completed
+            elif before is None and after is not None:
                 if child.is_variable:
                     shapes[id(child)][index] = tuple(after)
                 else:
@@ -95,6 +109,12 @@ def _work_back(node: Node, shape: Tuple, shapes, learned: Dict[str, Tuple]) -> N
         if declared is None or (len(declared) == len(shape)
                                 and all(d in (0, s) for d, s in zip(declared, shape))):
             learned[node.name] = shape
+        return
+    if node.op.infer is same_shape and len(node.inputs) == 1:
+        # an elementwise operator (cast, relu): its input has its output's shape
+        child, index = node.inputs[0]
+        if shapes[id(child)][index] is None:
+            _work_back(child, shape, shapes, learned)
         return
     if node.op.infer_inputs is None:
         return

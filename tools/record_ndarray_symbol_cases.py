@@ -85,6 +85,14 @@ CASES = [
     ("nan/sym_relu_grad", "relu", "_symbol_input_grad(mx.sym.relu(mx.sym.var('x')), [np.nan, -1, 2, 0])"),
     ("nan/maximum", "broadcast_maximum", "[mx.nd.maximum(mx.nd.array([np.nan, 1, 2]), mx.nd.array([1, np.nan, 3])), "
                     "mx.nd.minimum(mx.nd.array([np.nan, 1, 2]), mx.nd.array([1, np.nan, 3]))]"),
+    # partial shape inference carries declared partial shapes (0: unknown) through the operators
+    ("infer_partial/conv_cast", "(lambda data, weight: mx.sym.Convolution(data=mx.sym.cast(data, dtype='float16'), "
+                                "weight=mx.sym.cast(weight, dtype='float16'), pad=(3, 3), num_filter=64, stride=(2, 2), "
+                                "no_bias=True, kernel=(7, 7)).infer_shape_partial())(mx.sym.var('data', shape=(1, 0, 0, 0)), "
+                                "mx.sym.var('weight'))"),
+    ("infer_partial/fc", "mx.sym.FullyConnected(mx.sym.var('x', shape=(0, 5)), num_hidden=3).infer_shape_partial()"),
+    ("infer/cast_back", "mx.sym.Convolution(data=mx.sym.var('data'), weight=mx.sym.cast(mx.sym.var('w'), dtype='float32'), "
+                        "num_filter=4, kernel=(3, 3), no_bias=True).infer_shape(data=(1, 2, 5, 5))"),
     # from_numpy twice over one array: the second NDArray still writes to the shared memory
     ("from_numpy/again", "(lambda a: [mx.nd.from_numpy(a), mx.nd.from_numpy(a).__setitem__((1, 0), 7), "
                          "mx.nd.array(a)][2])(np.ones((2, 2), 'float32'))"),
