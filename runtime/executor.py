@@ -188,6 +188,13 @@ class Executor:
                 self.outputs = self._in_inferred_storage(bound)
         self._grad_reqs = _grad_requests(arg_names, grad_req)
         self.grad_dict = _named_gradients(arg_names, args_grad, self._grad_reqs)
+        # as MXNet's bind builds the backward graph: an operator the gradients must cross needs one
+        self._differentiated = differentiated_nodes(self._order, symbol._outputs, set(self.grad_dict)) \
+            if self.grad_dict else []
+        for node in self._differentiated:
+            if node.op.gradient is None:
+                raise MXNetError("Operator %s is non-differentiable because it didn't register FGradient attribute."
+                                 % node.op.name)
         self._saved_values = None  # every node's outputs of the last forward, kept for backward
         self._monitor = None  # (callback, monitor_all): see set_monitor_callback
 
@@ -302,6 +309,40 @@ class Executor:
         self.outputs = [NDArray(values[id(n)][i], self._ctx) for n, i in self._symbol._outputs]
         return self.outputs
 
+    def debug_str(self) -> str:
+        """The graph (Symbol.debug_str), then the memory this executor's runs hold, in MB: every
+        operator's outputs and the gradient arrays when a backward pass is to run (the forward keeps
+        all it reads), else the most that the forward pass holds at once, each output released
+        after its last reader."""
+        return self._symbol.debug_str() + "Total %d MB allocated\n" % (self._memory_bytes() >> 20)
+
+    def _memory_bytes(self) -> int:
+        internals = self._symbol.get_internals()
+        bound = {**self.arg_dict, **self.aux_dict}
+        _, shapes, _ = infer_shapes(internals, {n: a.shape for n, a in bound.items()}, partial=True)
+        _, dtypes, _ = infer_types(internals, {n: a.dtype for n, a in bound.items()})
+        size = {(id(node), index): int(np.prod(shape or ())) * np.dtype(dtype or np.float32).itemsize
+                for (node, index), shape, dtype in zip(internals._outputs, shapes, dtypes)}
+        operators = [n for n in self._order if not n.is_variable]
+        if self._differentiated:
+            grads = sum(g._data.nbytes for g in self.grad_dict.values())
+            return grads + sum(size.get((id(n), i), 0) for n in operators for i in range(n.num_outputs()))
+        readers: Dict[int, int] = {}
+        for node in operators:
+            for child, _ in node.inputs:
+                readers[id(child)] = readers.get(id(child), 0) + 1
+        for node, _ in self._symbol._outputs:
+            readers[id(node)] = readers.get(id(node), 0) + 1
+        live = peak = 0
+        for node in operators:
+            live += sum(size.get((id(node), i), 0) for i in range(node.num_outputs()))
+            peak = max(peak, live)
+            for child, _ in node.inputs:
+                readers[id(child)] -= 1
+                if readers[id(child)] == 0 and not child.is_variable:
+                    live -= sum(size.get((id(child), i), 0) for i in range(child.num_outputs()))
+        return peak
+
     def set_monitor_callback(self, callback, monitor_all: bool = False) -> None:
         """`callback(name, array)` for each output of each operator as forward runs it, named
         `NODE_OUTPUT` (`conv_output`); with `monitor_all`, for its inputs first too: each input by its
@@ -390,6 +431,30 @@ def _entry_name(node: Node, index: int) -> str:
     return "%s_output" % node.name if node.num_outputs() == 1 else "%s_output%d" % (node.name, index)
 
 
+def _gives_zero_gradient(node: Node) -> bool:
+    """Operators whose gradient is zero everywhere (stop_gradient, rounding, sign): MXNet 1.9.1
+    propagates the zeros without running the operators before them, which may have no gradient."""
+    from runtime.ops.grad_math import zero_gradient
+    return node.op.gradient is zero_gradient
+
+
+def differentiated_nodes(order: List[Node], heads, wanted) -> List[Node]:
+    """The operators a backward pass runs the gradient of: reached from the heads by gradients
+    that are not zero, and fed by a variable named in `wanted`."""
+    fed = set()
+    for node in order:
+        if (node.name in wanted) if node.is_variable else any(id(c) in fed for c, _ in node.inputs):
+            fed.add(id(node))
+    reached = {id(node) for node, _ in heads}
+    found = []
+    for node in reversed(order):
+        if node.is_variable or id(node) not in reached or id(node) not in fed or _gives_zero_gradient(node):
+            continue
+        found.append(node)
+        reached.update(id(child) for child, _ in node.inputs)
+    return found
+
+
 def graph_gradients(order: List[Node], heads, values: Dict[int, List[np.ndarray]], head_grads: List[np.ndarray],
                     is_train: bool, wanted=None) -> Dict[int, np.ndarray]:
     """The gradient reaching each variable node (by node id), from the nodes' gradients run in
@@ -417,6 +482,8 @@ def graph_gradients(order: List[Node], heads, values: Dict[int, List[np.ndarray]
         out_grads = [pending.pop((id(node), i), None) for i in range(len(outputs))]
         if all(g is None for g in out_grads) or (relevant is not None and id(node) not in relevant):
             continue
+        if _gives_zero_gradient(node):
+            continue  # zeros reach the inputs: nothing to run or add (MXNet's zero propagation)
         if node.op.gradient is None:
             raise MXNetError("Operator %s is non-differentiable because it didn't register FGradient attribute."
                              % node.op.name)

@@ -324,6 +324,14 @@ class Symbol:
 
     def simple_bind(self, ctx=None, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+        try:
+            return self._simple_bind(ctx, grad_req, type_dict, stype_dict, **kwargs)
+        except MXNetError as exc:
+            # MXNet 1.9.1's front end turns the backend's error into a RuntimeError naming the shapes given
+            raise RuntimeError("simple_bind error. Arguments:\n" + "".join("%s: %s\n" % item for item in kwargs.items())
+                               + str(exc)) from None
+
+    def _simple_bind(self, ctx, grad_req, type_dict, stype_dict, **kwargs):
         from runtime.executor import Executor
         from runtime.ndarray import zeros
         arg_shapes, _, aux_shapes = self.infer_shape(**kwargs)
@@ -372,6 +380,25 @@ class Symbol:
         name_map = dict(zip(self.list_arguments(), args))
         name_map.update({k: v for k, v in kwargs.items() if isinstance(v, Symbol)})
         return _substitute(self, {k: v._outputs[0] for k, v in name_map.items()})
+
+    def debug_str(self) -> str:
+        """The graph as text, in MXNet 1.9.1's layout: the outputs, then each variable and each
+        operator (its name, inputs and the attributes it was given) in topological order."""
+        lines = ["Symbol Outputs:"]
+        lines += ["\toutput[%d]=%s(%d)" % (i, node.name, index) for i, (node, index) in enumerate(self._outputs)]
+        for node in self._order():
+            if node.is_variable:
+                lines.append("Variable:%s" % node.name)
+                continue
+            lines += ["-" * 20, "Op:%s, Name=%s" % (node.op.name, node.name), "Inputs:"]
+            lines += ["\targ[%d]=%s(%d)%s" % (i, child.name, index, " version=0" if child.is_variable else "")
+                      for i, (child, index) in enumerate(node.inputs)]
+            attrs = {k: _attr_text(v) for k, v in node.attrs.items()
+                     if v is not None and not _is_default(node.op, k, v)}
+            if attrs:
+                lines.append("Attrs:")
+                lines += ["\t%s=%s" % item for item in sorted(attrs.items())]
+        return "\n".join(lines) + "\n"
 
     # ---- serialization (MXNet's JSON graph format)
     def tojson(self) -> str:

@@ -93,6 +93,15 @@ CASES = [
     ("infer_partial/fc", "mx.sym.FullyConnected(mx.sym.var('x', shape=(0, 5)), num_hidden=3).infer_shape_partial()"),
     ("infer/cast_back", "mx.sym.Convolution(data=mx.sym.var('data'), weight=mx.sym.cast(mx.sym.var('w'), dtype='float32'), "
                         "num_filter=4, kernel=(3, 3), no_bias=True).infer_shape(data=(1, 2, 5, 5))"),
+    # zero propagation: no gradient runs behind stop_gradient; bind refuses a graph whose
+    # gradients must cross an operator without one
+    ("zero_prop/stop_gradient", "_bound_backward(mx.sym.stop_gradient(mx.sym.batch_take(mx.sym.var('x'), "
+                                "mx.sym.var('idx'))))"),
+    ("zero_prop/bind", "_bound_backward(mx.sym.batch_take(mx.sym.var('x'), mx.sym.var('idx')))"),
+    ("zero_prop/bind_index_only", "_bound_backward(mx.sym.batch_take(mx.sym.var('x'), mx.sym.var('idx')), "
+                                  "grad_req={'x': 'null', 'idx': 'write'})"),
+    ("zero_prop/memory", "_memory_figures()"),
+    ("debug_str", "(mx.sym.FullyConnected(mx.sym.var('a'), num_hidden=3, name='fc') * mx.sym.var('b')).debug_str()"),
     # from_numpy twice over one array: the second NDArray still writes to the shared memory
     ("from_numpy/again", "(lambda a: [mx.nd.from_numpy(a), mx.nd.from_numpy(a).__setitem__((1, 0), 7), "
                          "mx.nd.array(a)][2])(np.ones((2, 2), 'float32'))"),
@@ -226,6 +235,34 @@ def _symbol_input_grad(symbol, values):
     return executor.grad_dict["x"]
 
 
+def _bound_backward(symbol, grad_req="write"):
+    """x's gradient after forward and backward of the symbol bound to x (3, 4) and idx (3,) int32."""
+    import mxnet as mx
+    executor = symbol.simple_bind(ctx=mx.cpu(), x=(3, 4), idx=(3,), grad_req=grad_req,
+                                  type_dict={"x": np.float32, "idx": np.int32})
+    executor.arg_dict["x"][:] = mx.nd.arange(12).reshape((3, 4))
+    executor.forward(is_train=True)
+    executor.backward()
+    return executor.grad_dict.get("x")
+
+
+def _memory_figures():
+    """[with gradients > without, without == behind stop_gradient] of debug_str's allocated MB
+    for ten products in a row."""
+    import re
+    import mxnet as mx
+    data = mx.sym.var("data")
+    for _ in range(10):
+        data = data * data
+
+    def allocated(symbol, **kwargs):
+        executor = symbol.simple_bind(ctx=mx.cpu(), data=(10, 3, 64, 64), **kwargs)
+        return int(re.search(r"Total (\d+) MB allocated", executor.debug_str()).group(1))
+    big, small = allocated(data), allocated(data, grad_req="null")
+    stopped = allocated(mx.sym.stop_gradient(data))
+    return [big > stopped, small == stopped]
+
+
 def _updated(name, count, dtype="float32", mp=0, out=False, **kwargs):
     """[the result, each input after the call] of an optimizer update over deterministic inputs (the
     states non-negative where they are squares); `mp`: that many trailing float32 inputs (the mp_
@@ -267,7 +304,8 @@ def check_message(exc) -> str:
 
 SCOPE = {"np": np, "_saved_hex": _saved_hex, "_round_trip": _round_trip, "_updated": _updated,
          "_recorded_assign": _recorded_assign, "_cached_op": _cached_op, "_after_backward": _after_backward,
-         "_input_grad": _input_grad, "_symbol_input_grad": _symbol_input_grad}
+         "_input_grad": _input_grad, "_symbol_input_grad": _symbol_input_grad, "_bound_backward": _bound_backward,
+         "_memory_figures": _memory_figures}
 
 
 def record(mx):
