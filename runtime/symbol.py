@@ -101,12 +101,13 @@ class Symbol:
         for node, index in self._outputs:
             if node.is_variable:
                 names.append(node.name)
-            elif node.op.output_names:  # named outputs: `bn_output` even though BatchNorm has three
-                names.append("%s_%s" % (node.name, node.op.output_names[index]))
-            elif node.num_outputs() == 1:
-                names.append(node.name + "_output")
             else:
-                names.append("%s_output%d" % (node.name, index))
+                if node.op.output_names:  # named outputs: `bn_output` even though BatchNorm has three
+                    output = node.op.output_names[index]
+                else:
+                    output = "output" if node.num_outputs() == 1 else "output%d" % index
+                # a node without a name (an atomic symbol) gives the output's name alone
+                names.append("%s_%s" % (node.name, output) if node.name else output)
         return names
 
     def get_internals(self) -> "Symbol":
@@ -114,6 +115,13 @@ class Symbol:
         for node in self._order():
             outputs.extend((node, i) for i in range(node.visible_outputs()))
         return Symbol(outputs)
+
+    def _gen_atomic_symbol(self) -> "Symbol":
+        """The head operator alone: its operator and attributes, no inputs and no name (MXNet's
+        atomic symbol, which the graph passes start from), with all its visible outputs."""
+        head = self._outputs[0][0]
+        node = Node(head.op, "", dict(head.attrs), [])
+        return Symbol([(node, i) for i in range(node.visible_outputs())])
 
     def get_children(self) -> Optional["Symbol"]:
         node = self._outputs[0][0]

@@ -102,6 +102,12 @@ CASES = [
                                   "grad_req={'x': 'null', 'idx': 'write'})"),
     ("zero_prop/memory", "_memory_figures()"),
     ("debug_str", "(mx.sym.FullyConnected(mx.sym.var('a'), num_hidden=3, name='fc') * mx.sym.var('b')).debug_str()"),
+    # the head operator alone, without inputs or name
+    ("atomic/rnn", "(lambda s: [s.list_arguments(), s.list_outputs(), len(s), s.attr('mode')])(mx.sym.RNN("
+                   "mx.sym.var('data'), mx.sym.var('param'), mx.sym.var('h0'), mx.sym.var('h1'), state_size=10, "
+                   "num_layers=2, bidirectional=True, state_outputs=True, mode='lstm')._gen_atomic_symbol())"),
+    ("atomic/plus_scalar", "(lambda s: [s.list_arguments(), s.list_outputs()])("
+                           "(mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=3) + 1)._gen_atomic_symbol())"),
     # from_numpy twice over one array: the second NDArray still writes to the shared memory
     ("from_numpy/again", "(lambda a: [mx.nd.from_numpy(a), mx.nd.from_numpy(a).__setitem__((1, 0), 7), "
                          "mx.nd.array(a)][2])(np.ones((2, 2), 'float32'))"),
