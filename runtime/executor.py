@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 from typing import Dict, List, Optional, Tuple
 
@@ -196,6 +197,7 @@ class Executor:
                 raise MXNetError("Operator %s is non-differentiable because it didn't register FGradient attribute."
                                  % node.op.name)
         self._saved_values = None  # every node's outputs of the last forward, kept for backward
+        self._eliminate_common_expr = os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1") != "0"
         self._monitor = None  # (callback, monitor_all): see set_monitor_callback
 
     def _in_inferred_storage(self, bound) -> List[NDArray]:
@@ -308,6 +310,15 @@ class Executor:
         values = self._forward_values(is_train)
         self.outputs = [NDArray(values[id(n)][i], self._ctx) for n, i in self._symbol._outputs]
         return self.outputs
+
+    def get_optimized_symbol(self) -> Symbol:
+        """The graph after MXNet 1.9.1's bind-time simplification: common subexpressions
+        eliminated, unless the environment said MXNET_ELIMINATE_COMMON_EXPR=0 at bind time. (This
+        executor's compiled plan runs the graph as given; the values are the same.)"""
+        if not self._eliminate_common_expr:
+            return self._symbol
+        from runtime.cse import eliminate_common_expr
+        return eliminate_common_expr(self._symbol)
 
     def debug_str(self) -> str:
         """The graph (Symbol.debug_str), then the memory this executor's runs hold, in MB: every

@@ -108,6 +108,15 @@ CASES = [
                    "num_layers=2, bidirectional=True, state_outputs=True, mode='lstm')._gen_atomic_symbol())"),
     ("atomic/plus_scalar", "(lambda s: [s.list_arguments(), s.list_outputs()])("
                            "(mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=3) + 1)._gen_atomic_symbol())"),
+    # common-subexpression elimination at bind time: the optimized graph's internals, with it and without
+    ("cse/sum_of_same", "(lambda a, b: _optimized_internals((a + b) + (a + b)))(mx.sym.var('a'), mx.sym.var('b'))"),
+    ("cse/different_scalars", "(lambda a: _optimized_internals((a + 1) + (a + 2)))(mx.sym.var('a'))"),
+    ("cse/nested", "(lambda a, b, c: _optimized_internals(((a + b) + c) + ((a + b) + c)))(mx.sym.var('a'), "
+                   "mx.sym.var('b'), mx.sym.var('c'))"),
+    ("cse/group_copies", "(lambda a: _optimized_internals(mx.sym.Group([a * (a + 1), a * (a + 1)])))(mx.sym.var('a'))"),
+    ("cse/group_add", "(lambda a, b: _optimized_internals(mx.sym.Group([a * (a + 1) + b, a * (a + 1) + b])))("
+                      "mx.sym.var('a'), mx.sym.var('b'))"),
+    ("cse/dropout", "(lambda a: _optimized_internals(mx.sym.Dropout(a) + mx.sym.Dropout(a)))(mx.sym.var('a'))"),
     # from_numpy twice over one array: the second NDArray still writes to the shared memory
     ("from_numpy/again", "(lambda a: [mx.nd.from_numpy(a), mx.nd.from_numpy(a).__setitem__((1, 0), 7), "
                          "mx.nd.array(a)][2])(np.ones((2, 2), 'float32'))"),
@@ -269,6 +278,28 @@ def _memory_figures():
     return [big > stopped, small == stopped]
 
 
+def _optimized_internals(symbol):
+    """[the optimized graph's internals' count, its outputs' count, whether its last output's name
+    ends in _copy_output] bound with MXNET_ELIMINATE_COMMON_EXPR=1, then =0."""
+    import os
+    import mxnet as mx
+    found = []
+    for flag in ("1", "0"):
+        before = os.environ.get("MXNET_ELIMINATE_COMMON_EXPR")
+        os.environ["MXNET_ELIMINATE_COMMON_EXPR"] = flag
+        try:
+            executor = symbol.simple_bind(ctx=mx.cpu(), **{name: (2, 3) for name in symbol.list_inputs()})
+        finally:
+            if before is None:
+                del os.environ["MXNET_ELIMINATE_COMMON_EXPR"]
+            else:
+                os.environ["MXNET_ELIMINATE_COMMON_EXPR"] = before
+        optimized = executor.get_optimized_symbol()
+        outputs = optimized.list_outputs()
+        found.append([len(optimized.get_internals()), len(outputs), outputs[-1].endswith("_copy_output")])
+    return found
+
+
 def _updated(name, count, dtype="float32", mp=0, out=False, **kwargs):
     """[the result, each input after the call] of an optimizer update over deterministic inputs (the
     states non-negative where they are squares); `mp`: that many trailing float32 inputs (the mp_
@@ -311,7 +342,7 @@ def check_message(exc) -> str:
 SCOPE = {"np": np, "_saved_hex": _saved_hex, "_round_trip": _round_trip, "_updated": _updated,
          "_recorded_assign": _recorded_assign, "_cached_op": _cached_op, "_after_backward": _after_backward,
          "_input_grad": _input_grad, "_symbol_input_grad": _symbol_input_grad, "_bound_backward": _bound_backward,
-         "_memory_figures": _memory_figures}
+         "_memory_figures": _memory_figures, "_optimized_internals": _optimized_internals}
 
 
 def record(mx):
