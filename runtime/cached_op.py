@@ -90,7 +90,7 @@ class CachedOp:
         order = executor._order
         variables = {node.name: node for node in order if node.is_variable}
         wanted = [variables.get(name) for name in self._input_names]
-        names = {name for name, value in zip(self._input_names, args) if value._entry is not None}
+        names = {name for name, value in zip(self._input_names, args) if autograd.entry_of(value) is not None}
 
         def vjp(out_grads):
             grads = graph_gradients(order, heads, values, out_grads, is_train, names)

@@ -352,7 +352,7 @@ class NDArray:
 
     def __setitem__(self, key, value):
         self._check_assignable()
-        if autograd._state.recording and isinstance(value, NDArray) and value._entry is not None:
+        if autograd._state.recording and isinstance(value, NDArray) and autograd.entry_of(value) is not None:
             self._recorded_assign(key, value)
             return
         if isinstance(key, NDArray):

@@ -127,7 +127,8 @@ def rmspropalex_update(weight, grad, n, g, delta, lr, gamma1=0.95, gamma2=0.9, e
     step = _clip(rescale * grad + wd * weight, clip_gradient)
     n[...] = (one - gamma1) * step * step + gamma1 * n
     g[...] = (one - gamma1) * step + gamma1 * g
-    delta[...] = gamma2 * delta - lr * step / np.sqrt(n - g * g + epsilon)
+    with np.errstate(invalid="ignore"):  # n - g * g may go negative: NaN, silently, as in MXNet
+        delta[...] = gamma2 * delta - lr * step / np.sqrt(n - g * g + epsilon)
     return _clip(weight + delta, clip_weights)
 
 
