@@ -122,13 +122,18 @@ class TapeNode:
 
 
 def entry_of(array):
-    """The array's place on the tape, or None when no gradient can flow to it."""
-    return getattr(array, "_entry", None)
+    """The array's place on the tape, or None when no gradient can flow to it. A result of a graph
+    that a backward pass has freed is out of the graph from then on, as MXNet 1.9.1 clears its
+    record: later operations take it as a constant."""
+    entry = getattr(array, "_entry", None)
+    if type(entry) is tuple and entry[0].freed:
+        return None
+    return entry
 
 
 def needs_grad(arrays: Sequence) -> bool:
     for array in arrays:
-        if getattr(array, "_entry", None) is not None:
+        if entry_of(array) is not None:
             return True
     return False
 

@@ -3,6 +3,7 @@
 which gives the namespace's function for an operator, so that `nd` and `sym` get the same logic."""
 from __future__ import annotations
 
+import numbers
 from typing import Callable, Dict
 
 _INF = float("inf")
@@ -68,10 +69,27 @@ def eager_only(call: Callable[[str], Callable]) -> Dict[str, Callable]:
     """The NDArray helpers: those that need the input's rank (which a Symbol does not know), and
     the conversions from NumPy arrays and bytes."""
 
+    def axes_of(given, ndim):
+        """An int or any sequence of them (a range too) as distinct axes in [0, ndim); None when
+        one is out of range. MXNet 1.9.1 raises ValueError("repeated axis") for one named twice."""
+        axes = [given] if isinstance(given, numbers.Integral) else list(given)
+        if any(not -ndim <= axis < ndim for axis in axes):
+            return None
+        axes = [int(axis) % ndim for axis in axes]
+        if len(set(axes)) != len(axes):
+            raise ValueError("repeated axis")
+        return axes
+
     def moveaxis(tensor, source, destination):
         ndim = tensor.ndim
-        sources = [s % ndim for s in (source if isinstance(source, (list, tuple)) else [source])]
-        destinations = [d % ndim for d in (destination if isinstance(destination, (list, tuple)) else [destination])]
+        # MXNet 1.9.1's messages, word for word (the missing space and the two-part one included)
+        sources = axes_of(source, ndim)
+        if sources is None:
+            raise ValueError("Source should verify 0 <= source < tensor.ndimGot %d" % source)
+        destinations = axes_of(destination, ndim)
+        if destinations is None:
+            raise ValueError("Destination should verify 0 <= destination < tensor.ndim (%d)." % ndim,
+                             "Got %d" % destination)
         if len(sources) != len(destinations):
             raise ValueError("`source` and `destination` arguments must have the same number of elements")
         axes = [a for a in range(ndim) if a not in sources]
@@ -89,8 +107,11 @@ def eager_only(call: Callable[[str], Callable]) -> Dict[str, Callable]:
             return NDArray(np.array(ndarray))
         # the NDArray owns the memory from now on: writes go through it, and the NumPy array given
         # becomes read-only, as MXNet 1.9.1 leaves it (a view made first stays writable)
-        shared = ndarray.view()
-        ndarray.flags.writeable = False
+        if ndarray.flags.writeable:
+            shared = ndarray.view()
+            ndarray.flags.writeable = False
+        else:  # given again, already read-only: MXNet still writes to that memory
+            shared = _writable_alias(ndarray)
         return NDArray(shared)
 
     def load_frombuffer(buf):
@@ -216,3 +237,15 @@ _SCALAR_PARAMS = {"_random_uniform": ("low", "high"), "_random_normal": ("loc", 
                   "_random_exponential": ("lam",), "_random_gamma": ("alpha", "beta"), "_random_poisson": ("lam",),
                   "_random_negative_binomial": ("k", "p"), "_random_randint": ("low", "high"),
                   "_random_generalized_negative_binomial": ("mu", "alpha")}
+
+
+def _writable_alias(array):
+    """A writable NumPy array over the memory of a read-only C-contiguous one (NumPy gives no
+    writable view of it); the alias holds the array, so the memory lives as long as either."""
+    import ctypes
+    import numpy as np
+    if array.nbytes == 0:
+        return np.empty(array.shape, array.dtype)
+    memory = (ctypes.c_char * array.nbytes).from_address(array.ctypes.data)
+    memory.owner = array
+    return np.frombuffer(memory, dtype=array.dtype).reshape(array.shape)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 from typing import Dict, List, Optional, Tuple
 
@@ -11,8 +12,9 @@ from runtime.base import FailedValue, MXNetError, OperatorIndexError
 from runtime.graph import compile_plan, straight_line
 from runtime.kernels import preload
 from runtime.ndarray import NDArray, call_with_handle
-from runtime.registry import shape_inconsistent
+from runtime.registry import same_shape, shape_inconsistent
 from runtime.symbol import Node, Symbol, _aux_variables, topological
+from runtime.util import is_np_shape
 
 _INCOMPATIBLE = re.compile(r"Incompatible attr at")
 
@@ -55,20 +57,33 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
     order = topological(symbol._outputs)
     shapes: Dict[int, List[Optional[Tuple]]] = {}
     wanted: List[Tuple[Node, int, Tuple]] = []  # shapes consumers gave outputs that were unknown
+    # partial answers (infer_shape_partial) also carry what declared shapes know, 0 for an unknown
+    # size (`var('data', shape=(1, 0, 0, 0))`), through the operators, as MXNet 1.9.1's do
+    carry_partial = partial and not is_np_shape()
     for node in order:
         if node.is_variable:
-            shapes[id(node)] = [tuple(known[node.name]) if node.name in known else _declared_shape(node)]
+            shape = tuple(known[node.name]) if node.name in known else _declared_shape(node)
+            if shape is None and carry_partial:
+                shape = _partial_shape(node)
+            shapes[id(node)] = [shape]
             continue
         in_shapes = [shapes[id(child)][index] for child, index in node.inputs]
         if node.op.infer is None and any(s is None for s in in_shapes):
             shapes[id(node)] = [None] * node.num_outputs()
             continue
+        unsure = carry_partial and any(s is not None and 0 in s for s in in_shapes)
         try:
             completed, out_shapes = node.op.infer_shapes(in_shapes, node.attrs)
         except MXNetError as exc:
+            if unsure:  # a rule that cannot work with unknown sizes: its outputs stay unknown
+                shapes[id(node)] = [None] * node.num_outputs()
+                continue
             raise _node_error(node, exc) from None
         for (child, index), before, after in zip(node.inputs, in_shapes, completed):
-            if before is None and after is not None:
+            if unsure and before is not None and after is not None and 0 in before and child.is_variable \
+                    and len(before) == len(after) and all(b in (0, a) for b, a in zip(before, after)):
+                shapes[id(child)][index] = tuple(after)  # a declared partial shape, completed
+            elif before is None and after is not None:
                 if child.is_variable:
                     shapes[id(child)][index] = tuple(after)
                 else:
@@ -95,6 +110,12 @@ def _work_back(node: Node, shape: Tuple, shapes, learned: Dict[str, Tuple]) -> N
         if declared is None or (len(declared) == len(shape)
                                 and all(d in (0, s) for d, s in zip(declared, shape))):
             learned[node.name] = shape
+        return
+    if node.op.infer is same_shape and len(node.inputs) == 1:
+        # an elementwise operator (cast, relu): its input has its output's shape
+        child, index = node.inputs[0]
+        if shapes[id(child)][index] is None:
+            _work_back(child, shape, shapes, learned)
         return
     if node.op.infer_inputs is None:
         return
@@ -172,7 +193,15 @@ class Executor:
                 self.outputs = self._in_inferred_storage(bound)
         self._grad_reqs = _grad_requests(arg_names, grad_req)
         self.grad_dict = _named_gradients(arg_names, args_grad, self._grad_reqs)
+        # as MXNet's bind builds the backward graph: an operator the gradients must cross needs one
+        self._differentiated = differentiated_nodes(self._order, symbol._outputs, set(self.grad_dict)) \
+            if self.grad_dict else []
+        for node in self._differentiated:
+            if node.op.gradient is None:
+                raise MXNetError("Operator %s is non-differentiable because it didn't register FGradient attribute."
+                                 % node.op.name)
         self._saved_values = None  # every node's outputs of the last forward, kept for backward
+        self._eliminate_common_expr = os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1") != "0"
         self._monitor = None  # (callback, monitor_all): see set_monitor_callback
 
     def _in_inferred_storage(self, bound) -> List[NDArray]:
@@ -308,6 +337,49 @@ class Executor:
         self.outputs = [NDArray(values[id(n)][i], self._ctx) for n, i in self._symbol._outputs]
         return self.outputs
 
+    def get_optimized_symbol(self) -> Symbol:
+        """The graph after MXNet 1.9.1's bind-time simplification: common subexpressions
+        eliminated, unless the environment said MXNET_ELIMINATE_COMMON_EXPR=0 at bind time. (This
+        executor's compiled plan runs the graph as given; the values are the same.)"""
+        if not self._eliminate_common_expr:
+            return self._symbol
+        from runtime.cse import eliminate_common_expr
+        return eliminate_common_expr(self._symbol)
+
+    def debug_str(self) -> str:
+        """The graph (Symbol.debug_str), then the memory this executor's runs hold, in MB: every
+        operator's outputs and the gradient arrays when a backward pass is to run (the forward keeps
+        all it reads), else the most that the forward pass holds at once, each output released
+        after its last reader."""
+        return self._symbol.debug_str() + "Total %d MB allocated\n" % (self._memory_bytes() >> 20)
+
+    def _memory_bytes(self) -> int:
+        internals = self._symbol.get_internals()
+        bound = {**self.arg_dict, **self.aux_dict}
+        _, shapes, _ = infer_shapes(internals, {n: a.shape for n, a in bound.items()}, partial=True)
+        _, dtypes, _ = infer_types(internals, {n: a.dtype for n, a in bound.items()})
+        size = {(id(node), index): int(np.prod(shape or ())) * np.dtype(dtype or np.float32).itemsize
+                for (node, index), shape, dtype in zip(internals._outputs, shapes, dtypes)}
+        operators = [n for n in self._order if not n.is_variable]
+        if self._differentiated:
+            grads = sum(g._data.nbytes for g in self.grad_dict.values())
+            return grads + sum(size.get((id(n), i), 0) for n in operators for i in range(n.num_outputs()))
+        readers: Dict[int, int] = {}
+        for node in operators:
+            for child, _ in node.inputs:
+                readers[id(child)] = readers.get(id(child), 0) + 1
+        for node, _ in self._symbol._outputs:
+            readers[id(node)] = readers.get(id(node), 0) + 1
+        live = peak = 0
+        for node in operators:
+            live += sum(size.get((id(node), i), 0) for i in range(node.num_outputs()))
+            peak = max(peak, live)
+            for child, _ in node.inputs:
+                readers[id(child)] -= 1
+                if readers[id(child)] == 0 and not child.is_variable:
+                    live -= sum(size.get((id(child), i), 0) for i in range(child.num_outputs()))
+        return peak
+
     def set_monitor_callback(self, callback, monitor_all: bool = False) -> None:
         """`callback(name, handle)` for each output of each operator as forward runs it, named
         `NODE_OUTPUT` (`conv_output`); with `monitor_all`, for its inputs first too: each input by its
@@ -402,6 +474,30 @@ def _entry_name(node: Node, index: int) -> str:
     return "%s_output" % node.name if node.num_outputs() == 1 else "%s_output%d" % (node.name, index)
 
 
+def _gives_zero_gradient(node: Node) -> bool:
+    """Operators whose gradient is zero everywhere (stop_gradient, rounding, sign): MXNet 1.9.1
+    propagates the zeros without running the operators before them, which may have no gradient."""
+    from runtime.ops.grad_math import zero_gradient
+    return node.op.gradient is zero_gradient
+
+
+def differentiated_nodes(order: List[Node], heads, wanted) -> List[Node]:
+    """The operators a backward pass runs the gradient of: reached from the heads by gradients
+    that are not zero, and fed by a variable named in `wanted`."""
+    fed = set()
+    for node in order:
+        if (node.name in wanted) if node.is_variable else any(id(c) in fed for c, _ in node.inputs):
+            fed.add(id(node))
+    reached = {id(node) for node, _ in heads}
+    found = []
+    for node in reversed(order):
+        if node.is_variable or id(node) not in reached or id(node) not in fed or _gives_zero_gradient(node):
+            continue
+        found.append(node)
+        reached.update(id(child) for child, _ in node.inputs)
+    return found
+
+
 def graph_gradients(order: List[Node], heads, values: Dict[int, List[np.ndarray]], head_grads: List[np.ndarray],
                     is_train: bool, wanted=None) -> Dict[int, np.ndarray]:
     """The gradient reaching each variable node (by node id), from the nodes' gradients run in
@@ -429,6 +525,8 @@ def graph_gradients(order: List[Node], heads, values: Dict[int, List[np.ndarray]
         out_grads = [pending.pop((id(node), i), None) for i in range(len(outputs))]
         if all(g is None for g in out_grads) or (relevant is not None and id(node) not in relevant):
             continue
+        if _gives_zero_gradient(node):
+            continue  # zeros reach the inputs: nothing to run or add (MXNet's zero propagation)
         if node.op.gradient is None:
             raise MXNetError("Operator %s is non-differentiable because it didn't register FGradient attribute."
                              % node.op.name)

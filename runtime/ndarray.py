@@ -11,7 +11,7 @@ from runtime import autograd
 from runtime.base import FailedValue, MXNetError, NDArrayHandle, OperatorIndexError
 from runtime.context import Context, current_context
 from runtime.invoke import present_inputs, split_arguments
-from runtime.registry import MAX_ELEMENTS, OpDef, check_new_shape, legacy_unknown_error
+from runtime.registry import MAX_ELEMENTS, REGISTRY, OpDef, check_new_shape, legacy_unknown_error
 
 DEFAULT_DTYPE = np.float32
 
@@ -294,7 +294,7 @@ class NDArray:
 
     def _on_tape(self) -> bool:
         """Recording, and this array is a variable or a recorded result: operations on it are recorded."""
-        return self._entry is not None and autograd._state.recording
+        return self._entry is not None and autograd._state.recording and autograd.entry_of(self) is not None
 
     def _check_assignable(self) -> None:
         if self._on_tape():
@@ -335,6 +335,9 @@ class NDArray:
         if isinstance(key, (list, np.ndarray)):
             return _wrap(self._data[np.asarray(key, dtype=np.int64)], self._ctx)
         result = self._data[key]
+        if not result.flags.c_contiguous:
+            # MXNet 1.9.1 gives a view only of a contiguous run; any other slice is a new array
+            result = result.copy()
         if isinstance(key, (int, np.integer)) or (isinstance(key, tuple) and key
                                                   and all(isinstance(k, (int, np.integer)) for k in key)):
             # an integer index that removes every axis still leaves shape (1,) in MXNet 1.x
@@ -366,6 +369,9 @@ class NDArray:
 
     def __setitem__(self, key, value):
         self._check_assignable()
+        if autograd._state.recording and isinstance(value, NDArray) and autograd.entry_of(value) is not None:
+            self._recorded_assign(key, value)
+            return
         if isinstance(key, NDArray):
             key = key._data.astype(np.int64)
         elif isinstance(key, tuple):
@@ -373,14 +379,61 @@ class NDArray:
         source = value._data if isinstance(value, NDArray) else value
         try:
             self._data[key] = source
-        except ValueError:
+        except (ValueError, TypeError):
             # MXNet broadcasts the value to the indexed region, which may have fewer dimensions than
-            # the value: `x[i, j, k] = nd.array([5])` assigns 5, dropping the value's leading ones
+            # the value: `x[i, j, k] = nd.array([5])` (or `[5]`) assigns 5, dropping the value's leading ones
             region = np.ndim(self._data[key])
             source = np.asarray(source)
             while source.ndim > region and source.shape[0] == 1:
                 source = source.reshape(source.shape[1:])
             self._data[key] = source
+
+    def to_dlpack_for_read(self):
+        from runtime.dlpack import to_dlpack_for_read
+        return to_dlpack_for_read(self)
+
+    def to_dlpack_for_write(self):
+        from runtime.dlpack import to_dlpack_for_write
+        return to_dlpack_for_write(self)
+
+    def slice_assign(self, rhs, begin, end, step):
+        """self[begin:end:step] = rhs, in place (MXNet's `_slice_assign` with out=self)."""
+        return _call("_slice_assign", self, rhs, begin=begin, end=end, step=step, out=self)
+
+    def slice_assign_scalar(self, value, begin, end, step):
+        return _call("_slice_assign_scalar", self, scalar=float(value), begin=begin, end=end, step=step, out=self)
+
+    def _recorded_assign(self, key, value):
+        """`x[key] = y` under record() with y in the graph. MXNet 1.9.1 records a copy (x then
+        follows y in the graph) only where the key overwrites all of x in order; any other key
+        writes into x through an operator whose output is also its input, which it refuses."""
+        if not _covers_whole(key, self.shape):
+            raise MXNetError(_INPLACE_WHILE_RECORDING)
+        with autograd.pause():
+            self[key] = value
+        source_shape = value.shape
+
+        def vjp(out_grads):
+            return [_sum_to_shape(out_grads[0], source_shape)]
+        autograd.record_node("_copyto", vjp, [value], [self])
+
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key, shape):
+        """Whether slicing an array of `shape` by `slc_key` (one slice per axis) selects one
+        contiguous run of memory, the case where MXNet 1.9.1's basic indexing returns a view:
+        at most one element, or, from the last axis back, whole axes up to one that is cut (taken
+        with step 1), and only single elements before it."""
+        assert len(slc_key) == len(shape)
+        lengths = [len(range(*s.indices(n))) for s, n in zip(slc_key, shape)]
+        if int(np.prod(lengths)) <= 1:
+            return True
+        cut = False
+        for s, n, length in zip(reversed(slc_key), reversed(shape), reversed(lengths)):
+            step = s.indices(n)[2]
+            if length > 1 and (step != 1 or cut):
+                return False
+            cut = cut or length < n
+        return True
 
     # ---- methods that are operators: `x.sum(axis=1)` is `nd.sum(x, axis=1)`
     def __getattr__(self, name: str):
@@ -404,15 +457,49 @@ _FLUENT = {name: name for name in (
     "flip", "depth_to_space", "space_to_depth", "sum", "nansum", "prod", "nanprod", "mean", "max", "min", "norm",
     "round", "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "degrees",
     "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
-    "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt",
+    "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt", "rcbrt",
     "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin", "squeeze", "broadcast_to",
-    "broadcast_like", "sum_axis", "max_axis", "min_axis", "shape_array", "size_array")}
+    "broadcast_like", "sum_axis", "max_axis", "min_axis", "shape_array", "size_array", "split_v2")}
 _FLUENT["astype_op"] = "cast"
 _ASSIGN_IN_GRAPH = ("Check failed: AGInfo: :IsNone(*output): Assigning to NDArrays that are already in a computational "
                     "graph will cause undefined behavior when evaluating gradients. Please call backward first to "
                     "clear the graph or do this out side of a record section. Also note that you cannot use inplace "
                     "operations like +=, *=, relu(x, out=x), y[idx]=x, etc inside a record section.")
 _VIEW_METHODS = ("flatten", "expand_dims", "squeeze")
+_INPLACE_WHILE_RECORDING = ("Check failed: AGInfo: :IsNone(*output): Inplace operations (+=, -=, x[:]=, etc) are not "
+                            "supported when recording with autograd.")
+
+
+def _covers_whole(key, shape) -> bool:
+    """Whether a basic index (integers, slices, None, Ellipsis) selects every element of an array
+    of `shape` in order (an integer counts only on an axis of length 1)."""
+    key = key if isinstance(key, tuple) else (key,)
+    if any(k is not Ellipsis and k is not None and not isinstance(k, (slice, numbers.Integral)) for k in key):
+        return False
+    axes = [k for k in key if k is not None]
+    if Ellipsis in axes:
+        at = axes.index(Ellipsis)
+        axes[at:at + 1] = [slice(None)] * (len(shape) - len(axes) + 1)
+    axes += [slice(None)] * (len(shape) - len(axes))
+    for k, n in zip(axes, shape):
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            if step < 0 or len(range(start, stop, step)) != n:
+                return False
+        elif n != 1:
+            return False
+    return True
+
+
+def _sum_to_shape(grad: np.ndarray, shape) -> np.ndarray:
+    """A gradient summed over the axes that broadcasting added or stretched, back to `shape`."""
+    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = grad.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(axis=stretched, keepdims=True)
+    return grad.reshape(shape)
 
 
 def _unpickle(state) -> NDArray:
@@ -433,7 +520,12 @@ def _call(op_name: str, *args, **kwargs):
     function = _BY_NAME.get(op_name)
     if function is None:
         from runtime.ndarray_namespace import function_for
-        function = _BY_NAME[op_name] = function_for(op_name)
+        if op_name in REGISTRY:
+            function = function_for(op_name)
+        else:  # a front-end function of the namespace (`split_v2`), not an operator of its own
+            import runtime
+            function = getattr(runtime.nd, op_name)
+        _BY_NAME[op_name] = function
     return function(*args, **kwargs)
 
 

@@ -115,6 +115,11 @@ def build_module(name: str) -> types.ModuleType:
     top["Custom"] = custom_op.eager  # operators written in Python (runtime.operator)
     from runtime.adamw import FUNCTIONS as adamw_functions  # Python front-end functions in MXNet too
     subs["contrib"].update(adamw_functions)
+    from runtime.cached_op import CachedOp
+    top["CachedOp"] = CachedOp
+    from runtime import dlpack
+    top.update(to_dlpack_for_read=dlpack.to_dlpack_for_read, to_dlpack_for_write=dlpack.to_dlpack_for_write,
+               from_dlpack=dlpack.from_dlpack)
     subs["random"].update({
         "uniform": _random_function(
             "uniform", lambda low=0.0, high=1.0, size=None: _random.generator().uniform(low, high, size)),

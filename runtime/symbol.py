@@ -101,12 +101,13 @@ class Symbol:
         for node, index in self._outputs:
             if node.is_variable:
                 names.append(node.name)
-            elif node.op.output_names:  # named outputs: `bn_output` even though BatchNorm has three
-                names.append("%s_%s" % (node.name, node.op.output_names[index]))
-            elif node.num_outputs() == 1:
-                names.append(node.name + "_output")
             else:
-                names.append("%s_output%d" % (node.name, index))
+                if node.op.output_names:  # named outputs: `bn_output` even though BatchNorm has three
+                    output = node.op.output_names[index]
+                else:
+                    output = "output" if node.num_outputs() == 1 else "output%d" % index
+                # a node without a name (an atomic symbol) gives the output's name alone
+                names.append("%s_%s" % (node.name, output) if node.name else output)
         return names
 
     def get_internals(self) -> "Symbol":
@@ -114,6 +115,13 @@ class Symbol:
         for node in self._order():
             outputs.extend((node, i) for i in range(node.visible_outputs()))
         return Symbol(outputs)
+
+    def _gen_atomic_symbol(self) -> "Symbol":
+        """The head operator alone: its operator and attributes, no inputs and no name (MXNet's
+        atomic symbol, which the graph passes start from), with all its visible outputs."""
+        head = self._outputs[0][0]
+        node = Node(head.op, "", dict(head.attrs), [])
+        return Symbol([(node, i) for i in range(node.visible_outputs())])
 
     def get_children(self) -> Optional["Symbol"]:
         node = self._outputs[0][0]
@@ -324,6 +332,14 @@ class Symbol:
 
     def simple_bind(self, ctx=None, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+        try:
+            return self._simple_bind(ctx, grad_req, type_dict, stype_dict, **kwargs)
+        except MXNetError as exc:
+            # MXNet 1.9.1's front end turns the backend's error into a RuntimeError naming the shapes given
+            raise RuntimeError("simple_bind error. Arguments:\n" + "".join("%s: %s\n" % item for item in kwargs.items())
+                               + str(exc)) from None
+
+    def _simple_bind(self, ctx, grad_req, type_dict, stype_dict, **kwargs):
         from runtime.executor import Executor
         from runtime.ndarray import zeros
         # as MXNet, only shapes count: other keywords (test code passes axis=, mode=, force_rebind=True) are ignored
@@ -374,6 +390,25 @@ class Symbol:
         name_map = dict(zip(self.list_arguments(), args))
         name_map.update({k: v for k, v in kwargs.items() if isinstance(v, Symbol)})
         return _substitute(self, {k: v._outputs[0] for k, v in name_map.items()})
+
+    def debug_str(self) -> str:
+        """The graph as text, in MXNet 1.9.1's layout: the outputs, then each variable and each
+        operator (its name, inputs and the attributes it was given) in topological order."""
+        lines = ["Symbol Outputs:"]
+        lines += ["\toutput[%d]=%s(%d)" % (i, node.name, index) for i, (node, index) in enumerate(self._outputs)]
+        for node in self._order():
+            if node.is_variable:
+                lines.append("Variable:%s" % node.name)
+                continue
+            lines += ["-" * 20, "Op:%s, Name=%s" % (node.op.name, node.name), "Inputs:"]
+            lines += ["\targ[%d]=%s(%d)%s" % (i, child.name, index, " version=0" if child.is_variable else "")
+                      for i, (child, index) in enumerate(node.inputs)]
+            attrs = {k: _attr_text(v) for k, v in node.attrs.items()
+                     if v is not None and not _is_default(node.op, k, v)}
+            if attrs:
+                lines.append("Attrs:")
+                lines += ["\t%s=%s" % item for item in sorted(attrs.items())]
+        return "\n".join(lines) + "\n"
 
     # ---- serialization (MXNet's JSON graph format)
     def tojson(self) -> str:
@@ -495,6 +530,9 @@ def compose(op: OpDef, public_name: str, args, kwargs) -> Symbol:
 
 
 def _call(op_name: str, *args, **kwargs) -> Symbol:
+    if op_name not in REGISTRY:  # a front-end function of the namespace (`split_v2`), not an operator
+        import runtime
+        return getattr(runtime.sym, op_name)(*args, **kwargs)
     return compose(REGISTRY[op_name], op_name, args, kwargs)
 
 

@@ -145,12 +145,13 @@ def test_operator_through_nd_and_sym(name):
 def test_every_declared_operator_has_a_golden_case_or_a_case_here():
     golden = {json.loads(line)["op"] for line in
               (Path(__file__).resolve().parents[1] / "fixtures" / "golden" / "ops.jsonl").read_text().splitlines()}
-    # and the operators that recorded front-end, sparse and operator cases (tests/data/front_end_cases.jsonl,
-    # tests/data/sparse_cases.jsonl, tests/data/operator_semantics.jsonl) compute
-    recorded = [json.loads(line) for name in ("front_end_cases.jsonl", "sparse_cases.jsonl", "operator_semantics.jsonl")
-                for line in
+    # and the operators that recorded front-end, sparse, operator and NDArray/Symbol cases
+    # (tests/data/front_end_cases.jsonl, sparse_cases.jsonl, operator_semantics.jsonl, ndarray_symbol_cases.jsonl) compute
+    recorded = [json.loads(line) for name in ("front_end_cases.jsonl", "sparse_cases.jsonl", "operator_semantics.jsonl",
+                                              "ndarray_symbol_cases.jsonl") for line in
                 (Path(__file__).resolve().parent / "data" / name).read_text().splitlines()]
-    golden |= {case["op"] for case in recorded if not (isinstance(case["result"], dict) and "error" in case["result"])}
+    golden |= {case["op"] for case in recorded
+               if "op" in case and not (isinstance(case["result"], dict) and "error" in case["result"])}
     # and the operators whose outputs and gradients were recorded (tools/record_linalg_cases.py, record_spatial_cases.py)
     for name in ("grads_linalg.jsonl", "grads_spatial.jsonl"):
         golden |= {json.loads(line)["op"] for line in

@@ -276,6 +276,24 @@ def slice_index(x, begin, end, step=()):
     return tuple(index)
 
 
+def sliced_shape(shape, begin, end, step=()):
+    """The shape `slice` gives an array of `shape` (no array is made)."""
+    return np.broadcast_to(np.empty((), np.int8), shape)[slice_index(None, begin, end, step)].shape
+
+
+def slice_assign(lhs, rhs, begin, end, step=()):
+    """lhs with the region `slice` selects replaced by rhs (of that region's shape)."""
+    out = lhs.copy()
+    out[slice_index(lhs, begin, end, step)] = rhs
+    return out
+
+
+def slice_assign_scalar(data, scalar=0.0, begin=(), end=(), step=()):
+    out = data.copy()
+    out[slice_index(data, begin, end, step)] = scalar
+    return out
+
+
 def slice_(x, begin, end, step=()):
     return np.ascontiguousarray(x[slice_index(x, begin, end, step)])
 
@@ -359,7 +377,7 @@ def broadcast_axis(x, axis=(), size=()):
 
 def broadcast_like(x, like, lhs_axes=None, rhs_axes=None):
     target = list(x.shape)
-    if lhs_axes is None:
+    if lhs_axes is None or rhs_axes is None:
         target = list(like.shape)
     else:
         for la, ra in zip(lhs_axes, rhs_axes):

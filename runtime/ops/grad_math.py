@@ -53,7 +53,8 @@ def _unary(derivative):
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _UNARY_DERIVATIVES = {
-    "relu": lambda x, y: x > 0,
+    # MXNet 1.9.1's relu passes a NaN input's NaN back (Activation's relu below gives 0 there)
+    "relu": lambda x, y: np.where(np.isnan(x), x, x > 0),
     "sigmoid": lambda x, y: y * (1 - y),
     "tanh": lambda x, y: 1 - y * y,
     "exp": lambda x, y: y,
@@ -95,7 +96,7 @@ gradient_of("floor", "ceil", "round", "rint", "sign", "trunc", "fix", "zeros_lik
 gradient_of("stop_gradient")(zero_gradient)  # BlockGrad: the gradient stops here
 
 _ACTIVATIONS = {
-    "relu": _UNARY_DERIVATIVES["relu"], "sigmoid": _UNARY_DERIVATIVES["sigmoid"],
+    "relu": lambda x, y: x > 0, "sigmoid": _UNARY_DERIVATIVES["sigmoid"],
     "tanh": _UNARY_DERIVATIVES["tanh"], "softsign": _UNARY_DERIVATIVES["softsign"],
     "softrelu": lambda x, y: -np.expm1(-y),  # d/dx log(1 + e^x) = sigmoid(x) = 1 - e^-y
 }

@@ -8,6 +8,7 @@ from runtime.kernels import boxes
 from runtime.kernels import nn as k
 from runtime.registry import (Attr, bool_, choice, declare, dtype_, float_, int_, optional, shape_,
                               shape_inconsistent, str_, uniform_types)
+from runtime.util import is_np_shape
 
 
 def _fc_shapes(in_shapes, attrs):
@@ -81,8 +82,14 @@ def _check_conv_data(data, attrs, dilate, pad):
     if attrs["num_filter"] % attrs["num_group"]:
         raise ValueError("output num_filter must divide group size")
     for d, kk, dl, p in zip(data[2:], kernel, dilate, pad):
-        if dl * (kk - 1) + 1 > d + 2 * p:
+        if dl * (kk - 1) + 1 > d + 2 * p and not _unknown_size(d):
             raise ValueError("kernel size exceed input")
+
+
+def _unknown_size(size) -> bool:
+    """A 0 in a partial shape (outside NumPy shape semantics): a size not known yet, which MXNet
+    leaves 0 in what it infers from it."""
+    return size == 0 and not is_np_shape()
 
 
 def _conv_shapes(in_shapes, attrs):
@@ -94,7 +101,7 @@ def _conv_shapes(in_shapes, attrs):
     in_shapes[1] = (attrs["num_filter"], data[1] // attrs["num_group"]) + tuple(kernel)
     if not attrs["no_bias"]:
         in_shapes[2] = (attrs["num_filter"],)
-    spatial = tuple((d + 2 * p - dl * (kk - 1) - 1) // s + 1
+    spatial = tuple(0 if _unknown_size(d) else (d + 2 * p - dl * (kk - 1) - 1) // s + 1
                     for d, kk, s, dl, p in zip(data[2:], kernel, stride, dilate, pad))
     return in_shapes, [(data[0], attrs["num_filter"]) + spatial]
 

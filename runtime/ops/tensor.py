@@ -215,13 +215,20 @@ def _broadcast_like_check(in_shapes, attrs):
     if rhs is None:
         return
     lhs_axes, rhs_axes = attrs["lhs_axes"], attrs["rhs_axes"]
-    if lhs_axes is None:
+    if lhs_axes is None or rhs_axes is None:  # MXNet 1.9.1 pairs axes only when both are given
         _broadcast_target_check(lhs, rhs)
         return
-    for name, axes, shape in (("lhs_axes", lhs_axes, lhs), ("rhs_axes", rhs_axes or (), rhs)):
+    if len(lhs_axes) != len(rhs_axes):
+        raise ValueError("Input_axis and other_axis size does not match")
+    if not lhs_axes:
+        raise ValueError("Empty axes tuple is not allowed")
+    for name, axes, shape in (("lhs_axes", lhs_axes, lhs), ("rhs_axes", rhs_axes, rhs)):
         for axis in axes:
             if not -len(shape) <= axis < len(shape):
                 raise ValueError("Invalid dimension specified in %s: %d" % (name, axis))
+    for i, (la, ra) in enumerate(zip(lhs_axes, rhs_axes)):
+        if lhs[la] != 1:
+            raise ValueError("Input axis %d at dimension %d cannot be broadcasted to %d" % (la, i, rhs[ra]))
 
 
 def _broadcast_axis_check(in_shapes, attrs):
@@ -471,6 +478,21 @@ declare("_split_v2", attrs=[Attr("indices", shape_, ()), Attr("axis", int_, 0), 
         num_outputs=lambda a: a["sections"] or (len(a["indices"]) - (1 if a["indices"][:1] == (0,) else 0) + 1))
 declare("slice", attrs=[Attr("begin", shape_, required=True), Attr("end", shape_, required=True),
                         Attr("step", shape_, ())], kernel=k.slice_, aliases=("crop",), check=_slice_check)
+
+
+def _slice_assign_shapes(in_shapes, attrs):
+    """The value's shape is the region's; the result has the array's shape."""
+    lhs = in_shapes[0]
+    _slice_check([lhs], attrs)
+    return [lhs, k.sliced_shape(lhs, attrs["begin"], attrs["end"], attrs["step"])], [lhs]
+
+
+# `x[a:b] = y` and `x[a:b] = 5` of MXNet 1.9.1's front end; neither has a gradient there
+_SLICE_ATTRS = [Attr("begin", shape_, required=True), Attr("end", shape_, required=True), Attr("step", shape_, ())]
+declare("_slice_assign", inputs=("lhs", "rhs"), attrs=_SLICE_ATTRS, kernel=k.slice_assign, aliases=("_crop_assign",),
+        infer=_slice_assign_shapes, bracket_shapes=True)
+declare("_slice_assign_scalar", attrs=[Attr("scalar", float_, 0.0)] + _SLICE_ATTRS, kernel=k.slice_assign_scalar,
+        aliases=("_crop_assign_scalar",), check=_slice_check)
 declare("slice_axis", attrs=[Attr("axis", int_, required=True), Attr("begin", int_, required=True),
                              Attr("end", optional(int_), required=True)], kernel=k.slice_axis,
         check=_slice_axis_check)
