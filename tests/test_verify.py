@@ -192,3 +192,24 @@ def test_text_report_lists_the_silent_divergence_first(golden_dir, capsys):
     assert "DISAGREES" in lines[1] and "FirstRow" in lines[1]
     assert "FAILS when hybridized" in lines[2]
     assert lines[-1].startswith("2 blocks:")
+
+
+def test_the_runtime_runs_hybridized_blocks_without_its_rounding_rewrites(tmp_path, capsys):
+    """Folding BatchNorm into convolutions rounds otherwise than the eager operators (a detector's
+    exp() made eager and hybridized 1e27 apart on GluonCV's YOLOv3): verify compares behaviour, as
+    MXNet's plain hybridized graph does, so the runtime runs them with those rewrites off."""
+    seen = tmp_path / "seen.txt"
+    module = tmp_path / "reads_env.py"
+    module.write_text(textwrap.dedent("""\
+        import os
+        from mxnet.gluon import nn
+        with open(%r, "w") as out:
+            out.write(os.environ.get("HYBLINT_RUNTIME_INFERENCE_FUSION", "unset"))
+
+
+        class Net(nn.HybridBlock):
+            def hybrid_forward(self, F, x):
+                return x + 1
+        """ % str(seen)))
+    run_verify(capsys, str(module), "--no-cache", "--shapes", "Net=2x3")
+    assert seen.read_text() == "0"
