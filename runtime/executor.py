@@ -80,8 +80,7 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
                 continue
             raise _node_error(node, exc) from None
         for (child, index), before, after in zip(node.inputs, in_shapes, completed):
-            if unsure and before is not None and after is not None and 0 in before and child.is_variable \
-                    and len(before) == len(after) and all(b in (0, a) for b, a in zip(before, after)):
+            if unsure and before is not None and after is not None and child.is_variable and _completes(before, after):
                 shapes[id(child)][index] = tuple(after)  # a declared partial shape, completed
             elif before is None and after is not None:
                 if child.is_variable:
@@ -123,8 +122,14 @@ def _work_back(node: Node, shape: Tuple, shapes, learned: Dict[str, Tuple]) -> N
                 for child, index in node.inputs]
     completed = node.op.infer_inputs(shape, partials, node.attrs)
     for (child, index), before, after in zip(node.inputs, [shapes[id(c)][i] for c, i in node.inputs], completed):
-        if before is None and after is not None:
+        if after is not None and (before is None or _completes(before, after)):
             _work_back(child, tuple(after), shapes, learned)
+
+
+def _completes(partial: Tuple, shape: Tuple) -> bool:
+    """Whether `shape` fills in the unknown sizes (0) of a partial shape and agrees with the rest
+    (a gluon.rnn parameter declared (40, 0) until its input size is known)."""
+    return 0 in partial and len(partial) == len(shape) and all(p in (0, s) for p, s in zip(partial, shape))
 
 
 def _declared_dtype(node: Node) -> Optional[str]:

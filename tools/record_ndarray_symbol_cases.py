@@ -348,7 +348,8 @@ SCOPE = {"np": np, "_saved_hex": _saved_hex, "_round_trip": _round_trip, "_updat
 def record(mx):
     for case_id, *op, code in CASES:
         try:
-            result = encode(eval(code, dict(SCOPE, mx=mx)))
+            with mx.name.NameManager():  # automatic names (`_mul0`) count from 0 in every case
+                result = encode(eval(code, dict(SCOPE, mx=mx)))
         except Exception as exc:  # noqa: BLE001  (the type and the check's words are what is recorded)
             result = {"error": type(exc).__name__, "message": check_message(exc)}
         yield dict({"id": case_id, "code": code, "result": result}, **({"op": op[0]} if op else {}))
