@@ -74,3 +74,27 @@ def test_hybridized_block_outside_record_is_not_on_the_tape():
     net = build(True)
     out = net(nd.ones((2, 2, 6, 6)))
     assert out._entry is None
+
+
+def test_a_hybridized_block_differentiates_only_towards_what_needs_gradients(monkeypatch):
+    """The input of a training step needs no gradient: its convolution's data gradient (the
+    costliest part of a first layer's backward) is not computed."""
+    import runtime.executor
+    from runtime import autograd as ag, nd
+    from runtime.gluon import nn
+    asked = []
+    differentiate = runtime.executor.graph_gradients
+
+    def spy(order, heads, values, out_grads, is_train, wanted=None):
+        asked.append(set(wanted))
+        return differentiate(order, heads, values, out_grads, is_train, wanted)
+    monkeypatch.setattr(runtime.executor, "graph_gradients", spy)
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(2, 3), nn.Dense(1))
+    net.initialize()
+    net.hybridize()
+    x = nd.ones((1, 1, 5, 5))
+    with ag.record():
+        y = net(x)
+    y.backward()
+    assert asked and "data" not in asked[0] and "conv0_weight" in asked[0]

@@ -739,9 +739,10 @@ class _CachedGraph:
             grads = graph_gradients(order, heads, values, out_grads, is_train, names)
             return [None if node is None else grads.get(id(node)) for node in wanted]
         flat, _ = _flatten(result)
-        names = self.input_names + tuple(self.param_names)
+        # (a name of its own: `vjp` reads `names`, the variables that need gradients, when called)
+        inputs = self.input_names + tuple(self.param_names)
         autograd.record_node("_CachedOp", vjp, tracked, flat,
-                             symbol_info=autograd.GraphCall(self.symbol, names, tracked, self.inlined))
+                             symbol_info=autograd.GraphCall(self.symbol, inputs, tracked, self.inlined))
         return result
 
 
