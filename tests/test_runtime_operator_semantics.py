@@ -4,7 +4,6 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import runtime
@@ -12,21 +11,9 @@ import runtime
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from record_operator_semantics import encode, evaluate  # noqa: E402  (the recorded cases' helpers)
 
+from recorded_cases import compare, raised_as_recorded  # noqa: E402  (shared by the recorded-case tests)
+
 CASES = [json.loads(line) for line in (Path(__file__).parent / "data" / "operator_semantics.jsonl").read_text().splitlines()]
-
-
-def _compare(got, want, where):
-    if isinstance(want, dict) and "shape" in want:
-        assert isinstance(got, dict) and "shape" in got, where
-        assert (got["shape"], got["dtype"]) == (want["shape"], want["dtype"]), where
-        assert np.allclose(np.array(got["data"], dtype=np.float64), np.array(want["data"], dtype=np.float64),
-                           rtol=1e-5, atol=1e-6, equal_nan=True), where
-    elif isinstance(want, list) and isinstance(got, (list, tuple)):
-        assert len(got) == len(want), where
-        for g, w in zip(got, want):
-            _compare(g, w, where)
-    else:
-        assert got == want, where
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
@@ -36,10 +23,9 @@ def test_operator_case_matches_mxnet(case):
         if isinstance(want, dict) and "error" in want:
             with pytest.raises(Exception) as raised:
                 evaluate(mx, case["code"])
-            assert type(raised.value).__name__ == want["error"] or (
-                want["error"] == "MXNetError" and isinstance(raised.value, runtime.MXNetError))
+            assert raised_as_recorded(raised.value, want)
             return
-        _compare(encode(evaluate(mx, case["code"])), want, case["code"])
+        compare(encode(evaluate(mx, case["code"])), want, case["code"])
 
 
 def test_same_pooling_values():
