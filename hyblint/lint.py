@@ -27,6 +27,9 @@ EARLY_START_THRESHOLD = 200
 # An idle screener takes check jobs too (importing libcst first) only when this many characters of
 # methods wait for a checker: below, the import (~0.2 s) costs more than the help.
 STEAL_THRESHOLD = 100_000
+# Jobs a worker holds at once: the next is there when it ends one, however long this process is
+# busy with a file of its own before it answers.
+QUEUED_JOBS = 2
 
 
 @dataclass
@@ -172,16 +175,17 @@ class _Crew:
         results = []
         while True:
             for member in self.members:
-                if member.job is not None:
-                    continue
-                steal = member.kind == "screen" and not to_screen and waiting > STEAL_THRESHOLD
-                if to_finish and (member.kind == "check" or steal):
-                    job, first = to_finish.popleft()
-                    waiting -= _method_text(first)
-                    member.send(_finish_one, first, (job, "finish"))
-                elif to_screen:
-                    job = to_screen.pop()
-                    member.send(_triage_one, job, (job, "triage"))
+                while len(member.jobs) < QUEUED_JOBS:
+                    steal = member.kind == "screen" and not to_screen and waiting > STEAL_THRESHOLD
+                    if to_finish and (member.kind == "check" or steal):
+                        job, first = to_finish.popleft()
+                        waiting -= _method_text(first)
+                        member.send(_finish_one, first, (job, "finish"))
+                    elif to_screen:
+                        job = to_screen.pop()
+                        member.send(_triage_one, job, (job, "triage"))
+                    else:
+                        break
             busy = any(member.job is not None for member in self.members)
             if needs_context:
                 # What the package index knows is read here, where every file's text is, one file

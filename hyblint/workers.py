@@ -6,15 +6,20 @@ import it, and checkers, which import it once when they start, and forks all of 
 thread exists in this process (forking a threaded process can deadlock the child, which is why
 this is not a concurrent.futures pool: those start a thread per pool).
 
-One job in flight per worker: the worker is waiting in `recv` whenever a job is sent to it, so
-neither side can block on a full pipe while the other does too.
+A worker may hold several jobs, so that the next one is there the moment it finishes one (this
+process answers only between jobs of its own). A thread in the worker reads every job as it comes,
+so a send here never waits on the worker's work, and the worker's replies, which may wait until
+this process reads them, cannot block a send: neither side waits on the other's full pipe.
 """
 from __future__ import annotations
 
 import os
+import queue
 import signal
 import sys
+import threading
 import traceback
+from collections import deque
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
@@ -22,15 +27,28 @@ class WorkerError(RuntimeError):
     """A job failed in a worker; the message holds the worker's traceback."""
 
 
+def _read_jobs(connection, inbox: "queue.SimpleQueue") -> None:
+    try:
+        while True:
+            message = connection.recv()
+            inbox.put(message)
+            if message is None:
+                return
+    except (EOFError, OSError):
+        inbox.put(None)
+
+
 def _serve(connection, initializer: Callable[[], None]) -> None:
     # Ctrl-C is the parent's to handle: it stops the workers; a worker whose parent is gone sees
     # its pipe closed and ends
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    inbox: "queue.SimpleQueue" = queue.SimpleQueue()
+    threading.Thread(target=_read_jobs, args=(connection, inbox), daemon=True).start()
     initializer()
     try:
         connection.send((True, None))  # ready: what a job costs from now on is its own
         while True:
-            message = connection.recv()
+            message = inbox.get()
             if message is None:
                 return
             function, argument = message
@@ -53,21 +71,25 @@ class Worker:
         self.process = context.Process(target=_serve, args=(child_end, initializer), daemon=True)
         self.process.start()
         child_end.close()
-        # what it is working on, None when idle; it starts busy with its initializer, so that
-        # nothing is queued behind a slow start while another worker could take it
-        self.job: Optional[Any] = STARTING
+        # the jobs sent and not yet answered, oldest first; it starts busy with its initializer
+        self.jobs: deque = deque([STARTING])
+
+    @property
+    def job(self) -> Optional[Any]:
+        """The job it is working on (STARTING while it starts), None when idle."""
+        return self.jobs[0] if self.jobs else None
 
     def send(self, function: Callable, argument: Any, job: Any) -> None:
-        self.job = job
+        self.jobs.append(job)
         self.connection.send((function, argument))
 
     def receive(self) -> Tuple[Any, Any]:
-        """(the job, its result) of the finished worker; raises WorkerError for a failed job."""
+        """(the job, its result) of the oldest job sent; raises WorkerError for a failed job."""
         try:
             ok, value = self.connection.recv()
         except (EOFError, OSError) as exc:
             raise WorkerError("a worker process ended unexpectedly (%s)" % exc) from None
-        job, self.job = self.job, None
+        job = self.jobs.popleft()
         if not ok:
             raise WorkerError(value)
         return job, value
