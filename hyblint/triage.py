@@ -77,11 +77,11 @@ def _triage(source: str, filename: str, settings: Settings, codes: Tuple[str, ..
     result = Triage(source, filename, codes)
     if "hybrid_forward" not in source:
         return result  # nothing in scope: such files are not even parsed
-    table, error = _symbols(source, filename)
+    listed, error = _listing(source, filename)
     if error is not None:
         result.diagnostics.append(error)
         return result
-    confirmed = None if exact else _confirmed(source, scan_classes(source), table)
+    confirmed = None if exact else _confirmed(source, scan_classes(source), listed)
     if confirmed is None:
         # the text scan missed or misplaced a class or method (a form feed, a line continued
         # after `class` or `def`, lone CR line endings): the classes come from Python's own
@@ -242,14 +242,14 @@ def _cut_snippets(source: str, classes, scope, methods) -> Optional[List[Snippet
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
-def _confirmed(source: str, classes, table):
+def _confirmed(source: str, classes, listed):
     """(the class lines, the hybrid_forward def lines) that the text scan found and Python's symbol
     table confirms, the class each method belongs to included; None when the scan missed one the
     table lists, or misplaced it. What the scan found and the table does not list (a class or
     method written in a docstring, as examples are) is left out: it is not code."""
     if "\r" in source and _LONE_CR.search(source):
         return None  # the scans count lines by \n
-    expected_classes, expected_methods = _listed(table)
+    expected_classes, expected_methods = listed
     listed = set(expected_classes)
     rows = _rows(source, [c.offset for c in classes])
     kept = [(row, c) for row, c in zip(rows, classes) if (row, c.name) in listed]
@@ -394,6 +394,72 @@ def suppressed(lines: List[str], row: int, code: str) -> bool:
     if codes is None:
         return True
     return code in {c.strip().upper() for c in codes.split(",")}
+
+
+# A top-level definition, where a module may be cut into parts that Python parses alone.
+_TOP_DEFINITION = re.compile(r"^(?:class|def|async[ \t]+def)\b", re.MULTILINE)
+# What a part parsed alone could accept although the whole module is rejected: a module-level
+# `global` after the name was bound in another part. (A `__future__` import below the top is the
+# bytecode compiler's to reject, as `return` outside a function: neither parses otherwise whole.)
+_NEEDS_THE_WHOLE = re.compile(r"^global\b", re.MULTILINE)
+# The listing of each part by its text (an edit in the editor changes one part of a module).
+_PARTS: "OrderedDict[str, tuple]" = OrderedDict()
+_PARTS_SIZE = 4096
+
+
+def _parts(source: str) -> Optional[List[Tuple[int, str]]]:
+    """(rows before it, text) of each part of the module, cut before top-level class and def
+    lines (a decorator above stays with its definition); None when it should be parsed whole."""
+    cuts = [0]
+    for match in _TOP_DEFINITION.finditer(source):
+        start = match.start()
+        while start > 0:  # the decorators right above belong to the definition
+            above = source.rfind("\n", 0, start - 1) + 1
+            if not source.startswith("@", above):
+                break
+            start = above
+        if start > cuts[-1]:
+            cuts.append(start)
+    if len(cuts) < 3 or _NEEDS_THE_WHOLE.search(source, cuts[1]) is not None:
+        return None
+    cuts.append(len(source))
+    parts, rows = [], 0
+    for begin, end in zip(cuts, cuts[1:]):
+        text = source[begin:end]
+        parts.append((rows, text))
+        rows += text.count("\n")
+    return parts
+
+
+def _listing(source: str, filename: str):
+    """((the class rows and names, the hybrid_forward rows and classes) the symbol table lists,
+    None), or (None, the syntax error). A module of several top-level definitions is parsed part
+    by part, each part's listing kept by its text: when every part parses alone, so does the whole
+    (a part that ends in an open bracket, string or block, or starts with a clause of the part
+    above, fails alone); when one does not, the whole is parsed, for Python's own verdict. An edit
+    in the editor then parses only the definition it changed."""
+    lone_cr = "\r" in source and _LONE_CR.search(source) is not None  # (rows are counted by \n)
+    parts = None if lone_cr else _parts(source)
+    if parts is not None:
+        classes, methods = [], []
+        for rows, text in parts:
+            found = _PARTS.get(text)
+            if found is None:
+                try:
+                    found = _listed(symtable.symtable(text, filename, "exec"))
+                except (SyntaxError, ValueError, MemoryError):
+                    break
+                _PARTS[text] = found
+                if len(_PARTS) > _PARTS_SIZE:
+                    _PARTS.popitem(last=False)
+            else:
+                _PARTS.move_to_end(text)
+            classes += [(row + rows, name) for row, name in found[0]]
+            methods += [(row + rows, owner) for row, owner in found[1]]
+        else:
+            return (classes, methods), None
+    table, error = _symbols(source, filename)
+    return (None if table is None else _listed(table)), error
 
 
 def syntax_error(source: str, filename: str) -> Optional[Diagnostic]:

@@ -86,3 +86,109 @@ def test_the_symbol_tables_own_entries_list_what_its_wrappers_do():
     assert listed == module._listed_wrapped(table)
     assert sorted(listed[0]) == [(4, "Base"), (16, "Net"), (20, "Inner")]
     assert sorted(listed[1], key=str) == [(12, "Base"), (17, "Net"), (21, "Inner"), (23, None)]
+
+
+# A module of several parts: decorated and plain classes, a function, statements between them, and
+# a docstring whose example starts lines with `class` and `def` (cut points inside a string).
+PARTED = DOCUMENTED + textwrap.dedent('''\
+
+    LIMIT = 3
+
+
+    @register
+    @other(1)
+    class Decorated(Net):
+        def hybrid_forward(self, F, x):
+            return x
+
+
+    def helper(x):
+        """Example:
+    def hybrid_forward(self, F, x):
+        pass
+    """
+        return x
+
+
+    async def later():
+        pass
+
+
+    class Last(nn.HybridBlock):
+        def hybrid_forward(self, F, x, *args):
+            return x
+    ''')
+
+
+def _whole(source):
+    import symtable
+
+    from hyblint import triage as module
+    try:
+        return module._listed(symtable.symtable(source, "p.py", "exec")), None
+    except SyntaxError as exc:
+        return None, (exc.lineno, exc.msg)
+
+
+def _parted(source):
+    from hyblint import triage as module
+    listed, error = module._listing(source, "p.py")
+    if listed is not None:
+        listed = (sorted(listed[0]), sorted(listed[1], key=str))
+    return listed, None if error is None else (error.location.row, error.message)
+
+
+def _sorted(result):
+    listed, error = result
+    return (None if listed is None else (sorted(listed[0]), sorted(listed[1], key=str))), \
+        None if error is None else error[0]
+
+
+def test_a_module_parsed_part_by_part_lists_what_the_whole_module_does():
+    from hyblint import triage as module
+    assert len(module._parts(PARTED)) >= 5
+    module._PARTS.clear()
+    assert _parted(PARTED)[0] == _sorted(_whole(PARTED))[0]
+    assert _parted(PARTED)[0] == _sorted(_whole(PARTED))[0]  # again, from the parts' listings kept
+
+
+def test_what_a_part_accepts_alone_but_the_module_does_not_is_parsed_whole():
+    from hyblint import triage as module
+    global_after = "x = 1\n\n\nclass A:\n    pass\n\n\nclass B:\n    pass\nglobal x\n"
+    module._PARTS.clear()
+    assert module._parts(global_after) is None
+    listed, error = _parted(global_after)
+    assert listed is None and error == (10, "syntax error: name 'x' is assigned to before global declaration")
+    late_future = PARTED + "\nfrom __future__ import annotations\n"  # the compiler's to reject, as whole
+    assert _parted(late_future)[0] == _sorted(_whole(late_future))[0]
+
+
+def test_part_by_part_parsing_agrees_with_the_whole_module_under_mutations():
+    """Any edit (a deleted, doubled or inserted character, as typing makes them): the parts are
+    accepted exactly when the whole module is, with the same listing, and an error is Python's own."""
+    import random
+    import warnings
+
+    from hyblint import triage as module
+    warnings.simplefilter("ignore")  # (the parser's warnings on the mutants' escapes; reset after the test)
+    rng = random.Random(7)
+    inserts = ['"""', "'", "(", ")", ":", "\n", "    ", "\\", "@x\n", "class C:\n", "else:\n", "#"]
+    checked = rejected = 0
+    for _ in range(600):
+        source, at = PARTED, rng.randrange(len(PARTED))
+        kind = rng.randrange(3)
+        if kind == 0:
+            source = source[:at] + source[at + 1:]
+        elif kind == 1:
+            source = source[:at] + source[at] + source[at:]
+        else:
+            source = source[:at] + rng.choice(inserts) + source[at:]
+        whole = _sorted(_whole(source))
+        listed, error = _parted(source)
+        assert listed == whole[0], source
+        assert (error is None) == (whole[1] is None), source
+        if error is not None:
+            assert error[0] == whole[1]
+            rejected += 1
+        checked += 1
+    assert rejected > 50  # the mutations reached the parser's errors too
