@@ -13,6 +13,8 @@ import sys
 
 import numpy as np
 
+from recorded_values import encode
+
 CASES = [
     ("arange/int32", "_arange", "mx.nd.arange(1.3, 456.6, 1.3, dtype='int32')"),
     ("contrib/isnan", "_not_equal", "mx.nd.contrib.isnan(mx.nd.array([1, np.nan, np.inf, -np.inf, 0]))"),
@@ -289,17 +291,6 @@ def _rnn_inputs(mode, layers, bidirectional, scale=1.0):
     if mode == "lstm":
         arrays.append(rng.uniform(-1, 1, (layers * directions, 2, 3)))
     return [mx.nd.array(a) for a in arrays]
-
-
-def encode(value):
-    if hasattr(value, "asnumpy"):
-        data = value.asnumpy()
-        return {"shape": list(data.shape), "dtype": data.dtype.name, "data": data.reshape(-1).tolist()}
-    if isinstance(value, (list, tuple)):
-        return [encode(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 def record(mx):

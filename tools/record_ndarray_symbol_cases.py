@@ -14,6 +14,8 @@ import sys
 
 import numpy as np
 
+from recorded_values import encode
+
 _X = "mx.nd.arange(24).reshape((2, 3, 4))"
 _S = "mx.sym.var('x')"
 
@@ -313,17 +315,6 @@ def _updated(name, count, dtype="float32", mp=0, out=False, **kwargs):
         arrays[-1] = mx.nd.array(arrays[0].asnumpy(), dtype="float32")
     result = getattr(mx.nd, name)(*arrays, out=arrays[0] if out else None, **kwargs)
     return [result] + arrays
-
-
-def encode(value):
-    if hasattr(value, "asnumpy"):
-        data = value.asnumpy()
-        return {"shape": list(data.shape), "dtype": data.dtype.name, "data": data.reshape(-1).tolist()}
-    if isinstance(value, (list, tuple)):
-        return [encode(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 def check_message(exc) -> str:

@@ -14,6 +14,8 @@ import sys
 
 import numpy as np
 
+from recorded_values import encode
+
 
 def _head_grad(y, shape, head_shape):
     """The gradient of the bound symbol `y` (of one variable x of `shape`) for a head gradient of
@@ -253,17 +255,6 @@ def _np_shape_ones(shape):
 
 
 HELPERS["_np_shape_ones"] = _np_shape_ones
-
-
-def encode(value):
-    if hasattr(value, "asnumpy"):
-        data = value.asnumpy()
-        return {"shape": list(data.shape), "dtype": data.dtype.name, "data": data.reshape(-1).tolist()}
-    if isinstance(value, (list, tuple)):
-        return [encode(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 def evaluate(mx, code):
