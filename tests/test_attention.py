@@ -77,3 +77,17 @@ def test_reshape_like_negative_ranges(case):
     assert list(nd.zeros(case["lhs"]).reshape_like(nd.zeros(case["rhs"]), **case["kwargs"]).shape) == case["shape"]
     symbol = sym.reshape_like(sym.var("a"), sym.var("b"), **case["kwargs"])
     assert list(symbol.infer_shape(a=tuple(case["lhs"]), b=tuple(case["rhs"]))[1][0]) == case["shape"]
+
+
+def test_softmax_float_length_is_bound_and_fails_where_read():
+    """MXNet 1.9.1's type inference leaves softmax's length as given (an undeclared one is bound as
+    float32, as test_op_all_names_monitor binds it); its kernel rejects a float length when it runs,
+    and a bound graph's error surfaces where the output is read."""
+    symbol = sym.softmax(sym.var("data", shape=(2, 3)), sym.var("length", shape=(2,)), use_length=True)
+    assert symbol.infer_type(data="float32", length="float32")[0] == [np.float32, np.float32]
+    executor = symbol.simple_bind(None, grad_req="null")
+    assert executor.arg_dict["length"].dtype == np.float32
+    executor.forward()
+    expected = RECORDED["float_length_error"].split(": ", 1)[1]
+    with pytest.raises(MXNetError, match=expected):
+        executor.outputs[0].asnumpy()

@@ -398,21 +398,16 @@ def _integer_length(dtype):
         raise ValueError("This operation only support integer types, not %s" % np.dtype(dtype).name)
 
 
-def _softmax_types(in_dtypes, attrs, names):
-    """Floating-point data; integer lengths (MXNet's message for others, recorded)."""
-    if len(in_dtypes) > 1:
-        _integer_length(in_dtypes[1])
-    return _float_only(in_dtypes, attrs, names)
-
-
 def _masked_softmax(x, length=None, axis=-1, temperature=None, dtype=None, use_length=False):
     if use_length and length is not None:
-        _integer_length(length.dtype)  # an eager call meets no type inference first
+        # integer lengths: MXNet's kernel says so when it runs (its type inference leaves the
+        # length's type as given, undecided ones float32 at bind; the message recorded)
+        _integer_length(length.dtype)
     return k.softmax(x, length=length, axis=axis, temperature=temperature, dtype=dtype, use_length=use_length)
 
 
 _SOFTMAX_OP = declare("softmax", inputs=("data", "length"), attrs=_SOFTMAX, check=_axis_attr_check("axis"),
-                      types=_softmax_types, infer=_softmax_shapes,
+                      types=_float_only, infer=_softmax_shapes,
                       kernel=_masked_softmax)
 # `length` is an input only with use_length (GluonNLP's attention masks its scores so)
 _SOFTMAX_OP.input_names = lambda attrs: ["data", "length"] if attrs.get("use_length") else ["data"]
