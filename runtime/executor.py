@@ -58,8 +58,10 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
     shapes: Dict[int, List[Optional[Tuple]]] = {}
     wanted: List[Tuple[Node, int, Tuple]] = []  # shapes consumers gave outputs that were unknown
     # partial answers (infer_shape_partial) also carry what declared shapes know, 0 for an unknown
-    # size (`var('data', shape=(1, 0, 0, 0))`), through the operators, as MXNet 1.9.1's do
-    carry_partial = partial and not is_np_shape()
+    # size (`var('data', shape=(1, 0, 0, 0))`; -1 under np_shape(), where 0 is a size), through
+    # the operators, as MXNet 1.9.1's do
+    carry_partial = partial
+    unknown = -1 if is_np_shape() else 0
     for node in order:
         if node.is_variable:
             shape = tuple(known[node.name]) if node.name in known else _declared_shape(node)
@@ -71,7 +73,8 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
         if node.op.infer is None and any(s is None for s in in_shapes):
             shapes[id(node)] = [None] * node.num_outputs()
             continue
-        unsure = carry_partial and any(s is not None and 0 in s for s in in_shapes)
+        # (a shape given with an unknown size is partial in any inference, as MXNet 1.x's 0 is)
+        unsure = any(s is not None and unknown in s for s in in_shapes) and (carry_partial or not is_np_shape())
         try:
             completed, out_shapes = node.op.infer_shapes(in_shapes, node.attrs)
         except MXNetError as exc:
@@ -80,8 +83,11 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
                 continue
             raise _node_error(node, exc) from None
         for (child, index), before, after in zip(node.inputs, in_shapes, completed):
-            if unsure and before is not None and after is not None and child.is_variable and _completes(before, after):
-                shapes[id(child)][index] = tuple(after)  # a declared partial shape, completed
+            if unsure and before is not None and after is not None and _completes(before, after, unknown):
+                if child.is_variable:
+                    shapes[id(child)][index] = tuple(after)  # a declared partial shape, completed
+                else:  # an operator's partial output, completed: what its inputs must then be
+                    wanted.append((child, index, tuple(after)))
             elif before is None and after is not None:
                 if child.is_variable:
                     shapes[id(child)][index] = tuple(after)
@@ -97,7 +103,7 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
     args = [shapes[id(n)][0] for n in order if n.is_variable and id(n) not in aux]
     auxes = [shapes[id(n)][0] for n in order if n.is_variable and id(n) in aux]
     outs = [shapes[id(n)][i] if i < len(shapes[id(n)]) else None for n, i in symbol._outputs]
-    if not partial and any(s is None for s in args + auxes + outs):
+    if not partial and any(s is None or (unknown in s and not is_np_shape()) for s in args + auxes + outs):
         return (None, None, None), learned
     return (args, outs, auxes), learned
 
@@ -126,10 +132,10 @@ def _work_back(node: Node, shape: Tuple, shapes, learned: Dict[str, Tuple]) -> N
             _work_back(child, tuple(after), shapes, learned)
 
 
-def _completes(partial: Tuple, shape: Tuple) -> bool:
-    """Whether `shape` fills in the unknown sizes (0) of a partial shape and agrees with the rest
-    (a gluon.rnn parameter declared (40, 0) until its input size is known)."""
-    return 0 in partial and len(partial) == len(shape) and all(p in (0, s) for p, s in zip(partial, shape))
+def _completes(partial: Tuple, shape: Tuple, unknown: int = 0) -> bool:
+    """Whether `shape` fills in the unknown sizes (0, or -1 under np_shape()) of a partial shape
+    and agrees with the rest (a gluon.rnn parameter declared (40, 0) until its input size is known)."""
+    return unknown in partial and len(partial) == len(shape) and all(p in (unknown, s) for p, s in zip(partial, shape))
 
 
 def _declared_dtype(node: Node) -> Optional[str]:

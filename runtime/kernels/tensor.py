@@ -178,7 +178,26 @@ def reshape_shape(src, shape, reverse=False):
 
 
 def reshape(x, shape=(), reverse=False, target_shape=None, keep_highest=False):
-    return x.reshape(reshape_shape(x.shape, shape, reverse))
+    return x.reshape(reshaped(x.shape, shape, reverse, target_shape, keep_highest))
+
+
+def reshaped(data, shape=(), reverse=False, target_shape=None, keep_highest=False):
+    """The shape `reshape` gives: from `shape` and its special values, or from the deprecated
+    `target_shape` when `shape` is empty (one 0 there is inferred from the element count; with
+    `keep_highest` the first size is the input's)."""
+    if shape or not target_shape:
+        return reshape_shape(data, shape, reverse)
+    target = list(target_shape)
+    if keep_highest:
+        target[0] = data[0]
+    unknown = [i for i in range(1 if keep_highest else 0, len(target)) if target[i] == 0]
+    if len(unknown) == 1:
+        target[unknown[0]] = 1
+        target[unknown[0]] = int(np.prod(data)) // int(np.prod(target))
+    if int(np.prod(target)) != int(np.prod(data)):
+        raise ValueError("Target shape size is different to source. Target: (%s)\nSource: (%s)"
+                         % (",".join(map(str, target)), ",".join(map(str, data))))
+    return tuple(target)
 
 
 def like_range(ndim, side, begin, end):

@@ -5,6 +5,7 @@ import numpy as np
 
 from runtime.kernels import elementwise as k
 from runtime.registry import Attr, bool_, choice, declare, dtype_, float_, same_shape
+from runtime.util import is_np_shape
 
 _UNARY = {
     "relu": k.relu, "sigmoid": k.sigmoid, "tanh": np.tanh, "exp": np.exp, "abs": np.abs, "square": np.square,
@@ -88,9 +89,26 @@ def _equal_shapes(in_shapes, attrs):
         known = a if a is not None else b
         return [known, known], [known]
     if a != b:
-        raise ValueError("Incompatible attr at 1-th input: expected [%s], got [%s]"
-                         % (",".join(map(str, a)), ",".join(map(str, b))))
+        merged = _merged(a, b)
+        if merged is None:
+            raise ValueError("Incompatible attr at 1-th input: expected [%s], got [%s]"
+                             % (",".join(map(str, a)), ",".join(map(str, b))))
+        return [merged, merged], [merged]
     return in_shapes, [a]
+
+
+def _merged(a, b):
+    """Two partial shapes as one: an unknown size (0, or -1 under np_shape()) takes the other's;
+    None where they disagree."""
+    unknown = -1 if is_np_shape() else 0
+    if len(a) != len(b):
+        return None
+    merged = []
+    for x, y in zip(a, b):
+        if x != y and unknown not in (x, y):
+            return None
+        merged.append(y if x == unknown else x)
+    return tuple(merged)
 
 
 _BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide, "mod": np.mod,

@@ -6,6 +6,7 @@ import numpy as np
 from runtime.kernels import tensor as k
 from runtime.registry import (Attr, axis_, bool_, check_new_shape, choice, declare, dtype_, float_, int_, optional,
                               shape_, shape_inconsistent, str_, uniform_types)
+from runtime.util import is_np_shape
 
 
 # ---- MXNet's rejections, in MXNet's words (checked before a kernel runs, eagerly and at bind time)
@@ -59,6 +60,13 @@ def _slice_axis_check(in_shapes, attrs):
         raise ValueError("Transformed axis must be smaller than the source ndim and larger than zero! Recieved axis=%d, "
                          "src_ndim=%d, transformed axis=%d" % (axis, len(shape), axis + len(shape) if axis < 0 else axis))
     size = shape[axis]
+    if size == (-1 if is_np_shape() else 0):
+        return  # an unknown size (partial inference): the sliced axis stays unknown
+    _slice_axis_range(size, attrs)
+
+
+def _slice_axis_range(size, attrs):
+    """(begin, end) of slice_axis along an axis of `size`, or MXNet's rejection."""
     begin, end = attrs["begin"], attrs["end"]
     begin = begin + size if begin < 0 else begin
     end = size if end is None else (end + size if end < 0 else end)
@@ -68,6 +76,17 @@ def _slice_axis_check(in_shapes, attrs):
         raise ValueError("Invalid begin for begin=%d as axis_size is %d" % (attrs["begin"], size))
     if begin >= end:
         raise ValueError("Invalid begin, end, get begin=%d, end=%d" % (begin, end))
+    return begin, end
+
+
+def _slice_axis_shapes(in_shapes, attrs):
+    """The data's shape with the axis cut to the range; an axis of unknown size stays unknown."""
+    shape = list(in_shapes[0])
+    axis = attrs["axis"] % len(shape)
+    if shape[axis] != (-1 if is_np_shape() else 0):
+        begin, end = _slice_axis_range(shape[axis], attrs)
+        shape[axis] = end - begin
+    return in_shapes, [tuple(shape)]
 
 
 def _pad_check(in_shapes, attrs):
@@ -421,7 +440,8 @@ declare("softmin", attrs=_SOFTMAX, check=_axis_attr_check("axis"), types=_float_
 
 # ---- shapes
 def _reshape_shapes(in_shapes, attrs):
-    return in_shapes, [k.reshape_shape(in_shapes[0], attrs["shape"], attrs["reverse"])]
+    return in_shapes, [k.reshaped(in_shapes[0], attrs["shape"], attrs["reverse"], attrs["target_shape"],
+                                  attrs["keep_highest"])]
 
 
 def _reshape_inputs(out_shape, in_shapes, attrs):
@@ -471,8 +491,18 @@ declare("_split_v2", attrs=[Attr("indices", shape_, ()), Attr("axis", int_, 0), 
                             Attr("sections", int_, 0)],
         kernel=k.split_v2,
         num_outputs=lambda a: a["sections"] or (len(a["indices"]) - (1 if a["indices"][:1] == (0,) else 0) + 1))
+def _slice_shapes(in_shapes, attrs):
+    """The region's shape; an axis of unknown size (0, or -1 under np_shape()) stays unknown."""
+    shape = in_shapes[0]
+    unknown = -1 if is_np_shape() else 0
+    out = list(k.sliced_shape(tuple(0 if d == unknown else d for d in shape), attrs["begin"], attrs["end"],
+                              attrs["step"]))
+    return in_shapes, [tuple(unknown if d == unknown else o for d, o in zip(shape, out))]
+
+
 declare("slice", attrs=[Attr("begin", shape_, required=True), Attr("end", shape_, required=True),
-                        Attr("step", shape_, ())], kernel=k.slice_, aliases=("crop",), check=_slice_check)
+                        Attr("step", shape_, ())], kernel=k.slice_, aliases=("crop",), check=_slice_check,
+        infer=_slice_shapes)
 
 
 def _slice_assign_shapes(in_shapes, attrs):
@@ -490,7 +520,7 @@ declare("_slice_assign_scalar", attrs=[Attr("scalar", float_, 0.0)] + _SLICE_ATT
         aliases=("_crop_assign_scalar",), check=_slice_check)
 declare("slice_axis", attrs=[Attr("axis", int_, required=True), Attr("begin", int_, required=True),
                              Attr("end", optional(int_), required=True)], kernel=k.slice_axis,
-        check=_slice_axis_check)
+        check=_slice_axis_check, infer=_slice_axis_shapes)
 declare("slice_like", inputs=("data", "shape_like"), attrs=[Attr("axes", shape_, ())], kernel=k.slice_like,
         check=_slice_like_check,
         types=uniform_types(free=("shape_like",)))

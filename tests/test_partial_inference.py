@@ -1,0 +1,30 @@
+"""Partial shape inference as MXNet 1.9.1 does it (tests/data/partial_inference_cases.json, from
+tools/record_partial_inference.py): unknown sizes carried through slices, an elementwise pair that
+completes each other's, a reshape's input completed from what its consumer needs, the deprecated
+`target_shape`."""
+import json
+from pathlib import Path
+
+import pytest
+
+import runtime
+
+CASES = json.loads((Path(__file__).parent / "data" / "partial_inference_cases.json").read_text())
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c["id"])
+def test_partial_inference_as_recorded(case):
+    with runtime.as_mxnet() as mx, mx.np_shape(case["np_shape"]):
+        symbol = eval(case["code"], {"mx": mx})
+        infer = symbol.infer_shape_partial if case["mode"] == "partial" else symbol.infer_shape
+        args, outs, _ = infer(**{k: tuple(v) for k, v in case["given"].items()})
+    assert symbol.list_arguments() == case["result"]["arguments"]
+    assert [list(s) for s in args] == case["result"]["args"]
+    assert [list(s) for s in outs] == case["result"]["outs"]
+
+
+def test_a_deprecated_target_shape_of_another_size_is_rejected():
+    """MXNet 1.9.1 infers (4, 5) for (4, 3, 5) with target_shape=(0, 5) and keep_highest (the 0 is
+    the kept size, nothing is inferred) and then crashes reading past the data; here it is an error."""
+    with runtime.as_mxnet() as mx, pytest.raises(mx.base.MXNetError, match="Target shape size is different"):
+        mx.nd.Reshape(mx.nd.ones((4, 3, 5)), target_shape=(0, 5), keep_highest=True)
