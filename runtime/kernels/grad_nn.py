@@ -13,7 +13,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from runtime.kernels.wide import add_wide_columns, wide_columns, wide_heads
-from runtime.kernels.workspace import scratch
+from runtime.kernels.workspace import images_per_chunk, scratch
 
 
 def _geometry(ndim: int, kernel, stride, dilate, pad) -> Tuple[tuple, tuple, tuple, tuple]:
@@ -44,13 +44,15 @@ def _pad(x: np.ndarray, pad, value=0.0, extra=None) -> np.ndarray:
 # at least). Smaller than the forward pass's (kernels.conv.COLUMN_BYTES): backward runs while every
 # saved activation and the gradients in flight are alive, so its columns add to a training step's
 # peak (8 MB chunks made two thirds of a LeNet step's traced peak at batch 256: 29.8 MiB, 18.3 with
-# 2 MB), and a product over 2 MB of columns is still large enough for BLAS.
+# 2 MB), and a product over 2 MB of columns is still large enough for BLAS. Products with few
+# filters take smaller chunks, which stay in cache (workspace.images_per_chunk).
 COLUMN_BYTES = 2 << 20
 
 
-def _image_chunks(n: int, bytes_per_image: int):
-    """(lo, hi) ranges covering the n images of a batch, each chunk's columns under COLUMN_BYTES."""
-    chunk = max(1, min(n, COLUMN_BYTES // max(1, bytes_per_image)))
+def _image_chunks(n: int, bytes_per_image: int, filters: int):
+    """(lo, hi) ranges covering the n images of a batch, each chunk's columns under COLUMN_BYTES
+    (and in cache for a product with few `filters`)."""
+    chunk = images_per_chunk(n, bytes_per_image, filters, COLUMN_BYTES)
     return [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
 
 
@@ -125,7 +127,7 @@ def convolution_weight_grad(data, out_grad, kernel, stride, dilate, pad, num_gro
         taps = kh * kw
         grad = np.zeros((f, cg * taps), dtype=np.result_type(x.dtype, g.dtype))
         # the columns of a chunk of images at a time: a whole batch's would be the step's largest buffer
-        for lo, hi in _image_chunks(n, c * taps * oh * ow * x.itemsize):
+        for lo, hi in _image_chunks(n, c * taps * oh * ow * x.itemsize, fg):
             cols = scratch("columns", (c * taps, (hi - lo) * oh * ow), x.dtype)
             _columns_2d(x[lo:hi], kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols)
             heads = np.ascontiguousarray(np.moveaxis(g[lo:hi], 1, 0)).reshape(f, -1)
@@ -159,7 +161,7 @@ def _wide_weight_grad(x, g, kh, kw, ph, pw, dh, dw, num_group) -> np.ndarray:
     taps = kh * kw
     dtype = np.result_type(x.dtype, g.dtype)
     grad = np.zeros((f, cg * taps), dtype=dtype)
-    for lo, hi in _image_chunks(n, c * taps * oh * width * x.itemsize):
+    for lo, hi in _image_chunks(n, c * taps * oh * width * x.itemsize, fg):
         cols = scratch("columns", (c * taps, (hi - lo) * oh * width), x.dtype)
         wide_columns(x, lo, hi, kh, kw, dh, dw, oh, cols)
         heads = scratch("heads", (f, cols.shape[1]), g.dtype)
@@ -181,7 +183,7 @@ def _wide_data_grad(g, weight, data_shape, kh, kw, ph, pw, dh, dw, num_group) ->
     taps = kh * kw
     dtype = np.result_type(g.dtype, weight.dtype)
     out = np.zeros((n, c, height + 2 * ph, width), dtype=dtype)
-    for lo, hi in _image_chunks(n, c * taps * oh * width * np.dtype(dtype).itemsize):
+    for lo, hi in _image_chunks(n, c * taps * oh * width * np.dtype(dtype).itemsize, fg):
         heads = scratch("heads", (f, (hi - lo) * oh * width), g.dtype)
         wide_heads(g, lo, hi, width, heads)
         cols = scratch("columns", (c * taps, heads.shape[1]), dtype)
@@ -210,7 +212,7 @@ def convolution_data_grad(out_grad, weight, data_shape, kernel, stride, dilate, 
         dtype = np.result_type(out_grad.dtype, weight.dtype)
         height = data_shape[2] if len(data_shape) == 4 else 1
         out = np.zeros((n, c, height, data_shape[-1]), dtype=dtype)
-        for lo, hi in _image_chunks(n, c * taps * oh * ow * np.dtype(dtype).itemsize):
+        for lo, hi in _image_chunks(n, c * taps * oh * ow * np.dtype(dtype).itemsize, fg):
             heads = np.ascontiguousarray(np.moveaxis(g[lo:hi], 1, 0)).reshape(f, -1)
             cols = scratch("columns", (c * taps, heads.shape[1]), dtype)
             for k in range(num_group):
