@@ -405,19 +405,49 @@ class Executor:
         for index, array in enumerate(results):
             call_with_handle(self._monitor[0], _entry_name(node, index), NDArray(array, self._ctx))
 
+    def _relu_epilogues(self) -> Dict[int, object]:
+        """The operators whose kernel applies the ReLU that alone reads their output (a layer with
+        activation='relu'), by node id: each with its attributes plus relu=True, and each such
+        Activation with its producer. The producer's output is then the ReLU's: one pass over
+        the result fewer, and one array fewer alive until backward. Backward reads the same: the
+        producers' gradients do not read their outputs, and relu(x) > 0 where x > 0."""
+        found = getattr(self, "_epilogues", None)
+        if found is None:
+            readers: Dict[Tuple[int, int], List[Node]] = {}
+            for node in self._order:
+                for child, index in node.inputs:
+                    readers.setdefault((id(child), index), []).append(node)
+            heads = {id(node) for node, _ in self._symbol._outputs}
+            found = {}
+            for node in self._order:
+                reader = readers.get((id(node), 0), [])
+                if node.op is not None and node.op.name in _RELU_EPILOGUE and len(reader) == 1 \
+                        and node.num_outputs() == 1 and id(node) not in heads and not node.attrs.get("relu") \
+                        and reader[0].op.name == "Activation" and reader[0].attrs.get("act_type") == "relu":
+                    found[id(node)] = dict(node.attrs, relu=True)
+                    found[id(reader[0])] = node
+            self._epilogues = found
+        return found
+
     def _forward_values(self, is_train: bool) -> Dict[int, List[np.ndarray]]:
         """Every node's outputs (by node id), running the graph node by node."""
         values: Dict[int, List[np.ndarray]] = {}
         bound = {**self.arg_dict, **self.aux_dict}
+        # a monitor or hook sees every operator's own output: nothing fused then
+        fused = self._relu_epilogues() if self._monitor is None and self._op_hook is None else {}
         for node in self._order:
             if node.is_variable:
                 values[id(node)] = [bound[node.name]._data]
+                continue
+            attrs = fused.get(id(node), node.attrs)
+            if isinstance(attrs, Node):  # a ReLU its producer applied
+                values[id(node)] = values[id(attrs)]
                 continue
             arrays = [values[id(child)][index] for child, index in node.inputs]
             if self._monitor is not None and self._monitor[1]:
                 self._monitor_inputs(node, arrays)
             try:
-                results = node.op.run(arrays, node.attrs, is_train=is_train)
+                results = node.op.run(arrays, attrs, is_train=is_train)
             except MXNetError as exc:
                 raise _node_error(node, exc) from None
             values[id(node)] = results
@@ -477,6 +507,10 @@ def _entry_name(node: Node, index: int) -> str:
     if node.op.output_names:
         return "%s_%s" % (node.name, node.op.output_names[index])
     return "%s_output" % node.name if node.num_outputs() == 1 else "%s_output%d" % (node.name, index)
+
+
+# Operators whose kernels take relu=True (a ReLU applied as their results are written).
+_RELU_EPILOGUE = ("Convolution", "FullyConnected")
 
 
 def _gives_zero_gradient(node: Node) -> bool:
