@@ -94,3 +94,19 @@ def test_a_monitor_sees_the_layer_output_before_its_relu():
     exe.forward(is_train=True)
     assert (captured["fc"] < 0).any()  # the pre-activation, as MXNet's monitor reports it
     np.testing.assert_array_equal(captured["act"], np.maximum(captured["fc"], 0))
+
+
+def test_relu_gradient_kernel_is_the_product_with_the_mask():
+    from runtime.kernels.elementwise import relu_grad
+    x = np.array([[-1.0, 0.0, -0.0, 2.0, np.nan, np.inf, -np.inf, 3.0]], np.float32)
+    g = np.array([[np.nan, np.inf, -2.0, -3.0, 5.0, 1.0, np.nan, -0.0]], np.float32)
+    with np.errstate(invalid="ignore"):
+        expected = g * (x > 0)
+        for a, b in ((x, g), (x.astype(np.float64), g.astype(np.float64)), (x[:, ::2], g[:, ::2]),
+                     (x, g.astype(np.float64))):
+            got = relu_grad(a, b)
+            assert got.dtype == a.dtype and got.shape == a.shape
+            want = (b * (a > 0)).astype(a.dtype)
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))  # -0.0 where g < 0 is masked
+    assert np.isnan(expected[0, 0]) and np.isnan(expected[0, 1])  # NaN and inf head gradients masked give NaN
