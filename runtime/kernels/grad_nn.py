@@ -151,29 +151,24 @@ def convolution_weight_grad(data, out_grad, kernel, stride, dilate, pad, num_gro
 
 
 def _wide_weight_grad(x, g, kh, kw, ph, pw, dh, dw, num_group) -> np.ndarray:
-    """The weight gradient (F, C/groups * taps) of a stride-1 2-d convolution over wide rows (see
-    kernels.wide): columns of the padded input times the output gradient laid out alike."""
-    x = np.ascontiguousarray(_pad(x, (ph, pw)))
-    g = np.ascontiguousarray(g)
-    n, c, _, width = x.shape
-    f, oh = g.shape[1], g.shape[2]
-    cg, fg = c // num_group, f // num_group
-    taps = kh * kw
-    dtype = np.result_type(x.dtype, g.dtype)
-    grad = np.zeros((f, cg * taps), dtype=dtype)
-    for lo, hi in _image_chunks(n, c * taps * oh * width * x.itemsize, fg):
-        cols = scratch("columns", (c * taps, (hi - lo) * oh * width), x.dtype)
-        wide_columns(x, lo, hi, kh, kw, dh, dw, oh, cols)
-        heads = scratch("heads", (f, cols.shape[1]), g.dtype)
-        wide_heads(g, lo, hi, width, heads)
-        for k in range(num_group):
-            grad[k * fg:(k + 1) * fg] += _product_t(cols[k * cg * taps:(k + 1) * cg * taps], heads[k * fg:(k + 1) * fg])
+    """The weight gradient (F, C/groups * taps) of a stride-1 2-d convolution over wide rows."""
+    _, grad, _ = _wide_grads(x, g, None, x.shape, kh, kw, ph, pw, dh, dw, num_group, (False, True, False))
     return grad
 
 
 def _wide_data_grad(g, weight, data_shape, kh, kw, ph, pw, dh, dw, num_group) -> np.ndarray:
-    """The data gradient of a stride-1 2-d convolution over wide rows (see kernels.wide): the
-    weights times the output gradient laid out as wide rows, added back onto the padded input."""
+    """The data gradient of a stride-1 2-d convolution over wide rows."""
+    grad, _, _ = _wide_grads(None, g, weight, data_shape, kh, kw, ph, pw, dh, dw, num_group, (True, False, False))
+    return grad
+
+
+def _wide_grads(x, g, weight, data_shape, kh, kw, ph, pw, dh, dw, num_group, needed):
+    """(data, weight, bias) gradients of a stride-1 2-d convolution over wide rows (see
+    kernels.wide), those `needed` (three flags; the others None): per chunk of images, the output
+    gradient laid out as wide rows once, with the bias's sums taken as it is copied; the weight
+    gradient is the columns of the padded input times it, the data gradient the weights times
+    it, added back onto the padded input. The weight gradient is (F, C/groups * taps)."""
+    need_data, need_weight, need_bias = needed
     g = np.ascontiguousarray(g)
     n, c = data_shape[:2]
     height = data_shape[2] if len(data_shape) == 4 else 1
@@ -181,19 +176,56 @@ def _wide_data_grad(g, weight, data_shape, kh, kw, ph, pw, dh, dw, num_group) ->
     width = data_shape[-1] + 2 * pw
     cg, fg = c // num_group, f // num_group
     taps = kh * kw
-    dtype = np.result_type(g.dtype, weight.dtype)
-    out = np.zeros((n, c, height + 2 * ph, width), dtype=dtype)
-    for lo, hi in _image_chunks(n, c * taps * oh * width * np.dtype(dtype).itemsize, fg):
+    if need_weight:
+        x = np.ascontiguousarray(_pad(x, (ph, pw)))
+        weight_grad = np.zeros((f, cg * taps), dtype=np.result_type(x.dtype, g.dtype))
+    if need_data:
+        dtype = np.result_type(g.dtype, weight.dtype)
+        out = np.zeros((n, c, height + 2 * ph, width), dtype=dtype)
+    itemsize = max(x.itemsize if need_weight else 0, np.dtype(dtype).itemsize if need_data else 0)
+    sums = np.zeros(f if need_bias else 0, dtype=np.float64)
+    for lo, hi in _image_chunks(n, c * taps * oh * width * itemsize, fg):
         heads = scratch("heads", (f, (hi - lo) * oh * width), g.dtype)
-        wide_heads(g, lo, hi, width, heads)
-        cols = scratch("columns", (c * taps, heads.shape[1]), dtype)
-        for k in range(num_group):
-            w = weight[k * fg:(k + 1) * fg].reshape(fg, cg * taps)
-            np.matmul(w.T, heads[k * fg:(k + 1) * fg], out=cols[k * cg * taps:(k + 1) * cg * taps])
-        add_wide_columns(cols, lo, hi, kh, kw, dh, dw, oh, out)
-    if ph or pw:
-        out = out[:, :, ph:ph + height, pw:pw + data_shape[-1]]
-    return out.reshape(data_shape)
+        wide_heads(g, lo, hi, width, heads, sums)
+        if need_weight:
+            cols = scratch("columns", (c * taps, heads.shape[1]), x.dtype)
+            wide_columns(x, lo, hi, kh, kw, dh, dw, oh, cols)
+            for k in range(num_group):
+                weight_grad[k * fg:(k + 1) * fg] += _product_t(cols[k * cg * taps:(k + 1) * cg * taps],
+                                                               heads[k * fg:(k + 1) * fg])
+        if need_data:
+            cols = scratch("columns", (c * taps, heads.shape[1]), dtype)
+            for k in range(num_group):
+                w = weight[k * fg:(k + 1) * fg].reshape(fg, cg * taps)
+                np.matmul(w.T, heads[k * fg:(k + 1) * fg], out=cols[k * cg * taps:(k + 1) * cg * taps])
+            add_wide_columns(cols, lo, hi, kh, kw, dh, dw, oh, out)
+    data_grad = None
+    if need_data:
+        if ph or pw:
+            out = out[:, :, ph:ph + height, pw:pw + data_shape[-1]]
+        data_grad = out.reshape(data_shape)
+    return data_grad, weight_grad if need_weight else None, sums.astype(g.dtype) if need_bias else None
+
+
+def convolution_grads(data, weight, out_grad, kernel, stride, dilate, pad, num_group, needed):
+    """[data, weight, bias] gradients of a convolution, those `needed` (three flags; the others
+    None): a stride-1 1-d or 2-d one computes them together (the output gradient laid out once)."""
+    kernel, stride, dilate, pad = _geometry(data.ndim, kernel, stride, dilate, pad)
+    planar = _planar(data, out_grad, kernel, stride, dilate, pad)
+    if planar is not None and planar[2][2] == planar[2][3] == 1 and (needed[0] or needed[1]):
+        x, g, (kh, kw, sh, sw, ph, pw, dh, dw) = planar
+        shape = data.shape if data.ndim == 4 else x.shape
+        dx, dw_, db = _wide_grads(x, g, weight if data.ndim == 4 else weight[:, :, None, :], shape,
+                                  kh, kw, ph, pw, dh, dw, num_group, needed)
+        if dx is not None:
+            dx = dx.reshape(data.shape)
+        if dw_ is not None:
+            dw_ = dw_.reshape(weight.shape)
+        return [dx, dw_, db]
+    return [convolution_data_grad(out_grad, weight, data.shape, kernel, stride, dilate, pad, num_group)
+            if needed[0] else None,
+            convolution_weight_grad(data, out_grad, kernel, stride, dilate, pad, num_group) if needed[1] else None,
+            out_grad.sum(axis=(0,) + tuple(range(2, out_grad.ndim))) if needed[2] else None]
 
 
 def convolution_data_grad(out_grad, weight, data_shape, kernel, stride, dilate, pad, num_group) -> np.ndarray:
