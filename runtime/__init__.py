@@ -13,11 +13,13 @@ from runtime.ndarray import NDArray
 from runtime.ndarray_namespace import build_module as _build_nd
 from runtime.symbol import Symbol
 from runtime.symbol_namespace import build_module as _build_sym
+from runtime.heap import keep_heap
 from runtime.threads import limit_blas_threads
 
 nd = ndarray = _build_nd("runtime.nd")
 sym = symbol = _build_sym("runtime.sym")
 limit_blas_threads()
+keep_heap()  # the arrays of one step reuse the last step's pages (see runtime.heap)
 _preload.start()  # Numba's set-up and the common kernels, while the program builds its model
 
 

@@ -93,7 +93,7 @@ class CachedOp:
         names = {name for name, value in zip(self._input_names, args) if autograd.entry_of(value) is not None}
 
         def vjp(out_grads):
-            grads = graph_gradients(order, heads, values, out_grads, is_train, names)
+            grads = graph_gradients(order, heads, values, out_grads, is_train, names, executor._backward_schedules)
             return [None if node is None else grads.get(id(node)) for node in wanted]
         autograd.record_node("_CachedOp", vjp, list(args), outputs)
         return outputs

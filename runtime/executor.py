@@ -191,6 +191,7 @@ class Executor:
         self.arg_dict = self._named(arg_names, args, "argument")
         self.aux_dict = self._named(aux_names, aux_states, "auxiliary state")
         self._plans: Dict[Tuple[bool, Tuple[str, ...]], tuple] = {}
+        self._backward_schedules: Dict = {}  # graph_gradients' work per wanted variables and mode
         self._has_aux_ops = any(node.op is not None and node.op.aux for node in self._order)
         # shapes are checked once, now, so that a graph that cannot run fails at bind time as in MXNet
         self.outputs: List[NDArray] = []
@@ -411,19 +412,49 @@ class Executor:
         for index, array in enumerate(results):
             call_with_handle(self._monitor[0], _entry_name(node, index), NDArray(array, self._ctx))
 
+    def _relu_epilogues(self) -> Dict[int, object]:
+        """The operators whose kernel applies the ReLU that alone reads their output (a layer with
+        activation='relu'), by node id: each with its attributes plus relu=True, and each such
+        Activation with its producer. The producer's output is then the ReLU's: one pass over
+        the result fewer, and one array fewer alive until backward. Backward reads the same: the
+        producers' gradients do not read their outputs, and relu(x) > 0 where x > 0."""
+        found = getattr(self, "_epilogues", None)
+        if found is None:
+            readers: Dict[Tuple[int, int], List[Node]] = {}
+            for node in self._order:
+                for child, index in node.inputs:
+                    readers.setdefault((id(child), index), []).append(node)
+            heads = {id(node) for node, _ in self._symbol._outputs}
+            found = {}
+            for node in self._order:
+                reader = readers.get((id(node), 0), [])
+                if node.op is not None and node.op.name in _RELU_EPILOGUE and len(reader) == 1 \
+                        and node.num_outputs() == 1 and id(node) not in heads and not node.attrs.get("relu") \
+                        and reader[0].op.name == "Activation" and reader[0].attrs.get("act_type") == "relu":
+                    found[id(node)] = dict(node.attrs, relu=True)
+                    found[id(reader[0])] = node
+            self._epilogues = found
+        return found
+
     def _forward_values(self, is_train: bool) -> Dict[int, List[np.ndarray]]:
         """Every node's outputs (by node id), running the graph node by node."""
         values: Dict[int, List[np.ndarray]] = {}
         bound = {**self.arg_dict, **self.aux_dict}
+        # a monitor or hook sees every operator's own output: nothing fused then
+        fused = self._relu_epilogues() if self._monitor is None and self._op_hook is None else {}
         for node in self._order:
             if node.is_variable:
                 values[id(node)] = [bound[node.name]._data]
+                continue
+            attrs = fused.get(id(node), node.attrs)
+            if isinstance(attrs, Node):  # a ReLU its producer applied
+                values[id(node)] = values[id(attrs)]
                 continue
             arrays = [values[id(child)][index] for child, index in node.inputs]
             if self._monitor is not None and self._monitor[1]:
                 self._monitor_inputs(node, arrays)
             try:
-                results = node.op.run(arrays, node.attrs, is_train=is_train)
+                results = node.op.run(arrays, attrs, is_train=is_train)
             except MXNetError as exc:
                 raise _node_error(node, exc) from None
             values[id(node)] = results
@@ -462,7 +493,8 @@ class Executor:
                                   else given[index].astype(value.dtype, copy=False))
             else:
                 head_grads.append(np.ones(value.shape, value.dtype))
-        grads = graph_gradients(self._order, heads, self._saved_values, head_grads, is_train, set(self.grad_dict))
+        grads = graph_gradients(self._order, heads, self._saved_values, head_grads, is_train, set(self.grad_dict),
+                                self._backward_schedules)
         for node in self._order:
             target = self.grad_dict.get(node.name) if node.is_variable else None
             if target is None:
@@ -483,6 +515,10 @@ def _entry_name(node: Node, index: int) -> str:
     if node.op.output_names:
         return "%s_%s" % (node.name, node.op.output_names[index])
     return "%s_output" % node.name if node.num_outputs() == 1 else "%s_output%d" % (node.name, index)
+
+
+# Operators whose kernels take relu=True (a ReLU applied as their results are written).
+_RELU_EPILOGUE = ("Convolution", "FullyConnected")
 
 
 def _gives_zero_gradient(node: Node) -> bool:
@@ -509,50 +545,75 @@ def differentiated_nodes(order: List[Node], heads, wanted) -> List[Node]:
     return found
 
 
-def graph_gradients(order: List[Node], heads, values: Dict[int, List[np.ndarray]], head_grads: List[np.ndarray],
-                    is_train: bool, wanted=None) -> Dict[int, np.ndarray]:
-    """The gradient reaching each variable node (by node id), from the nodes' gradients run in
-    reverse topological order over the values of a forward pass. With `wanted` (variable names),
-    only the nodes between those variables and the heads are differentiated."""
-    pending: Dict[Tuple[int, int], np.ndarray] = {}
+def _backward_schedule(order: List[Node], wanted, is_train: bool) -> list:
+    """What graph_gradients does at each node of `order`, last first, worked out once per graph,
+    wanted variables and mode: (variable node id,) for a variable; for an operator (node, its
+    id, whether to run its gradient, its operator, its attributes for the call, its inputs'
+    keys). (The operator, not its gradient: a gradient declared later is still found.)"""
     relevant = None
     if wanted is not None:
         relevant = set()
         for node in order:  # a node matters when a wanted variable feeds it
             if (node.name in wanted) if node.is_variable else any(id(c) in relevant for c, _ in node.inputs):
                 relevant.add(id(node))
+    schedule = []
+    for node in reversed(order):
+        if node.is_variable:
+            schedule.append((id(node),))
+            continue
+        # zeros reach the inputs of a zero gradient: nothing to run or add (MXNet's zero propagation)
+        runs = (relevant is None or id(node) in relevant) and not _gives_zero_gradient(node)
+        attrs = dict(node.attrs, is_train=is_train) if node.op.wants_training else node.attrs
+        if node.op.gradient_selective:
+            attrs = dict(attrs, needed=[relevant is None or id(child) in relevant for child, _ in node.inputs])
+        schedule.append((node, id(node), runs, node.op, attrs, [(id(c), i) for c, i in node.inputs]))
+    return schedule
+
+
+def graph_gradients(order: List[Node], heads, values: Dict[int, List[np.ndarray]], head_grads: List[np.ndarray],
+                    is_train: bool, wanted=None, schedules: Optional[Dict] = None) -> Dict[int, np.ndarray]:
+    """The gradient reaching each variable node (by node id), from the nodes' gradients run in
+    reverse topological order over the values of a forward pass. With `wanted` (variable names),
+    only the nodes between those variables and the heads are differentiated. `schedules`, a dict
+    the caller keeps with the graph, holds what is worked out once per graph (its key
+    names the wanted variables and the mode, so it must belong to this `order` alone)."""
+    key = (frozenset(wanted) if wanted is not None else None, is_train)
+    schedule = schedules.get(key) if schedules is not None else None
+    if schedule is None:
+        schedule = _backward_schedule(order, wanted, is_train)
+        if schedules is not None:
+            schedules[key] = schedule
+    pending: Dict[Tuple[int, int], np.ndarray] = {}
 
     def add(key, grad):
         pending[key] = grad if key not in pending else pending[key] + grad
     for (node, index), grad in zip(heads, head_grads):
         add((id(node), index), grad)
     found: Dict[int, np.ndarray] = {}
-    for node in reversed(order):
-        if node.is_variable:
-            if (id(node), 0) in pending:
-                found[id(node)] = pending.pop((id(node), 0))
+    for step in schedule:
+        if len(step) == 1:  # a variable
+            grad = pending.pop((step[0], 0), None)
+            if grad is not None:
+                found[step[0]] = grad
             continue
-        outputs = values[id(node)]
-        out_grads = [pending.pop((id(node), i), None) for i in range(len(outputs))]
-        if all(g is None for g in out_grads) or (relevant is not None and id(node) not in relevant):
+        node, node_id, runs, op, attrs, input_keys = step
+        outputs = values[node_id]
+        out_grads = [pending.pop((node_id, i), None) for i in range(len(outputs))]
+        if not runs or all(g is None for g in out_grads):
             continue
-        if _gives_zero_gradient(node):
-            continue  # zeros reach the inputs: nothing to run or add (MXNet's zero propagation)
-        if node.op.gradient is None:
+        gradient = op.gradient
+        if gradient is None:
             raise MXNetError("Operator %s is non-differentiable because it didn't register FGradient attribute."
                              % node.op.name)
         out_grads = [np.zeros(o.shape, o.dtype) if g is None else g for g, o in zip(out_grads, outputs)]
-        inputs = [values[id(child)][i] for child, i in node.inputs]
-        attrs = dict(node.attrs, is_train=is_train) if node.op.wants_training else node.attrs
-        if node.op.gradient_selective:
-            attrs = dict(attrs, needed=[relevant is None or id(child) in relevant for child, _ in node.inputs])
+        inputs = [values[k][i] for k, i in input_keys]
         try:
-            in_grads = node.op.gradient(inputs, outputs, out_grads, **attrs)
+            in_grads = gradient(inputs, outputs, out_grads, **attrs)
         except MXNetError as exc:
             raise _node_error(node, exc) from None
-        for (child, index), grad, value in zip(node.inputs, in_grads, inputs):
+        for input_key, grad, value in zip(input_keys, in_grads, inputs):
             if grad is not None:
-                add((id(child), index), np.asarray(grad).reshape(value.shape))
+                add(input_key, np.asarray(grad).reshape(value.shape))
     return found
 
 

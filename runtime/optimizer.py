@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from runtime.base import MXNetError
+from runtime.kernels.optimizer import sgd_momentum_in_place
 from runtime.ndarray import NDArray
 
 
@@ -315,6 +316,10 @@ class SGD(_MomentumOptimizer):
         indices = [i for i, *_ in items]
         self._update_count(indices)
         for (i, w, g, mom), lr, wd in zip(items, self._get_lrs(indices), self._get_wds(indices)):
+            if mom is not None and type(g) is NDArray and type(w) is NDArray and type(mom) is NDArray \
+                    and sgd_momentum_in_place(w._data, g._data, mom._data, lr, self.momentum, wd,
+                                              self.rescale_grad, self.clip_gradient):
+                continue  # the steps below, fused (dense float arrays)
             step = lr * self._scaled(g)
             if mom is not None:
                 mom._data *= self.momentum

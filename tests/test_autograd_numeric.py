@@ -338,6 +338,6 @@ def test_convolution_gradients_made_a_chunk_of_images_at_a_time_equal_the_whole_
                 grad_nn.convolution_data_grad(out_grad, weight, data.shape, *geometry))
     whole = both()
     monkeypatch.setattr(grad_nn, "COLUMN_BYTES", 1)  # one image per chunk
-    assert grad_nn._image_chunks(5, 100) == [(i, i + 1) for i in range(5)]
+    assert grad_nn._image_chunks(5, 100, 16) == [(i, i + 1) for i in range(5)]
     for chunked, expected in zip(both(), whole):
         np.testing.assert_allclose(chunked, expected, rtol=1e-5, atol=1e-6)

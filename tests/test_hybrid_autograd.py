@@ -85,9 +85,9 @@ def test_a_hybridized_block_differentiates_only_towards_what_needs_gradients(mon
     asked = []
     differentiate = runtime.executor.graph_gradients
 
-    def spy(order, heads, values, out_grads, is_train, wanted=None):
+    def spy(order, heads, values, out_grads, is_train, wanted=None, schedules=None):
         asked.append(set(wanted))
-        return differentiate(order, heads, values, out_grads, is_train, wanted)
+        return differentiate(order, heads, values, out_grads, is_train, wanted, schedules)
     monkeypatch.setattr(runtime.executor, "graph_gradients", spy)
     net = nn.HybridSequential()
     net.add(nn.Conv2D(2, 3), nn.Dense(1))
@@ -98,3 +98,23 @@ def test_a_hybridized_block_differentiates_only_towards_what_needs_gradients(mon
         y = net(x)
     y.backward()
     assert asked and "data" not in asked[0] and net[0].weight.name in asked[0]
+
+
+def test_backward_work_kept_per_set_of_wanted_variables():
+    """What a block's graph works out once for its backward depends on which inputs want
+    gradients: calls with and without the input's gradient, in turn, each get theirs."""
+    data = np.random.RandomState(3).normal(size=(2, 2, 6, 6)).astype(np.float32)
+    eager = build(False)
+    hybrid = build(True, eager)
+    _, expected_dx, expected, _ = gradients(eager, nd.array(data))
+    for _ in range(2):
+        _, dx, grads, _ = gradients(hybrid, nd.array(data))
+        np.testing.assert_allclose(dx, expected_dx, rtol=1e-4, atol=1e-5)
+        x = nd.array(data)  # no gradient wanted for the input this time
+        with autograd.record():
+            loss = (hybrid(x) ** 2).sum()
+        loss.backward()
+        assert x.grad is None
+        for name, param in hybrid.collect_params().items():
+            np.testing.assert_allclose(param.data().grad.asnumpy(), expected[name.split("_", 1)[1]],
+                                       rtol=1e-4, atol=1e-5)

@@ -59,6 +59,32 @@ def test_convolution_gradients_match_their_definition(batch, channels, filters, 
     np.testing.assert_allclose(dx, expected_dx, rtol=1e-4, atol=1e-4)
 
 
+
+NEEDED = [(True, True, True), (False, True, True), (True, False, False), (False, True, False), (False, False, True)]
+
+
+@pytest.mark.parametrize("needed", NEEDED)
+@pytest.mark.parametrize("batch,channels,filters,size,kernel,stride,dilate,pad,groups", GEOMETRIES)
+def test_gradients_taken_together_match_their_definition(batch, channels, filters, size, kernel, stride, dilate,
+                                                         pad, groups, needed):
+    """convolution_grads: those asked for (stride 1 lays the output gradient out once for all
+    three, the bias's sums taken as it is copied), None for the others."""
+    rng = np.random.default_rng(len(size) * 100 + batch + 1)
+    x = rng.standard_normal((batch, channels) + size).astype(np.float32)
+    w = rng.standard_normal((filters, channels // groups) + kernel).astype(np.float32)
+    out = tuple((n + 2 * p - d * (k - 1) - 1) // s + 1 for n, p, d, k, s in zip(size, pad, dilate, kernel, stride))
+    g = rng.standard_normal((batch, filters) + out).astype(np.float32)
+    expected = _reference_grads(x, w, g, stride, dilate, pad, groups) + \
+        (g.astype(np.float64).sum(axis=(0,) + tuple(range(2, g.ndim))),)
+    got = grad_nn.convolution_grads(x, w, g, kernel, stride, dilate, pad, groups, needed)
+    assert len(got) == 3
+    for value, reference, wanted in zip(got, expected, needed):
+        if not wanted:
+            assert value is None
+            continue
+        assert value.shape == reference.shape and value.dtype == np.float32
+        np.testing.assert_allclose(value, reference, rtol=1e-4, atol=1e-4)
+
 def test_gradients_do_not_share_the_scratch_memory_they_reuse():
     rng = np.random.default_rng(7)
     x = rng.standard_normal((4, 2, 9, 9)).astype(np.float32)

@@ -137,3 +137,49 @@ def test_multi_precision_updates_a_float32_master(name):
         reference.update(0, w32, NDArray(grad.asnumpy().astype(np.float32)), ref_state)
     np.testing.assert_allclose(master.asnumpy(), w32.asnumpy(), rtol=1e-6)
     np.testing.assert_array_equal(weight.asnumpy(), w32.asnumpy().astype(np.float16))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("clip", [None, 0.5])
+def test_fused_sgd_momentum_step_rounds_as_numpys_steps(dtype, clip):
+    """SGD with momentum on dense arrays runs one fused pass: bit for bit the numpy steps it
+    replaces (each scalar in the weight's type), NaN gradients included; other arrays (mixed
+    types, strided) are left to those steps."""
+    from runtime.kernels.optimizer import sgd_momentum_in_place
+    rng = np.random.RandomState(0)
+    weight = rng.normal(size=(7, 5)).astype(dtype)
+    grad = (rng.normal(size=(7, 5)) * 3).astype(dtype)
+    grad[0, 0] = np.nan
+    mom = rng.normal(size=(7, 5)).astype(dtype)
+    lr, momentum, wd, rescale = 0.01, 0.9, 1e-3, 1 / 64
+    w_np, m_np = weight.copy(), mom.copy()
+    g = grad * rescale
+    if clip is not None:
+        g = np.clip(g, -clip, clip)
+    step = lr * g.astype(dtype, copy=False)
+    m_np *= momentum
+    m_np -= lr * wd * w_np
+    m_np -= step
+    w_np += m_np
+    assert sgd_momentum_in_place(weight, grad, mom, lr, momentum, wd, rescale, clip)
+    np.testing.assert_array_equal(weight, w_np)
+    np.testing.assert_array_equal(mom, m_np)
+    assert not sgd_momentum_in_place(weight, grad.astype(np.float16), mom, lr, momentum, wd, rescale, clip)
+    assert not sgd_momentum_in_place(weight[:, ::2], grad[:, ::2], mom[:, ::2], lr, momentum, wd, rescale, clip)
+    np.testing.assert_array_equal(weight, w_np)  # unchanged by the refused calls
+
+
+def test_sgd_with_momentum_through_the_optimizer_matches_its_definition():
+    opt = optimizer.create("sgd", learning_rate=0.1, momentum=0.9, wd=0.01, rescale_grad=0.5, clip_gradient=0.3)
+    rng = np.random.RandomState(1)
+    weight = NDArray(rng.normal(size=(4, 3)).astype(np.float32))
+    expected_w = weight.asnumpy().astype(np.float64)
+    expected_m = np.zeros_like(expected_w)
+    state = opt.create_state(0, weight)
+    for _ in range(3):
+        grad = rng.normal(size=(4, 3)).astype(np.float32)
+        opt.update(0, weight, NDArray(grad), state)
+        expected_m = 0.9 * expected_m - 0.1 * 0.01 * expected_w - 0.1 * np.clip(0.5 * grad, -0.3, 0.3)
+        expected_w = expected_w + expected_m
+    np.testing.assert_allclose(weight.asnumpy(), expected_w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(state.asnumpy(), expected_m, rtol=1e-5, atol=1e-6)

@@ -736,7 +736,7 @@ class _CachedGraph:
         names = {node.name for node, array in zip(wanted, tracked) if node is not None and array._entry is not None}
 
         def vjp(out_grads):
-            grads = graph_gradients(order, heads, values, out_grads, is_train, names)
+            grads = graph_gradients(order, heads, values, out_grads, is_train, names, executor._backward_schedules)
             return [None if node is None else grads.get(id(node)) for node in wanted]
         flat, _ = _flatten(result)
         # (a name of its own: `vjp` reads `names`, the variables that need gradients, when called)

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from runtime.kernels.wide import add_wide_columns, wide_columns, wide_heads
-from runtime.kernels.workspace import scratch
+from runtime.kernels.workspace import images_per_chunk, scratch
 
 
 def _geometry(ndim: int, kernel, stride, dilate, pad) -> Tuple[tuple, tuple, tuple, tuple]:
@@ -44,13 +44,15 @@ def _pad(x: np.ndarray, pad, value=0.0, extra=None) -> np.ndarray:
 # at least). Smaller than the forward pass's (kernels.conv.COLUMN_BYTES): backward runs while every
 # saved activation and the gradients in flight are alive, so its columns add to a training step's
 # peak (8 MB chunks made two thirds of a LeNet step's traced peak at batch 256: 29.8 MiB, 18.3 with
-# 2 MB), and a product over 2 MB of columns is still large enough for BLAS.
+# 2 MB), and a product over 2 MB of columns is still large enough for BLAS. Products with few
+# filters take smaller chunks, which stay in cache (workspace.images_per_chunk).
 COLUMN_BYTES = 2 << 20
 
 
-def _image_chunks(n: int, bytes_per_image: int):
-    """(lo, hi) ranges covering the n images of a batch, each chunk's columns under COLUMN_BYTES."""
-    chunk = max(1, min(n, COLUMN_BYTES // max(1, bytes_per_image)))
+def _image_chunks(n: int, bytes_per_image: int, filters: int):
+    """(lo, hi) ranges covering the n images of a batch, each chunk's columns under COLUMN_BYTES
+    (and in cache for a product with few `filters`)."""
+    chunk = images_per_chunk(n, bytes_per_image, filters, COLUMN_BYTES)
     return [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
 
 
@@ -125,7 +127,7 @@ def convolution_weight_grad(data, out_grad, kernel, stride, dilate, pad, num_gro
         taps = kh * kw
         grad = np.zeros((f, cg * taps), dtype=np.result_type(x.dtype, g.dtype))
         # the columns of a chunk of images at a time: a whole batch's would be the step's largest buffer
-        for lo, hi in _image_chunks(n, c * taps * oh * ow * x.itemsize):
+        for lo, hi in _image_chunks(n, c * taps * oh * ow * x.itemsize, fg):
             cols = scratch("columns", (c * taps, (hi - lo) * oh * ow), x.dtype)
             _columns_2d(x[lo:hi], kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols)
             heads = np.ascontiguousarray(np.moveaxis(g[lo:hi], 1, 0)).reshape(f, -1)
@@ -149,29 +151,24 @@ def convolution_weight_grad(data, out_grad, kernel, stride, dilate, pad, num_gro
 
 
 def _wide_weight_grad(x, g, kh, kw, ph, pw, dh, dw, num_group) -> np.ndarray:
-    """The weight gradient (F, C/groups * taps) of a stride-1 2-d convolution over wide rows (see
-    kernels.wide): columns of the padded input times the output gradient laid out alike."""
-    x = np.ascontiguousarray(_pad(x, (ph, pw)))
-    g = np.ascontiguousarray(g)
-    n, c, _, width = x.shape
-    f, oh = g.shape[1], g.shape[2]
-    cg, fg = c // num_group, f // num_group
-    taps = kh * kw
-    dtype = np.result_type(x.dtype, g.dtype)
-    grad = np.zeros((f, cg * taps), dtype=dtype)
-    for lo, hi in _image_chunks(n, c * taps * oh * width * x.itemsize):
-        cols = scratch("columns", (c * taps, (hi - lo) * oh * width), x.dtype)
-        wide_columns(x, lo, hi, kh, kw, dh, dw, oh, cols)
-        heads = scratch("heads", (f, cols.shape[1]), g.dtype)
-        wide_heads(g, lo, hi, width, heads)
-        for k in range(num_group):
-            grad[k * fg:(k + 1) * fg] += _product_t(cols[k * cg * taps:(k + 1) * cg * taps], heads[k * fg:(k + 1) * fg])
+    """The weight gradient (F, C/groups * taps) of a stride-1 2-d convolution over wide rows."""
+    _, grad, _ = _wide_grads(x, g, None, x.shape, kh, kw, ph, pw, dh, dw, num_group, (False, True, False))
     return grad
 
 
 def _wide_data_grad(g, weight, data_shape, kh, kw, ph, pw, dh, dw, num_group) -> np.ndarray:
-    """The data gradient of a stride-1 2-d convolution over wide rows (see kernels.wide): the
-    weights times the output gradient laid out as wide rows, added back onto the padded input."""
+    """The data gradient of a stride-1 2-d convolution over wide rows."""
+    grad, _, _ = _wide_grads(None, g, weight, data_shape, kh, kw, ph, pw, dh, dw, num_group, (True, False, False))
+    return grad
+
+
+def _wide_grads(x, g, weight, data_shape, kh, kw, ph, pw, dh, dw, num_group, needed):
+    """(data, weight, bias) gradients of a stride-1 2-d convolution over wide rows (see
+    kernels.wide), those `needed` (three flags; the others None): per chunk of images, the output
+    gradient laid out as wide rows once, with the bias's sums taken as it is copied; the weight
+    gradient is the columns of the padded input times it, the data gradient the weights times
+    it, added back onto the padded input. The weight gradient is (F, C/groups * taps)."""
+    need_data, need_weight, need_bias = needed
     g = np.ascontiguousarray(g)
     n, c = data_shape[:2]
     height = data_shape[2] if len(data_shape) == 4 else 1
@@ -179,19 +176,56 @@ def _wide_data_grad(g, weight, data_shape, kh, kw, ph, pw, dh, dw, num_group) ->
     width = data_shape[-1] + 2 * pw
     cg, fg = c // num_group, f // num_group
     taps = kh * kw
-    dtype = np.result_type(g.dtype, weight.dtype)
-    out = np.zeros((n, c, height + 2 * ph, width), dtype=dtype)
-    for lo, hi in _image_chunks(n, c * taps * oh * width * np.dtype(dtype).itemsize):
+    if need_weight:
+        x = np.ascontiguousarray(_pad(x, (ph, pw)))
+        weight_grad = np.zeros((f, cg * taps), dtype=np.result_type(x.dtype, g.dtype))
+    if need_data:
+        dtype = np.result_type(g.dtype, weight.dtype)
+        out = np.zeros((n, c, height + 2 * ph, width), dtype=dtype)
+    itemsize = max(x.itemsize if need_weight else 0, np.dtype(dtype).itemsize if need_data else 0)
+    sums = np.zeros(f if need_bias else 0, dtype=np.float64)
+    for lo, hi in _image_chunks(n, c * taps * oh * width * itemsize, fg):
         heads = scratch("heads", (f, (hi - lo) * oh * width), g.dtype)
-        wide_heads(g, lo, hi, width, heads)
-        cols = scratch("columns", (c * taps, heads.shape[1]), dtype)
-        for k in range(num_group):
-            w = weight[k * fg:(k + 1) * fg].reshape(fg, cg * taps)
-            np.matmul(w.T, heads[k * fg:(k + 1) * fg], out=cols[k * cg * taps:(k + 1) * cg * taps])
-        add_wide_columns(cols, lo, hi, kh, kw, dh, dw, oh, out)
-    if ph or pw:
-        out = out[:, :, ph:ph + height, pw:pw + data_shape[-1]]
-    return out.reshape(data_shape)
+        wide_heads(g, lo, hi, width, heads, sums)
+        if need_weight:
+            cols = scratch("columns", (c * taps, heads.shape[1]), x.dtype)
+            wide_columns(x, lo, hi, kh, kw, dh, dw, oh, cols)
+            for k in range(num_group):
+                weight_grad[k * fg:(k + 1) * fg] += _product_t(cols[k * cg * taps:(k + 1) * cg * taps],
+                                                               heads[k * fg:(k + 1) * fg])
+        if need_data:
+            cols = scratch("columns", (c * taps, heads.shape[1]), dtype)
+            for k in range(num_group):
+                w = weight[k * fg:(k + 1) * fg].reshape(fg, cg * taps)
+                np.matmul(w.T, heads[k * fg:(k + 1) * fg], out=cols[k * cg * taps:(k + 1) * cg * taps])
+            add_wide_columns(cols, lo, hi, kh, kw, dh, dw, oh, out)
+    data_grad = None
+    if need_data:
+        if ph or pw:
+            out = out[:, :, ph:ph + height, pw:pw + data_shape[-1]]
+        data_grad = out.reshape(data_shape)
+    return data_grad, weight_grad if need_weight else None, sums.astype(g.dtype) if need_bias else None
+
+
+def convolution_grads(data, weight, out_grad, kernel, stride, dilate, pad, num_group, needed):
+    """[data, weight, bias] gradients of a convolution, those `needed` (three flags; the others
+    None): a stride-1 1-d or 2-d one computes them together (the output gradient laid out once)."""
+    kernel, stride, dilate, pad = _geometry(data.ndim, kernel, stride, dilate, pad)
+    planar = _planar(data, out_grad, kernel, stride, dilate, pad)
+    if planar is not None and planar[2][2] == planar[2][3] == 1 and (needed[0] or needed[1]):
+        x, g, (kh, kw, sh, sw, ph, pw, dh, dw) = planar
+        shape = data.shape if data.ndim == 4 else x.shape
+        dx, dw_, db = _wide_grads(x, g, weight if data.ndim == 4 else weight[:, :, None, :], shape,
+                                  kh, kw, ph, pw, dh, dw, num_group, needed)
+        if dx is not None:
+            dx = dx.reshape(data.shape)
+        if dw_ is not None:
+            dw_ = dw_.reshape(weight.shape)
+        return [dx, dw_, db]
+    return [convolution_data_grad(out_grad, weight, data.shape, kernel, stride, dilate, pad, num_group)
+            if needed[0] else None,
+            convolution_weight_grad(data, out_grad, kernel, stride, dilate, pad, num_group) if needed[1] else None,
+            out_grad.sum(axis=(0,) + tuple(range(2, out_grad.ndim))) if needed[2] else None]
 
 
 def convolution_data_grad(out_grad, weight, data_shape, kernel, stride, dilate, pad, num_group) -> np.ndarray:
@@ -210,7 +244,7 @@ def convolution_data_grad(out_grad, weight, data_shape, kernel, stride, dilate, 
         dtype = np.result_type(out_grad.dtype, weight.dtype)
         height = data_shape[2] if len(data_shape) == 4 else 1
         out = np.zeros((n, c, height, data_shape[-1]), dtype=dtype)
-        for lo, hi in _image_chunks(n, c * taps * oh * ow * np.dtype(dtype).itemsize):
+        for lo, hi in _image_chunks(n, c * taps * oh * ow * np.dtype(dtype).itemsize, fg):
             heads = np.ascontiguousarray(np.moveaxis(g[lo:hi], 1, 0)).reshape(f, -1)
             cols = scratch("columns", (c * taps, heads.shape[1]), dtype)
             for k in range(num_group):
@@ -264,35 +298,40 @@ def _max_pool_2d_grad(x, g, kh, kw, sh, sw, ph, pw, out):
 
 @numba.njit(cache=True, nogil=True)
 def _max_pool_2d_grad_tiled(x, g, rows, cols, oh, ow, out):
-    """_max_pool_2d_grad where the windows tile the input (stride = kernel, no padding): every
-    element of `out` is written once, the gradient where it is its window's first largest element,
-    else 0, so `out` needs no zeroing first. The window is len(rows) x len(cols) (lengths of tuples,
-    part of the types: constant loop bounds, which the compiler unrolls into selects)."""
+    """_max_pool_2d_grad where the windows tile the input (stride = kernel, no padding): `out` is
+    zeroed, then each window's gradient written at its first largest element. The window is
+    len(rows) x len(cols) (lengths of tuples, part of the types: constant loop bounds). A row of
+    windows finds its elements first, in a loop of selects without stores, which the compiler
+    vectorizes; the stores follow, one per window (236 -> 129 us at (64, 6, 24, 24) against one
+    loop choosing and storing every element)."""
     n, c, h, w = x.shape
     kh, kw = len(rows), len(cols)
     zero = out.dtype.type(0)
+    lowest = x.dtype.type(-np.inf)
+    chosen = np.empty(ow, dtype=np.int64)  # offset in the plane of each window's element, -1: none
     for b in range(n):
         for ch in range(c):
+            plane = x[b, ch].reshape(h * w)
+            dst = out[b, ch].reshape(h * w)
+            heads = g[b, ch].reshape(oh * ow)
+            for k in range(h * w):
+                dst[k] = zero
             for y in range(oh):
-                for xx in range(ow):
-                    best = -np.inf
+                top = np.uint64(y * kh * w)
+                for xx in range(np.uint64(ow)):
+                    left = top + xx * np.uint64(kw)
+                    best = lowest
                     at = -1
                     for i in range(kh):
                         for j in range(kw):
-                            v = x[b, ch, y * kh + i, xx * kw + j]
-                            take = v > best
+                            v = plane[left + np.uint64(i * w + j)]
+                            take = v > best  # a select: NaN never wins, and a window of -inf has none
                             best = v if take else best
-                            at = i * kw + j if take else at
-                    head = g[b, ch, y, xx]
-                    for i in range(kh):
-                        for j in range(kw):
-                            out[b, ch, y * kh + i, xx * kw + j] = head if i * kw + j == at else zero
-                for xx in range(ow * kw, w):  # columns no window covers
-                    for i in range(kh):
-                        out[b, ch, y * kh + i, xx] = zero
-            for iy in range(oh * kh, h):  # rows no window covers
-                for ix in range(w):
-                    out[b, ch, iy, ix] = zero
+                            at = i * w + j if take else at
+                    chosen[xx] = at
+                for xx in range(ow):
+                    if chosen[xx] >= 0:
+                        dst[y * kh * w + xx * kw + chosen[xx]] = heads[y * ow + xx]
 
 
 def pooling_grad(data, output, out_grad, kernel, pool_type, global_pool, pooling_convention, stride, pad,

@@ -10,7 +10,7 @@ import numpy as np
 from runtime.kernels import conv as conv_kernels
 from runtime.kernels.tensor import softmax
 from runtime.kernels.wide import wide_columns
-from runtime.kernels.workspace import scratch
+from runtime.kernels.workspace import images_per_chunk, scratch
 from runtime.threads import wide_product
 
 
@@ -117,7 +117,8 @@ def dense_chain(data, *parameters, flatten=True, relus=()):
 
 
 # ---- convolution
-# Images are taken in chunks whose columns stay under this many bytes (at least one image).
+# Images are taken in chunks whose columns stay under this many bytes (at least one image; fewer
+# when the filters are few, see workspace.images_per_chunk).
 COLUMN_BYTES = 2 << 20
 
 
@@ -246,9 +247,9 @@ def _conv2d(x, w2d, bias, geometry, groups, relu, pool=None):
     else:
         pkh, pkw, psh, psw = pool
         out = np.empty((n, w2d.shape[0], (oh - pkh) // psh + 1, (ow - pkw) // psw + 1), dtype=x.dtype)
-    chunk = max(1, min(n, COLUMN_BYTES // max(1, taps * positions * x.itemsize)))
-    cols = scratch("columns", (taps, chunk * positions), x.dtype)
     fg, tg = w2d.shape[0] // groups, taps // groups
+    chunk = images_per_chunk(n, taps * positions * x.itemsize, fg, COLUMN_BYTES)
+    cols = scratch("columns", (taps, chunk * positions), x.dtype)
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         part = cols[:, :(hi - lo) * positions]

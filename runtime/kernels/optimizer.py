@@ -8,6 +8,7 @@ A negative clip bound means no clipping.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 
@@ -40,6 +41,33 @@ def sgd_mom_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0
     lr, momentum, wd, rescale = _typed(weight.dtype, lr, momentum, wd, rescale_grad)
     _momentum_step(mom, weight, grad, lr, momentum, wd, rescale, clip_gradient)
     return weight + mom
+
+
+@numba.njit(cache=True, nogil=True)
+def _sgd_momentum(weight, grad, mom, lr, momentum, decay, rescale, clip_gradient):
+    for i in range(weight.shape[0]):
+        g = rescale * grad[i]
+        if clip_gradient >= 0:
+            g = -clip_gradient if g < -clip_gradient else (clip_gradient if g > clip_gradient else g)
+        m = momentum * mom[i] - decay * weight[i] - lr * g
+        mom[i] = m
+        weight[i] = weight[i] + m
+
+
+def sgd_momentum_in_place(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient) -> bool:
+    """Gluon's SGD step with momentum on NumPy arrays, in place and in one pass: mom = momentum *
+    mom - (lr * wd) * weight - lr * clip(rescale * grad); weight += mom, in the weight's dtype
+    with each scalar rounded to it as numpy's steps did (the same roundings, one element at a
+    time). False, changing nothing, unless all three are contiguous arrays of one float type."""
+    dtype = weight.dtype
+    if dtype.char not in "fd" or grad.dtype != dtype or mom.dtype != dtype or grad.shape != weight.shape \
+            or mom.shape != weight.shape or not (weight.flags.c_contiguous and grad.flags.c_contiguous
+                                                and mom.flags.c_contiguous):
+        return False
+    kind = dtype.type
+    _sgd_momentum(weight.reshape(-1), grad.reshape(-1), mom.reshape(-1), kind(lr), kind(momentum), kind(lr * wd),
+                  kind(rescale_grad), kind(-1.0 if clip_gradient is None else clip_gradient))
+    return True
 
 
 def mp_sgd_update(weight, grad, weight32, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, lazy_update=True):

@@ -57,18 +57,26 @@ def add_wide_columns(cols, lo, hi, kh, kw, dh, dw, oh, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def wide_heads(g, lo, hi, width, heads):
+def wide_heads(g, lo, hi, width, heads, sums):
     """heads[f, (b - lo) * oh * width + y * width + x] = g[b, f, y, x] for images lo..hi: an output
-    gradient (N, F, oh, ow) over wide rows, 0 at the extra positions x >= ow."""
+    gradient (N, F, oh, ow) over wide rows, 0 at the extra positions x >= ow. With `sums` (F,)
+    (empty: none), each filter's gradients are added to it as they are copied (the bias's
+    gradient, without another pass over g)."""
     n, filters, oh, ow = g.shape
     span = oh * width
     zero = heads.dtype.type(0)
+    summing = sums.shape[0] > 0
     for b in range(lo, hi):
         for f in range(filters):
             row = heads[f]
+            total = sums.dtype.type(0)
             for y in range(oh):
                 base = (b - lo) * span + y * width
                 for x in range(ow):
-                    row[base + x] = g[b, f, y, x]
+                    value = g[b, f, y, x]
+                    row[base + x] = value
+                    total += value
                 for x in range(ow, width):
                     row[base + x] = zero
+            if summing:
+                sums[f] += total

@@ -10,7 +10,7 @@ import math
 import numpy as np
 from scipy import special
 
-from runtime.kernels.elementwise import prelu_gamma_shape
+from runtime.kernels.elementwise import prelu_gamma_shape, relu_grad
 from runtime.registry import REGISTRY, gradient_of
 
 
@@ -104,6 +104,8 @@ _ACTIVATIONS = {
 
 @gradient_of("Activation")
 def _activation(inputs, outputs, out_grads, act_type):
+    if act_type == "relu":
+        return [relu_grad(inputs[0], out_grads[0])]
     return _unary(_ACTIVATIONS[act_type])(inputs, outputs, out_grads)
 
 

@@ -56,11 +56,10 @@ def _convolution(inputs, outputs, out_grads, needed=None, **attrs):
         raise NotImplementedError("the gradient of a channels-last convolution")
     g = out_grads[0]
     geometry = (attrs["kernel"], _spatial(attrs, "stride", 1), _spatial(attrs, "dilate", 1), _spatial(attrs, "pad", 0))
-    grads = [kg.convolution_data_grad(g, weight, data.shape, *geometry, attrs["num_group"]) if needed[0] else None,
-             kg.convolution_weight_grad(data, g, *geometry, attrs["num_group"]) if needed[1] else None]
-    if not attrs["no_bias"]:
-        grads.append(g.sum(axis=(0,) + tuple(range(2, g.ndim))))
-    return _cast(grads, inputs)
+    with_bias = not attrs["no_bias"]
+    grads = kg.convolution_grads(data, weight, g, *geometry, attrs["num_group"],
+                                 (needed[0], needed[1], with_bias and needed[2]))
+    return _cast(grads if with_bias else grads[:2], inputs)
 
 
 @gradient_of("Deconvolution")
