@@ -67,6 +67,8 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
             shape = tuple(known[node.name]) if node.name in known else _declared_shape(node)
             if shape is None and carry_partial:
                 shape = _partial_shape(node)
+                if shape is not None and unknown == -1 and 0 in shape:
+                    shape = None  # a Gluon parameter's deferred (16, 0): unknown sizes as 0, not carried
             shapes[id(node)] = [shape]
             continue
         in_shapes = [shapes[id(child)][index] for child, index in node.inputs]

@@ -28,3 +28,13 @@ def test_a_deprecated_target_shape_of_another_size_is_rejected():
     the kept size, nothing is inferred) and then crashes reading past the data; here it is an error."""
     with runtime.as_mxnet() as mx, pytest.raises(mx.base.MXNetError, match="Target shape size is different"):
         mx.nd.Reshape(mx.nd.ones((4, 3, 5)), target_shape=(0, 5), keep_highest=True)
+
+
+def test_a_deferred_parameter_under_np_shape_learns_its_size():
+    """Gluon declares a deferred parameter's unknown sizes as 0, np_shape() or not: under np_shape()
+    such a (16, 0) is not a shape with a size 0 (MXNet's test_np_shape_parameters)."""
+    with runtime.as_mxnet() as mx, mx.np_shape(True):
+        net = mx.gluon.nn.Dense(16)
+        net.initialize()
+        assert net(mx.nd.zeros((2, 2016))).shape == (2, 16)
+        assert net.weight.shape == (16, 2016)
