@@ -44,6 +44,7 @@ def _load_sibling(name: str) -> types.ModuleType:
 
 
 schedule = _load_sibling("schedule")
+discovery = _load_sibling("discovery")
 
 AGREES = "agrees"
 FAILS = "fails"
@@ -198,8 +199,11 @@ def _module_candidates(module: types.ModuleType, mx, discover: bool = False):
             yield name + "()", _function_builder(name)
         elif discover and inspect.isfunction(obj) and _model_function(name, obj, module):
             switched_off = _pretrained_keywords(obj)
-            call = "(%s)" % ", ".join("%s=False" % keyword for keyword in switched_off)
-            yield name + call, _discovered_builder(name, switched_off, mx)
+            vocabularies = discovery.vocabulary_keywords(obj) if discovery.package_vocabulary(module) else []
+            call = "(%s)" % ", ".join(["%s=False" % keyword for keyword in switched_off] +
+                                      ["%s=<%d-token Vocab>" % (keyword, discovery.VOCAB_TOKENS)
+                                       for keyword in vocabularies])
+            yield name + call, _discovered_builder(name, switched_off, vocabularies, mx)
 
 
 def _model_function(name: str, func, module) -> bool:
@@ -231,10 +235,14 @@ def _pretrained_keywords(func) -> list:
             and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
-def _discovered_builder(name: str, switched_off: list, mx):
+def _discovered_builder(name: str, switched_off: list, vocabularies: list, mx):
+    """Builds with every `pretrained*` keyword off and, where the function takes a vocabulary, a
+    small one of the package's own class; takes the block out of a `(model, vocab)` answer."""
     def build(module):
-        made = getattr(module, name)(**dict.fromkeys(switched_off, False))
-        if not isinstance(made, mx.gluon.HybridBlock):
+        keywords = dict.fromkeys(switched_off, False)
+        keywords.update({keyword: discovery.package_vocabulary(module) for keyword in vocabularies})
+        made = discovery.the_block(getattr(module, name)(**keywords), mx.gluon.HybridBlock)
+        if made is None:
             raise NotABlock(name)
         return made
     return build
@@ -291,10 +299,15 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
     if fixing:
         result["touches"] = sorted(set(result["touches"]) | _touched_by_tree(net, request))
     shapes, inferred_from = _input_shapes(name, net, request, mx)
+    wanted = _input_names(net)
+    if wanted is not None and (shapes is None or (inferred_from and len(shapes) < wanted[0])):
+        # no first layer declares them all: inputs that the traced graph feeds to Embeddings are token ids
+        tokens = discovery.token_id_inputs(_second_instance(build, original, request, mx), wanted[0], mx)
+        if tokens is not None:
+            shapes, inferred_from = tokens, "the Embedding layers that read %s" % ", ".join(wanted[1][:wanted[0]])
     if shapes is None:
         result.update(status=NO_INPUTS, detail="input shapes unknown: give --shapes %s=..." % _short(name))
         return result
-    wanted = _input_names(net)
     if wanted is not None and len(shapes) not in range(wanted[0], len(wanted[1]) + 1):
         result.update(status=NO_INPUTS, detail="hybrid_forward takes inputs (%s) but %d shape(s) given"
                       % (", ".join(wanted[1]), len(shapes)))
