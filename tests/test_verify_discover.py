@@ -225,3 +225,43 @@ def test_token_ids_stay_below_each_embedding_that_reads_them():
 
         assert discovery.token_id_inputs(Shared(), 1, mx) == [{"shape": [2, 5], "low": 0, "high": 7}]
         assert discovery.token_id_inputs(nn.Dense(3), 1, mx) is None
+
+
+SEQUENCES = textwrap.dedent("""\
+    from mxnet.gluon import nn
+
+
+    class Encoder(nn.HybridBlock):
+        # a Transformer's encoder: positions are added along axis 1, then the steps are normalized
+        def __init__(self, units=6, **kwargs):
+            super().__init__(**kwargs)
+            self.norm = nn.LayerNorm(in_channels=units)
+            self.cell = nn.Dense(units, flatten=False)
+
+        def hybrid_forward(self, F, inputs):
+            steps = F.arange(5).reshape((1, 5, 1))
+            return self.cell(self.norm(F.broadcast_add(inputs, steps)))
+
+
+    def encoder(pretrained=False):
+        return Encoder()
+
+
+    def projection(pretrained=False):
+        net = nn.HybridSequential()
+        net.add(nn.Dense(3, flatten=False, in_units=4), nn.Dense(2, flatten=False))
+        return net
+    """)
+
+
+def test_discover_gives_sequence_models_steps_of_features(tmp_path):
+    (tmp_path / "seqs.py").write_text(SEQUENCES)
+    done = verify("seqs.py", "--discover", "--format", "json", cwd=tmp_path)
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    assert results["encoder(pretrained=False)"]["status"] == "agrees", results
+    assert results["encoder(pretrained=False)"]["inputs"][0] == "(2, 5, 6)"
+    assert results["projection(pretrained=False)"]["status"] == "agrees", results
+    assert results["projection(pretrained=False)"]["inputs"][0] == "(2, 5, 4)"
+    # without --discover nothing is guessed for the LayerNorm
+    done = verify("seqs.py", "--format", "json", cwd=tmp_path)
+    assert {r["block"]: r["status"] for r in json.loads(done.stdout)}["Encoder"] == "no-inputs"

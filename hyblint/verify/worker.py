@@ -220,6 +220,7 @@ def _model_function(name: str, func, module) -> bool:
 
 
 RGB_GUESS = "an RGB image guessed"
+SEQUENCE_GUESS = "a batch of 2 sequences of 5 steps guessed"
 
 
 class NotABlock(Exception):
@@ -574,6 +575,10 @@ def _input_shapes(name, net, request: dict, mx):
         # a model zoo's image network: try an RGB image, small first (ImageNet's size if too small)
         size = 224 if request.get("full_size_image") else 32
         return [(2, 3, size, size)], what + " (%s: %s)" % (stem, RGB_GUESS)
+    features = _sequence_features(first, weight_shape, nn) if request.get("discover") else None
+    if features:
+        # a sequence model's first layer (a Transformer's LayerNorm): it reads the last axis
+        return [(2, 5, features)], what + " (%d features per step: %s)" % (features, SEQUENCE_GUESS)
     if not weight_shape or len(weight_shape) < 2 or not weight_shape[1]:
         return None, None  # the layer defers its input size to the first call
     if isinstance(first, nn.Dense):
@@ -583,6 +588,18 @@ def _input_shapes(name, net, request: dict, mx):
         in_channels = weight_shape[1] * getattr(first, "_kwargs", {}).get("num_group", 1)
         return [(2, in_channels) + (16,) * dims], what + "(in_channels=%d)" % in_channels
     return None, None
+
+
+def _sequence_features(first, weight_shape, nn):
+    """The size of the last axis a model function's first layer reads when the layer says it reads
+    steps of features: a LayerNorm over the last axis of known size, or a Dense that does not
+    flatten (`flatten=False`) with known `in_units`; None otherwise."""
+    if type(first) is getattr(nn, "LayerNorm", None) and getattr(first, "_axis", None) == -1:
+        sizes = [p.shape[0] for p in first.params.values() if p.shape]
+        return sizes[0] if sizes and sizes[0] else None
+    if type(first) is getattr(nn, "Dense", None) and getattr(first, "_flatten", True) is False:
+        return weight_shape[1] if weight_shape and len(weight_shape) == 2 and weight_shape[1] else None
+    return None
 
 
 def _image_stem(first, weight_shape, net, nn):
