@@ -265,3 +265,32 @@ def test_discover_gives_sequence_models_steps_of_features(tmp_path):
     # without --discover nothing is guessed for the LayerNorm
     done = verify("seqs.py", "--format", "json", cwd=tmp_path)
     assert {r["block"]: r["status"] for r in json.loads(done.stdout)}["Encoder"] == "no-inputs"
+
+
+FREE = textwrap.dedent("""\
+    from mxnet.gluon import nn
+
+
+    class Scores(nn.HybridBlock):
+        # an attention score: no parameters, so no layer says how large its inputs are
+        def hybrid_forward(self, F, query, key):
+            return F.softmax(F.batch_dot(query, key, transpose_b=True))
+
+
+    class Pool(nn.HybridBlock):
+        # images only: the guess does not run, and the block is listed, not run on something else
+        def hybrid_forward(self, F, x):
+            return F.Pooling(x, kernel=(2, 2), pool_type="max")
+    """)
+
+
+def test_discover_tries_a_block_without_parameters_on_guessed_inputs(tmp_path):
+    (tmp_path / "free.py").write_text(FREE)
+    done = verify("free.py", "--discover", "--format", "json", cwd=tmp_path)
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    assert results["Scores"]["status"] == "agrees", results
+    assert results["Scores"]["inputs"][0] == "(2, 5, 8), (2, 5, 8)"
+    assert results["Pool"]["status"] == "no-inputs", results
+    assert "guessed" in results["Pool"]["detail"]
+    done = verify("free.py", "--format", "json", cwd=tmp_path)
+    assert {r["block"]: r["status"] for r in json.loads(done.stdout)} == {"Scores": "no-inputs", "Pool": "no-inputs"}

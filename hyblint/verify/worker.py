@@ -221,6 +221,8 @@ def _model_function(name: str, func, module) -> bool:
 
 RGB_GUESS = "an RGB image guessed"
 SEQUENCE_GUESS = "a batch of 2 sequences of 5 steps guessed"
+FREE_GUESS = "inputs of shape (2, 5, 8) guessed"
+FREE_GUESS_SHAPE = (2, 5, 8)
 
 
 class NotABlock(Exception):
@@ -306,6 +308,9 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
         tokens = discovery.token_id_inputs(_second_instance(build, original, request, mx), wanted[0], mx)
         if tokens is not None:
             shapes, inferred_from = tokens, "the Embedding layers that read %s" % ", ".join(wanted[1][:wanted[0]])
+    if shapes is None and request.get("discover") and wanted and wanted[0] and not _has_parameters(net):
+        # no layer declares a size (an activation, an attention score): any float arrays may do
+        shapes, inferred_from = [FREE_GUESS_SHAPE] * wanted[0], "a block without parameters (%s)" % FREE_GUESS
     if shapes is None:
         result.update(status=NO_INPUTS, detail="input shapes unknown: give --shapes %s=..." % _short(name))
         return result
@@ -588,6 +593,13 @@ def _input_shapes(name, net, request: dict, mx):
         in_channels = weight_shape[1] * getattr(first, "_kwargs", {}).get("num_group", 1)
         return [(2, in_channels) + (16,) * dims], what + "(in_channels=%d)" % in_channels
     return None, None
+
+
+def _has_parameters(net) -> bool:
+    try:
+        return bool(list(net.collect_params().keys()))  # MXNet's ParameterDict has no len()
+    except Exception:  # a block that cannot list them: assume it has some
+        return True
 
 
 def _sequence_features(first, weight_shape, nn):
