@@ -249,3 +249,22 @@ def findings(plan: List[Step], labels: List[str], eager: List[Outcome], hybrid: 
             if differs:
                 add(SIGNATURE, i, "at %s: %s" % (labels[step.signature], differs))
     return list(found.values())
+
+
+def depends_on_draws(net, step: Step, arrays_of, mx, record: bool, outputs, expected, rtol: float, atol: float) -> bool:
+    """Whether the block's result for `step` changes with the operators' random seed (`expected`:
+    its result under MX_SEED). A hybridized graph may draw its random numbers in another order
+    than the eager calls (GluonNLP's weight drop fetches every dropped weight before the graph
+    runs), so in train mode such a block's values differ between the two by their draws alone."""
+    import random
+
+    import numpy as np
+    mx.random.seed(MX_SEED + 1)
+    random.seed(step.py_seed)
+    np.random.seed(step.py_seed)
+    try:
+        with _mode(mx, step.mode, record):
+            got = outputs(net(*arrays_of(step.signature)))
+    except Exception:  # user code may raise anything: nothing shown about its draws
+        return False
+    return not same(got, expected, rtol, atol)
