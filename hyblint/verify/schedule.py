@@ -255,13 +255,14 @@ def depends_on_draws(net, step: Step, arrays_of, mx, record: bool, outputs, expe
     """Whether the block's result for `step` changes with the operators' random seed (`expected`:
     its result under MX_SEED). A hybridized graph may draw its random numbers in another order
     than the eager calls (GluonNLP's weight drop fetches every dropped weight before the graph
-    runs), so in train mode such a block's values differ between the two by their draws alone."""
+    runs), so in train mode such a block's values differ between the two by their draws alone.
+    Both generators are seeded otherwise: an mxnet may draw its operators' numbers from NumPy's."""
     import random
 
     import numpy as np
     mx.random.seed(MX_SEED + 1)
-    random.seed(step.py_seed)
-    np.random.seed(step.py_seed)
+    random.seed(step.py_seed + 1)
+    np.random.seed(step.py_seed + 1)
     try:
         with _mode(mx, step.mode, record):
             got = outputs(net(*arrays_of(step.signature)))
