@@ -342,3 +342,26 @@ def test_train_mode_values_that_random_draws_decide_are_not_compared(tmp_path, c
     assert blocks["WeightDrop"]["findings"] == []
     assert blocks["Scaled"]["status"] == "disagrees", blocks["Scaled"]
     assert [f["kind"] for f in blocks["Scaled"]["findings"]] in (["frozen-branch"], ["train-mode"])
+
+
+RESNET_V2 = textwrap.dedent("""\
+    from mxnet.gluon.model_zoo import vision
+
+
+    def resnet(pretrained=False):
+        # at 32x32 its last BatchNorm sees 1x1 maps of two images: in train mode it divides by the
+        # spread of two numbers, and rounding in front of it decides the result
+        return vision.resnet18_v2()
+    """)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_train_mode_values_that_rounding_decides_are_not_compared(tmp_path, capsys, backend):
+    path = tmp_path / "zoo.py"
+    path.write_text(RESNET_V2)
+    parser = argparse.ArgumentParser()
+    arguments.add_arguments(parser)
+    command.run(parser.parse_args([str(path), "--no-cache", "--discover", "--format", "json"] + backend))
+    [block] = json.loads(capsys.readouterr().out)
+    assert block["inputs"][0] == "(2, 3, 32, 32)"
+    assert block["status"] == "agrees" and block["findings"] == [], block

@@ -383,9 +383,10 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
                               lambda exc: _package_place(exc, package))
     for finding in [f for f in found if f["kind"] == schedule.TRAIN_MODE and "values differ" in f["detail"]]:
         step = plan[finding["step"]]
-        if schedule.depends_on_draws(eager_net, step, arrays_of, mx, record, _outputs,
-                                     eager_outcomes[finding["step"]].outputs, request["rtol"], request["atol"]):
-            found.remove(finding)  # random draws decide these values: compared, they tell nothing
+        check = (eager_net, step, arrays_of, mx, record, _outputs, eager_outcomes[finding["step"]].outputs,
+                 request["rtol"], request["atol"])
+        if schedule.depends_on_draws(*check) or schedule.ill_conditioned(*check):
+            found.remove(finding)  # random draws or rounding decide these values: compared, they tell nothing
     result["findings"] = found
     result["lines"] = sorted(set().union(*(o.lines for o in hybrid_outcomes)))
     result["eager_lines"] = sorted(set().union(*(o.lines for o in eager_outcomes)))
