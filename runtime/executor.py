@@ -38,30 +38,35 @@ def _partial_shape(node: Node) -> Optional[Tuple]:
     return tuple(ast.literal_eval(text)) if text else None
 
 
-def infer_shapes(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
+def infer_shapes(symbol: Symbol, known: Dict[str, Tuple], partial: bool, created: Optional[Dict[int, Tuple]] = None):
     """(argument shapes, output shapes, auxiliary shapes), like Symbol.infer_shape. Where an
     operator knows the shape of an input that another operator computes (the flat parameter vector
     of RNN, which gluon.rnn's layers concatenate from reshaped parameters), the producers that can
     work back from their output's shape (`OpDef.infer_inputs`) tell their variables, and inference
-    runs again with what they learned."""
+    runs again with what they learned. A creation operator declared with unknown sizes
+    (`F.zeros(shape=(1, 0, 6))`, gluon.rnn's begin state of batch 0) takes the shape its consumers
+    give it, as in MXNet 1.9.1: `created`, when given, receives it by node id."""
     known = dict(known)
     for _ in range(4):  # each round can only add variables' shapes
-        result, learned = _infer_shapes_once(symbol, known, partial)
+        result, learned = _infer_shapes_once(symbol, known, partial, created)
         if not learned:
             return result
         known.update(learned)
     return result
 
 
-def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
+def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool,
+                       created: Optional[Dict[int, Tuple]] = None):
     order = topological(symbol._outputs)
     shapes: Dict[int, List[Optional[Tuple]]] = {}
+    declared: Dict[int, Tuple] = {}  # creation nodes of unknown sizes: their declared partial shape
     wanted: List[Tuple[Node, int, Tuple]] = []  # shapes consumers gave outputs that were unknown
     # partial answers (infer_shape_partial) also carry what declared shapes know, 0 for an unknown
     # size (`var('data', shape=(1, 0, 0, 0))`; -1 under np_shape(), where 0 is a size), through
     # the operators, as MXNet 1.9.1's do
     carry_partial = partial
     unknown = -1 if is_np_shape() else 0
+    legacy = unknown == 0
     for node in order:
         if node.is_variable:
             shape = tuple(known[node.name]) if node.name in known else _declared_shape(node)
@@ -76,7 +81,7 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
             shapes[id(node)] = [None] * node.num_outputs()
             continue
         # (a shape given with an unknown size is partial in any inference, as MXNet 1.x's 0 is)
-        unsure = any(s is not None and unknown in s for s in in_shapes) and (carry_partial or not is_np_shape())
+        unsure = any(s is not None and unknown in s for s in in_shapes) and (carry_partial or legacy)
         try:
             completed, out_shapes = node.op.infer_shapes(in_shapes, node.attrs)
         except MXNetError as exc:
@@ -98,14 +103,28 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool):
             elif before is not None and after is not None and tuple(before) != tuple(after):
                 raise MXNetError("Error in operator %s: %s" % (node.name, shape_inconsistent(before, after, node.op.bracket_shapes)))
         shapes[id(node)] = [tuple(s) if s is not None else None for s in (out_shapes or [None])]
+        if legacy and node.op.no_inputs and not node.inputs and shapes[id(node)][0] is not None \
+                and 0 in shapes[id(node)][0]:
+            # 0 is an unknown size in MXNet's legacy shapes: the consumers decide it
+            declared[id(node)] = shapes[id(node)][0]
+            shapes[id(node)] = [None]
     learned: Dict[str, Tuple] = {}
     for node, index, shape in wanted:
+        if id(node) in declared:
+            if _completes(declared[id(node)], shape):
+                shapes[id(node)][index] = shape
+                if created is not None:
+                    created[id(node)] = shape
+            continue
         _work_back(node, shape, shapes, learned)
+    for node_id, shape in declared.items():
+        if shapes[node_id][0] is None:
+            shapes[node_id] = [shape]  # still partial: reported as declared
     aux = _aux_variables(order)
     args = [shapes[id(n)][0] for n in order if n.is_variable and id(n) not in aux]
     auxes = [shapes[id(n)][0] for n in order if n.is_variable and id(n) in aux]
     outs = [shapes[id(n)][i] if i < len(shapes[id(n)]) else None for n, i in symbol._outputs]
-    if not partial and any(s is None or (unknown in s and not is_np_shape()) for s in args + auxes + outs):
+    if not partial and any(s is None or (legacy and unknown in s) for s in args + auxes + outs):
         return (None, None, None), learned
     return (args, outs, auxes), learned
 
@@ -198,7 +217,12 @@ class Executor:
         # shapes are checked once, now, so that a graph that cannot run fails at bind time as in MXNet
         self.outputs: List[NDArray] = []
         bound = {**self.arg_dict, **self.aux_dict}
-        _, out_shapes, _ = infer_shapes(symbol, {n: a.shape for n, a in bound.items()}, partial=True)
+        created: Dict[int, Tuple] = {}
+        _, out_shapes, _ = infer_shapes(symbol, {n: a.shape for n, a in bound.items()}, partial=True,
+                                        created=created)
+        # creation operators of unknown sizes make what inference decided for these arguments
+        self._attrs = {node_id: dict(node.attrs, shape=created[node_id])
+                       for node_id, node in ((id(n), n) for n in self._order) if node_id in created}
         _, out_types, _ = infer_types(symbol, {n: a.dtype for n, a in bound.items()})
         # the outputs exist from bind on, as in MXNet; forward passes refill these same arrays
         if all(s is not None for s in out_shapes):
@@ -312,7 +336,7 @@ class Executor:
         if plan is None:
             preload.wait()  # the kernels being loaded in the background: ready before the first pass
             steps, slots, _, constants = compile_plan(self._order, self._symbol._outputs, is_train,
-                                                      reuse=self._static_alloc)
+                                                      reuse=self._static_alloc, attrs=self._attrs)
             bound = {**self.arg_dict, **self.aux_dict}
             variables = [n for n in self._order if n.is_variable]
             slot_of = {n.name: slots[(id(n), 0)] for n in variables}
@@ -448,7 +472,8 @@ class Executor:
             if node.is_variable:
                 values[id(node)] = [bound[node.name]._data]
                 continue
-            attrs = fused.get(id(node), node.attrs)
+            # (a creation operator's sizes may come from its consumers: inferred at bind)
+            attrs = fused[id(node)] if id(node) in fused else self._attrs.get(id(node), node.attrs)
             if isinstance(attrs, Node):  # a ReLU its producer applied
                 values[id(node)] = values[id(attrs)]
                 continue

@@ -58,23 +58,27 @@ def _fused_linear_activation(node: Node, activation: Node) -> Tuple[Callable, Di
     return linear_then_activation, dict(node.attrs)
 
 
-def fold_constants(order: Sequence[Node]) -> Dict[int, tuple]:
-    """Outputs of the nodes that depend on no variable (`F.ones((3,)) * 2`), computed once."""
+def fold_constants(order: Sequence[Node], attrs: Optional[Dict[int, dict]] = None) -> Dict[int, tuple]:
+    """Outputs of the nodes that depend on no variable (`F.ones((3,)) * 2`), computed once;
+    `attrs`: a node's attributes as shape inference completed them (by node id), if it did."""
     values: Dict[int, tuple] = {}
+    attrs = attrs or {}
     for node in order:
         if node.is_variable or node.op.wants_training:
             continue
         if all(id(child) in values for child, _ in node.inputs):
             arrays = [values[id(child)][index] for child, index in node.inputs]
-            values[id(node)] = tuple(node.op.run(arrays, node.attrs))
+            values[id(node)] = tuple(node.op.run(arrays, attrs.get(id(node), node.attrs)))
     return values
 
 
-def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = False):
+def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = False,
+                 attrs: Optional[Dict[int, dict]] = None):
     """(steps, slot of each (node, output), number of slots, constant slot values) for nodes in
-    topological order. Nodes read from a variable nowhere are evaluated here, once. With `reuse`
+    topological order. Nodes read from a variable nowhere are evaluated here, once (with `attrs`,
+    by node id, where shape inference completed a creation operator's shape). With `reuse`
     (hybridize(static_alloc=True)), fused kernels keep their result buffers from call to call."""
-    constants = fold_constants(order)
+    constants = fold_constants(order, attrs)
     order = [n for n in order if id(n) not in constants]
     constant_slots: Dict[int, object] = {}
     consumers: Dict[int, int] = {}

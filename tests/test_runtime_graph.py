@@ -203,3 +203,14 @@ def test_a_hybridized_constant_output_is_a_new_array_at_every_call(static_alloc)
         first[1][:] = 0  # the caller writes into what it got
         second = block(x)
         assert second[1].asnumpy().tolist() == [3.0, 3.0]
+
+
+def test_a_creation_operator_of_unknown_sizes_takes_them_from_its_consumers():
+    # MXNet 1.9.1 (legacy shapes, 0 an unknown size): zeros((1, 0, 6)) alone infers (1, 0, 6);
+    # added to d of (1, 2, 6) it is (1, 2, 6), and a bound graph computes it so
+    zeros = sym.zeros((1, 0, 6))
+    assert zeros.infer_shape_partial() == ([], [(1, 0, 6)], [])
+    total = zeros + sym.var("d")
+    assert total.infer_shape(d=(1, 2, 6)) == ([(1, 2, 6)], [(1, 2, 6)], [])
+    _, out = bind_and_run(total, d=np.ones((1, 2, 6)))
+    np.testing.assert_array_equal(out, np.ones((1, 2, 6)))

@@ -121,3 +121,13 @@ def test_what_gluonnlp_takes_from_mxnet_at_import():
     assert moved[0].context == runtime.cpu_pinned() and moved[1][1] == 3
     assert pickle.loads(pickle.dumps(moved[0])).asnumpy().tolist() == [1, 1]
     assert dataloader.ForkingPickler is not None
+
+
+def test_the_names_mxnets_own_gluon_modules_import():
+    # mxnet/gluon/rnn and nn import these (values recorded from MXNet 1.9.1: _indent('a\nb', 2) is
+    # 'a\n  b', a single line is left alone, tensor_types is (Symbol, NDArray))
+    from runtime.gluon import nn, tensor_types
+    from runtime.gluon.nn import activations
+    assert utils._indent("a\nb", 2) == "a\n  b" and utils._indent("a", 2) == "a"
+    assert tensor_types == (runtime.sym.Symbol, runtime.nd.NDArray)
+    assert activations.LeakyReLU is nn.LeakyReLU and activations.Activation is nn.Activation

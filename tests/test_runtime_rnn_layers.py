@@ -96,3 +96,30 @@ def test_rnn_outputs_are_named_as_mxnets():
         out = sym.RNN(sym.var("data"), sym.var("p"), sym.var("s"), *cell, state_size=3, num_layers=1, mode=mode,
                       name="rnn", state_outputs=states)
         assert out.list_outputs() == expected
+
+
+class _ZeroBatchState(nn.HybridBlock):
+    """GluonNLP's language models: a hybridized call asks for the begin state of batch 0, whose
+    batch the RNN operator then decides (as in MXNet 1.9.1, where the hybridized result equals the
+    eager one: 0.0 apart, recorded with this block)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.lstm = rnn.LSTM(6, input_size=4)
+
+    def hybrid_forward(self, F, x):
+        if F is nd:
+            state = self.lstm.begin_state(batch_size=x.shape[1])
+        else:
+            state = self.lstm.begin_state(batch_size=0, func=F.zeros)
+        return self.lstm(x, state)[0]
+
+
+def test_a_begin_state_of_batch_0_takes_the_batch_of_the_data_when_hybridized():
+    net = _ZeroBatchState()
+    net.initialize()
+    x = nd.array(np.random.RandomState(0).uniform(-1, 1, (5, 2, 4)))
+    eager = net(x).asnumpy()
+    net.hybridize()
+    np.testing.assert_allclose(net(x).asnumpy(), eager, rtol=1e-5, atol=1e-6)
+    assert net(nd.ones((5, 3, 4))).shape == (5, 3, 6)  # another batch: the state follows it

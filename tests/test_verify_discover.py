@@ -128,3 +128,169 @@ def test_discover_takes_image_networks_from_their_stem(tmp_path):
     assert results["wide_head(pretrained=False)"]["inputs"][0] == "(2, 3, 224, 224)"
     assert results["normalized_stem(pretrained=False)"]["status"] == "agrees", results
     assert results["normalized_stem(pretrained=False)"]["inputs"][0] == "(2, 3, 32, 32)"
+
+
+# A package laid out as GluonNLP is: its top level exports a vocabulary class, its model functions
+# need a vocabulary when no dataset is named and return (model, vocab), and the model's first
+# registered child is an encoder, so no first layer tells that both inputs are token ids.
+TEXT_PACKAGE = textwrap.dedent("""\
+    class Vocab:
+        def __init__(self, counter):
+            self.tokens = ["<unk>"] + sorted(counter)
+
+        def __len__(self):
+            return len(self.tokens)
+    """)
+TEXT_MODELS = textwrap.dedent("""\
+    from mxnet.gluon import nn
+
+
+    class Encoder(nn.HybridBlock):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.norm = nn.LayerNorm(in_channels=units)
+
+        def hybrid_forward(self, F, x):
+            return self.norm(x)
+
+
+    class Model(nn.HybridBlock):
+        def __init__(self, vocab_size, units=8, **kwargs):
+            super().__init__(**kwargs)
+            self.encoder = Encoder(units)
+            self.word_embed = nn.Embedding(vocab_size, units)
+            self.type_embed = nn.Embedding(2, units)
+
+        def hybrid_forward(self, F, inputs, token_types, valid_length=None):
+            return self.encoder(self.word_embed(inputs) + self.type_embed(token_types))
+
+
+    class Mixed(nn.HybridBlock):
+        # its second input is features, read by a Dense of deferred size: nothing to infer it from
+        def __init__(self, vocab_size, **kwargs):
+            super().__init__(**kwargs)
+            self.encoder = Encoder(4)
+            self.embed = nn.Embedding(vocab_size, 4)
+            self.proj = nn.Dense(4, flatten=False)
+
+        def hybrid_forward(self, F, inputs, features):
+            return self.encoder(self.embed(inputs) + self.proj(features))
+
+
+    def model_12(dataset_name=None, vocab=None, pretrained=True):
+        if pretrained:
+            raise RuntimeError("this test has no weights to download")
+        assert vocab is not None, "Must specify vocab if not loading from predefined datasets."
+        return Model(len(vocab)), vocab
+
+
+    def mixed_4(vocab=None, pretrained=True):
+        if pretrained:
+            raise RuntimeError("this test has no weights to download")
+        return Mixed(len(vocab)), vocab
+    """)
+
+
+def test_discover_gives_a_vocabulary_and_finds_token_id_inputs(tmp_path):
+    (tmp_path / "textzoo").mkdir()
+    (tmp_path / "textzoo" / "__init__.py").write_text(TEXT_PACKAGE)
+    (tmp_path / "textzoo" / "models.py").write_text(TEXT_MODELS)
+    done = verify("textzoo/models.py", "--discover", "--format", "json", cwd=tmp_path)
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    model = results["model_12(pretrained=False, vocab=<20-token Vocab>)"]
+    # the package's Vocab of 20 tokens and its own <unk>: 21 words; token types below 2
+    assert model["status"] == "agrees", model
+    assert model["inputs"][:2] == ["(2, 5), (2, 5)", "(1, 5), (1, 5)"]
+    # the class itself needs its vocabulary size: not built, as before
+    assert results["Model"]["status"] == "not-built"
+    mixed = results["mixed_4(pretrained=False, vocab=<20-token Vocab>)"]
+    assert mixed["status"] == "no-inputs", mixed
+
+
+def test_token_ids_stay_below_each_embedding_that_reads_them():
+    import runtime
+    from hyblint.verify import discovery
+    with runtime.as_mxnet():
+        import mxnet as mx
+        from mxnet.gluon import nn
+
+        class Shared(nn.HybridBlock):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                self.big = nn.Embedding(30, 4)
+                self.small = nn.Embedding(7, 4)
+
+            def hybrid_forward(self, F, ids):
+                return self.big(ids) + self.small(ids)
+
+        assert discovery.token_id_inputs(Shared(), 1, mx) == [{"shape": [2, 5], "low": 0, "high": 7}]
+        assert discovery.token_id_inputs(nn.Dense(3), 1, mx) is None
+
+
+SEQUENCES = textwrap.dedent("""\
+    from mxnet.gluon import nn
+
+
+    class Encoder(nn.HybridBlock):
+        # a Transformer's encoder: positions are added along axis 1, then the steps are normalized
+        def __init__(self, units=6, **kwargs):
+            super().__init__(**kwargs)
+            self.norm = nn.LayerNorm(in_channels=units)
+            self.cell = nn.Dense(units, flatten=False)
+
+        def hybrid_forward(self, F, inputs):
+            steps = F.arange(5).reshape((1, 5, 1))
+            return self.cell(self.norm(F.broadcast_add(inputs, steps)))
+
+
+    def encoder(pretrained=False):
+        return Encoder()
+
+
+    def projection(pretrained=False):
+        net = nn.HybridSequential()
+        net.add(nn.Dense(3, flatten=False, in_units=4), nn.Dense(2, flatten=False))
+        return net
+    """)
+
+
+def test_discover_gives_sequence_models_steps_of_features(tmp_path):
+    (tmp_path / "seqs.py").write_text(SEQUENCES)
+    done = verify("seqs.py", "--discover", "--format", "json", cwd=tmp_path)
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    assert results["encoder(pretrained=False)"]["status"] == "agrees", results
+    assert results["encoder(pretrained=False)"]["inputs"][0] == "(2, 5, 6)"
+    assert results["projection(pretrained=False)"]["status"] == "agrees", results
+    assert results["projection(pretrained=False)"]["inputs"][0] == "(2, 5, 4)"
+    # without --discover nothing is guessed for the LayerNorm
+    done = verify("seqs.py", "--format", "json", cwd=tmp_path)
+    assert {r["block"]: r["status"] for r in json.loads(done.stdout)}["Encoder"] == "no-inputs"
+
+
+FREE = textwrap.dedent("""\
+    from mxnet.gluon import nn
+
+
+    class Scores(nn.HybridBlock):
+        # an attention score: no parameters, so no layer says how large its inputs are
+        def hybrid_forward(self, F, query, key):
+            return F.softmax(F.batch_dot(query, key, transpose_b=True))
+
+
+    class Pool(nn.HybridBlock):
+        # images only: the guess does not run, and the block is listed, not run on something else
+        def hybrid_forward(self, F, x):
+            return F.Pooling(x, kernel=(2, 2), pool_type="max")
+    """)
+
+
+def test_discover_tries_a_block_without_parameters_on_guessed_inputs(tmp_path):
+    (tmp_path / "free.py").write_text(FREE)
+    done = verify("free.py", "--discover", "--format", "json", cwd=tmp_path)
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    assert results["Scores"]["status"] == "agrees", results
+    assert results["Scores"]["inputs"][0] == "(2, 5, 8), (2, 5, 8)"
+    assert results["Pool"]["status"] == "no-inputs", results
+    assert "guessed" in results["Pool"]["detail"]
+    done = verify("free.py", "--format", "json", cwd=tmp_path)
+    assert {r["block"]: r["status"] for r in json.loads(done.stdout)} == {"Scores": "no-inputs", "Pool": "no-inputs"}

@@ -69,3 +69,21 @@ def test_verify_runs_a_module_again_when_what_it_imports_changed(tmp_path, monke
     (src / "scale.py").write_text("FACTOR = 3\n")
     verify(src / "net.py", *args)
     assert calls == ["net.py", "net.py"]
+
+
+def test_an_installed_package_follows_only_its_own_modules(tmp_path):
+    # site-packages: the package's imports of other distributions are the interpreter's
+    site = tmp_path / "site-packages"
+    write(site / "textpkg-0.10.0.dist-info" / "METADATA", "Name: textpkg\n")
+    write(site / "mxnet" / "__init__.py", "from . import ndarray\n")
+    write(site / "mxnet" / "ndarray.py", "")
+    write(site / "textpkg" / "__init__.py", "")
+    write(site / "textpkg" / "utils.py", "import mxnet\n")
+    model = write(site / "textpkg" / "model.py", "import mxnet as mx\nfrom .utils import helper\n")
+    names = sorted(str(p.relative_to(site.resolve())) for p in local_imports(model, model.read_text()))
+    assert names == ["textpkg/__init__.py", "textpkg/utils.py"]
+    # the same tree as a project (no installation records): mxnet/ beside it is the project's
+    (site / "textpkg-0.10.0.dist-info" / "METADATA").unlink()
+    (site / "textpkg-0.10.0.dist-info").rmdir()
+    names = sorted(str(p.relative_to(site.resolve())) for p in local_imports(model, model.read_text()))
+    assert names == ["mxnet/__init__.py", "mxnet/ndarray.py", "textpkg/__init__.py", "textpkg/utils.py"]

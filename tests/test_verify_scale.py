@@ -138,3 +138,13 @@ def test_jobs_must_be_a_positive_count(capsys):
             assert exc.code == 2
         else:
             raise AssertionError("--jobs %s was accepted" % bad)
+
+
+def test_the_cache_key_covers_every_file_the_worker_loads():
+    import re
+    from pathlib import Path
+
+    from hyblint.verify import batch
+    worker = (Path(batch.__file__).parent / "worker.py").read_text()
+    loaded = {name + ".py" for name in re.findall(r'_load_sibling\("(\w+)"\)', worker)}
+    assert loaded and loaded | {"worker.py"} <= set(batch.WORKER_FILES)

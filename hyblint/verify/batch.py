@@ -23,6 +23,8 @@ Job = Tuple[Path, str, Optional[str], List[str], dict]
 # Answers that say nothing lasting about the module: run it again next time.
 TRANSIENT = (runner.TIMEOUT, runner.CRASHED)
 _HERE = Path(__file__).resolve().parent
+# The files a worker runs: the worker and the siblings it loads by path; a change to any changes answers.
+WORKER_FILES = ("worker.py", "schedule.py", "discovery.py")
 
 
 def _files_digest(folder: Path, pattern: str) -> str:
@@ -39,7 +41,7 @@ def fingerprint(options: runner.VerifyOptions, extend_select: str) -> str:
     the runtime (its code) or the --python interpreter, and the options."""
     from hyblint import __version__
     digest = hashlib.sha256()
-    for name in ("worker.py", "schedule.py"):
+    for name in WORKER_FILES:
         digest.update((_HERE / name).read_bytes())
     if options.python:
         stat = os.stat(options.python)

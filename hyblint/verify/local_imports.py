@@ -3,7 +3,8 @@ on their code as much as on the module's, so the result cache keys them too.
 
 Only files under the directories a verify worker puts on `sys.path` (the module's package root and
 its own directory) count; installed packages are the interpreter's, which the cache fingerprints
-apart. A name is resolved as Python would find it there: `a.b.c` runs `a/__init__.py`,
+apart; under an installation directory (site-packages), only the module's own top-level
+package counts. A name is resolved as Python would find it there: `a.b.c` runs `a/__init__.py`,
 `a/b/__init__.py` and `a/b/c.py` (or `a/b/c/__init__.py`); `from a import b` may name a
 submodule `a/b.py`. An import that resolves to no file is someone else's and ignored; a module
 that does not parse imports nothing (its own run reports why)."""
@@ -66,6 +67,9 @@ def local_imports(path: Path, source: str) -> List[Path]:
     path = path.resolve()
     _, package_root = module_name_and_root(path)
     roots = [Path(package_root)] + ([path.parent] if path.parent != Path(package_root) else [])
+    # An installed package (its root is site-packages) imports other distributions beside it, not
+    # project modules: following them would read all of mxnet and numpy for each module verified.
+    own_top = module_name_and_root(path)[0].split(".", 1)[0] if _installation(Path(package_root)) else None
     seen: Dict[Path, None] = {}
     pending: List[Tuple[Path, Optional[str]]] = [(path, source)]
     while pending:
@@ -82,6 +86,8 @@ def local_imports(path: Path, source: str) -> List[Path]:
         name, _ = module_name_and_root(current)
         package = name if current.name == "__init__.py" else name.rpartition(".")[0]
         for dotted in _imported_names(tree, package):
+            if own_top is not None and dotted.split(".", 1)[0] != own_top:
+                continue
             for root in roots:
                 for file in _module_file(root, dotted):
                     file = file.resolve()
@@ -89,6 +95,15 @@ def local_imports(path: Path, source: str) -> List[Path]:
                         seen[file] = None
                         pending.append((file, None))
     return sorted(seen)
+
+
+def _installation(root: Path) -> bool:
+    """Whether `root` is where distributions are installed: it holds their `*.dist-info` or
+    `*.egg-info` records."""
+    try:
+        return any(entry.suffix in (".dist-info", ".egg-info") for entry in root.iterdir())
+    except OSError:
+        return False
 
 
 def imports_digest(path: Path, source: str) -> str:

@@ -13,6 +13,11 @@ from runtime.context import Context, current_context
 from runtime.ndarray import NDArray
 
 
+def _tensor_types() -> tuple:
+    from runtime.symbol import Symbol  # the symbol module imports gluon's parameters itself
+    return (Symbol, NDArray)
+
+
 class DeferredInitializationError(MXNetError):
     """The parameter's shape is not known until the first forward pass."""
 
@@ -537,3 +542,7 @@ class ParameterDict:
                 continue
             param = self._params[name]
             param._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
+
+
+# MXNet's gluon modules test "an array or a symbol" with this tuple (`from mxnet.gluon import tensor_types`)
+tensor_types = _tensor_types()

@@ -90,3 +90,10 @@ def _brief_print_list(items, limit: int = 7) -> str:
     if len(items) > limit:
         return _brief_print_list(items[:limit // 2], limit) + ", ..., " + _brief_print_list(items[-limit // 2:], limit)
     return ", ".join("'%s'" % str(item) for item in items)
+
+
+def _indent(text: str, num_spaces: int) -> str:
+    """`text` with every line after the first indented by `num_spaces` (a child block's repr
+    inside its parent's); MXNet's gluon modules import it from here."""
+    first, *rest = text.split("\n")
+    return "\n".join([first] + [" " * num_spaces + line for line in rest])

@@ -500,6 +500,11 @@ def same_padded(data, kernel, stride, pool_type):
 
 def pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False, pooling_convention="valid",
             stride=(), pad=(), p_value=None, count_include_pad=None, layout=None):
+    if global_pool and len(kernel) > data.ndim - 2 and pool_type in ("max", "avg") and data.dtype == np.float32:
+        # MXNet 1.9.1's CPU pooling of float32 (oneDNN) takes its window's dimensions from the kernel
+        # and their sizes from the data: a 2-D global pooling of 3-D data has a window of size 0,
+        # which passes shape inference and fails when computed
+        raise ValueError("Check failed: kernel[%d] > 0 (0 vs. 0) : Filter dimensions cannot be zero." % (data.ndim - 2))
     if pooling_convention == "same" and not global_pool:  # 1-D only, without padding (checked)
         return pooling(same_padded(data, kernel, stride, pool_type), kernel, pool_type, False, cudnn_off, "valid",
                        stride, (0,), p_value, count_include_pad, layout)

@@ -161,12 +161,27 @@ def _pooling_check(in_shapes, attrs):
             raise ValueError("kernel size (%d) exceeds input (%d padded to %d)" % (kk, d, d + 2 * p))
 
 
+def _pooling_shapes(in_shapes, attrs):
+    """A global pooling's output has size 1 on every spatial axis of the data, whatever its kernel
+    says (a 2-D one of 3-D data infers in MXNet 1.9.1, and fails only when computed); the others'
+    outputs are what the kernel makes of data of that shape."""
+    import numpy as np
+    data = in_shapes[0]
+    if data is None:
+        return in_shapes, [None]
+    if attrs["global_pool"]:
+        last = attrs.get("layout") in k.CHANNELS_LAST
+        return in_shapes, [tuple(data[:1]) + (1,) * (len(data) - 2) + tuple(data[-1:]) if last
+                           else tuple(data[:2]) + (1,) * (len(data) - 2)]
+    return in_shapes, [k.pooling(np.zeros(data, np.float32), **attrs).shape]
+
+
 declare("Pooling", attrs=[Attr("kernel", shape_, ()), Attr("pool_type", choice("max", "avg", "sum", "lp"), "max"),
                           Attr("global_pool", bool_, False), Attr("cudnn_off", bool_, False),
                           Attr("pooling_convention", choice("valid", "full", "same"), "valid"),
                           Attr("stride", shape_, ()), Attr("pad", shape_, ()), Attr("p_value", optional(int_), None),
                           Attr("count_include_pad", optional(bool_), None), Attr("layout", optional(str_), None)],
-        kernel=k.pooling, check=_pooling_check)
+        kernel=k.pooling, check=_pooling_check, infer=_pooling_shapes, kernel_checks_shapes=True)
 
 
 def _channel_params(count_inputs, axis_words="%d"):
