@@ -109,14 +109,19 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool,
             declared[id(node)] = shapes[id(node)][0]
             shapes[id(node)] = [None]
     learned: Dict[str, Tuple] = {}
+
+    def settle(node: Node, shape: Tuple) -> bool:
+        """Whether `node` is a creation operator of unknown sizes (then given `shape`, where it fits)."""
+        if id(node) not in declared:
+            return False
+        if _completes(declared[id(node)], shape):
+            shapes[id(node)][0] = shape
+            if created is not None:
+                created[id(node)] = shape
+        return True
+
     for node, index, shape in wanted:
-        if id(node) in declared:
-            if _completes(declared[id(node)], shape):
-                shapes[id(node)][index] = shape
-                if created is not None:
-                    created[id(node)] = shape
-            continue
-        _work_back(node, shape, shapes, learned)
+        _work_back(node, shape, shapes, learned, settle)
     for node_id, shape in declared.items():
         if shapes[node_id][0] is None:
             shapes[node_id] = [shape]  # still partial: reported as declared
@@ -129,8 +134,11 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool,
     return (args, outs, auxes), learned
 
 
-def _work_back(node: Node, shape: Tuple, shapes, learned: Dict[str, Tuple]) -> None:
-    """`node`'s output must have `shape`: the variables it reads whose shapes that decides."""
+def _work_back(node: Node, shape: Tuple, shapes, learned: Dict[str, Tuple], settle=lambda node, shape: False) -> None:
+    """`node`'s output must have `shape`: the variables (and, through `settle`, the creation
+    operators of unknown sizes) it reads whose shapes that decides."""
+    if settle(node, shape):
+        return
     if node.is_variable:
         declared = _partial_shape(node)
         if declared is None or (len(declared) == len(shape)
@@ -141,7 +149,7 @@ def _work_back(node: Node, shape: Tuple, shapes, learned: Dict[str, Tuple]) -> N
         # an elementwise operator (cast, relu): its input has its output's shape
         child, index = node.inputs[0]
         if shapes[id(child)][index] is None:
-            _work_back(child, shape, shapes, learned)
+            _work_back(child, shape, shapes, learned, settle)
         return
     if node.op.infer_inputs is None:
         return
@@ -150,7 +158,7 @@ def _work_back(node: Node, shape: Tuple, shapes, learned: Dict[str, Tuple]) -> N
     completed = node.op.infer_inputs(shape, partials, node.attrs)
     for (child, index), before, after in zip(node.inputs, [shapes[id(c)][i] for c, i in node.inputs], completed):
         if after is not None and (before is None or _completes(before, after)):
-            _work_back(child, tuple(after), shapes, learned)
+            _work_back(child, tuple(after), shapes, learned, settle)
 
 
 def _completes(partial: Tuple, shape: Tuple, unknown: int = 0) -> bool:

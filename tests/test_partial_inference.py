@@ -38,3 +38,12 @@ def test_a_deferred_parameter_under_np_shape_learns_its_size():
         net.initialize()
         assert net(mx.nd.zeros((2, 2016))).shape == (2, 16)
         assert net.weight.shape == (16, 2016)
+
+
+def test_a_creation_operator_takes_its_unknown_sizes_from_its_consumers_when_it_runs():
+    """MXNet's test_transpose_infer_shape_back: ones of shape (-1, -1) transposed and added to a
+    (2, 3) is bound and run as a (3, 2) array of ones (the sum is 2 everywhere, as on MXNet 1.9.1)."""
+    with runtime.as_mxnet() as mx:
+        total = mx.sym.ones(shape=[2, 3]) + mx.sym.transpose(mx.sym.ones(shape=[-1, -1]))
+        out = total.bind(mx.cpu(), args={}).forward()[0]
+        assert out.shape == (2, 3) and (out.asnumpy() == 2).all()

@@ -26,6 +26,10 @@ CASES = [
     ("reshape/holdout_merge", "full", False, "mx.sym.elemwise_add(mx.sym.var('data').reshape((-3, -3)), mx.sym.ones(shape=(6, 30)))", {"data": (2, 3, 5, 0)}),
     ("reshape/holdout_reverse_split", "full", False, "mx.sym.elemwise_add(mx.sym.var('data').reshape((-2, -1, 16, -4), reverse=True), mx.sym.ones(shape=(1, 2, 3, 4, 16)))", {"data": (1, 0, 3, 64)}),
     ("elemwise/partial_both", "partial", False, "mx.sym.var('a', shape=(2, 0)) + mx.sym.var('b', shape=(0, 3))", {}),
+    # a creation operator's unknown sizes (-1) decided by its consumers, through a transpose
+    ("creation/unknown_sizes", "partial", False, "mx.sym.ones(shape=(-1, -1))", {}),
+    ("transpose/back_to_creation", "full", False, "mx.sym.ones(shape=[2, 3]) + mx.sym.transpose(mx.sym.ones(shape=[-1, -1]))", {}),
+    ("transpose/back_to_variable", "full", False, "mx.sym.var('a', shape=(2, 3, 4)) + mx.sym.transpose(mx.sym.var('b'), axes=(1, 2, 0))", {}),
     # the deprecated target_shape
     ("reshape/target_shape", "full", False, "mx.sym.Reshape(mx.sym.var('data'), target_shape=(2, 0))", {"data": (2, 3, 5, 5)}),
     ("reshape/target_shape_middle", "full", False, "mx.sym.Reshape(mx.sym.var('data'), target_shape=(3, 0, 5))", {"data": (2, 3, 5, 5)}),

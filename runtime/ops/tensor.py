@@ -355,7 +355,23 @@ def _diag_check(in_shapes, attrs):
 
 
 def _creation_check(in_shapes, attrs):
-    check_new_shape(attrs["shape"])
+    """MXNet's checks of the declared shape; an unknown size (-1) is the consumers' to decide."""
+    check_new_shape(tuple(0 if d == -1 else d for d in attrs["shape"]))
+
+
+def _creation_shapes(in_shapes, attrs):
+    """The declared shape, an unknown size (-1) written as MXNet 1.x's 0 outside np_shape()."""
+    unknown = -1 if is_np_shape() else 0
+    return in_shapes, [tuple(unknown if d == -1 else d for d in attrs["shape"])]
+
+
+def _allocated(kernel):
+    """A creation kernel, whose shape must be whole when it runs (inference fills its unknown sizes
+    from the consumers where they decide them): MXNet's error otherwise."""
+    def create(shape, *args, **kwargs):
+        check_new_shape(shape)
+        return kernel(shape, *args, **kwargs)
+    return create
 
 
 def _eye_check(in_shapes, attrs):
@@ -477,7 +493,19 @@ declare("reshape_like", inputs=("lhs", "rhs"),
 declare("Flatten", kernel=k.flatten, aliases=("flatten",))
 declare("expand_dims", attrs=[Attr("axis", int_, required=True)], kernel=k.expand_dims, check=_expand_dims_check)
 declare("squeeze", attrs=[Attr("axis", axis_, None)], kernel=k.squeeze, check=_squeeze_check)
-declare("transpose", attrs=[Attr("axes", shape_, ())], kernel=k.transpose, check=_transpose_check)
+def _transpose_inputs(out_shape, in_shapes, attrs):
+    """The input's shape from the output's: the axes' inverse permutation (reversed without axes)."""
+    axes = attrs["axes"] or tuple(reversed(range(len(out_shape))))
+    if len(axes) != len(out_shape):
+        return in_shapes
+    shape = [0] * len(out_shape)
+    for position, axis in enumerate(axes):
+        shape[axis] = out_shape[position]
+    return [tuple(shape)]
+
+
+declare("transpose", attrs=[Attr("axes", shape_, ())], kernel=k.transpose, check=_transpose_check,
+        infer_inputs=_transpose_inputs)
 declare("SwapAxis", attrs=[Attr("dim1", int_, 0), Attr("dim2", int_, 0)], kernel=k.swapaxes, aliases=("swapaxes",),
         check=_swapaxes_check)
 declare("Concat", inputs=("*data",), attrs=[Attr("dim", int_, 1)], kernel=k.concat, aliases=("concat",),
@@ -562,12 +590,12 @@ declare("one_hot", inputs=("indices",), attrs=[Attr("depth", int_, required=True
 
 # ---- creation (no inputs; `ctx` is accepted and ignored: everything lives on the CPU)
 _CREATE = [Attr("dtype", dtype_, "float32"), Attr("ctx", str_, "")]
-declare("_zeros", inputs=(), attrs=[Attr("shape", shape_, ())] + _CREATE, kernel=k.zeros, no_inputs=True,
-        check=_creation_check)
-declare("_ones", inputs=(), attrs=[Attr("shape", shape_, ())] + _CREATE, kernel=k.ones, no_inputs=True,
-        check=_creation_check)
+declare("_zeros", inputs=(), attrs=[Attr("shape", shape_, ())] + _CREATE, kernel=_allocated(k.zeros), no_inputs=True,
+        check=_creation_check, infer=_creation_shapes)
+declare("_ones", inputs=(), attrs=[Attr("shape", shape_, ())] + _CREATE, kernel=_allocated(k.ones), no_inputs=True,
+        check=_creation_check, infer=_creation_shapes)
 declare("_full", inputs=(), attrs=[Attr("shape", shape_, ()), Attr("value", float_, 0.0)] + _CREATE,
-        kernel=k.full, no_inputs=True, check=_creation_check)
+        kernel=_allocated(k.full), no_inputs=True, check=_creation_check, infer=_creation_shapes)
 declare("_arange", inputs=(), attrs=[Attr("start", float_, 0.0), Attr("stop", optional(float_), None),
                                      Attr("step", float_, 1.0), Attr("repeat", int_, 1),
                                      Attr("infer_range", bool_, False)] + _CREATE, kernel=k.arange, no_inputs=True,
