@@ -7,6 +7,7 @@ import math
 import numba
 import numpy as np
 
+from runtime import random as _random
 from runtime.kernels import conv as conv_kernels
 from runtime.kernels.tensor import softmax
 from runtime.kernels.wide import wide_columns
@@ -684,7 +685,8 @@ def dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False, is_train=Fal
     shape = list(data.shape)
     for a in axes:
         shape[a] = 1
-    mask = ((np.random.uniform(size=shape) >= p) / (1 - p)).astype(data.dtype)
+    # MXNet's own generator (mx.random.seed), not NumPy's global one, which user code seeds apart
+    mask = ((_random.generator().random(shape) >= p) / (1 - p)).astype(data.dtype)
     return data * mask, mask
 
 
