@@ -16,7 +16,9 @@ Prints a line per model and, per family (the module that defines the model), how
 MXNet, equal, close (beyond the tolerance by at most 1e-5 of the output's largest value: float32
 sums in another order), differ and fail on the runtime, and how many failed on MXNet itself;
 --json writes every model's outcome. Each side runs in
-a process of its own per batch of models; a model gets --timeout seconds on each side.
+a process of its own per batch of models; a model gets --timeout seconds on each side. With --work,
+MXNet's recordings stay in that folder and a later run compares with them instead of recording again.
+The inputs are each family's smallest accepted size (zoo_source.input_shapes).
 """
 from __future__ import annotations
 
@@ -64,28 +66,29 @@ def record(zoo, name: str, work: Path, timeout: int) -> dict:
     and both runs' outputs into `work` (or why the hybridized run failed)."""
     import mxnet as mx
     import numpy as np
-    from zoo_source import build, input_shape
     stage = "build"
     signal.alarm(timeout)
     try:
-        net = build(zoo, name)
+        net = zoo.build(name)
         stage = "eager"
         mx.random.seed(0)
         np.random.seed(0)
         net.initialize()
-        x = np.random.RandomState(0).uniform(-1, 1, input_shape(name)).astype("float32")
-        outputs = _outputs(net(mx.nd.array(x)))
+        x = zoo.inputs(net, name, np.random.RandomState(0))
+        outputs = _outputs(net(*_arrays(mx, x)))
         net.save_parameters(str(work / (name + ".params")))
         family = type(net).__module__.rsplit(".", 1)[-1]
         stage = "hybridized"
         try:
             net.hybridize()
-            hybridized, failed = _outputs(net(mx.nd.array(x))), None
+            hybridized, failed = _outputs(net(*_arrays(mx, x))), None
         except Exception as exc:  # some models only run eagerly, on MXNet too
             hybridized, failed = [], _failure(stage, exc)["detail"]
         arrays = {"eager_%d" % i: a for i, a in enumerate(outputs)}
         arrays.update({"hybridized_%d" % i: a for i, a in enumerate(hybridized)})
-        np.savez(str(work / (name + ".npz")), x=x, **arrays)
+        flat, structure = _flatten(x)
+        arrays.update({"input_%d" % i: a for i, a in enumerate(flat)})
+        np.savez(str(work / (name + ".npz")), structure=np.array(json.dumps(structure)), **arrays)
         return {"status": "recorded", "family": family, "hybridized_failed": failed}
     except BaseException as exc:  # a model may raise anything while it is built
         return dict(_failure(stage, exc), family="")
@@ -98,14 +101,16 @@ def compare(zoo, name: str, work: Path, timeout: int, hybridized_failed=None) ->
     MXNet's hybridized run failed, the runtime's must fail too (with the same kind of error)."""
     import mxnet as mx
     import numpy as np
-    from zoo_source import build
     recorded = np.load(str(work / (name + ".npz")))
     expected = {stage: [recorded[key] for key in sorted(recorded.files, key=_number) if key.startswith(stage)]
-                for stage in ("eager", "hybridized")}
+                for stage in ("eager", "hybridized", "input")}
     stage = "build"
     signal.alarm(timeout)
     try:
-        net = build(zoo, name)
+        net = zoo.build(name)
+        structure = json.loads(str(recorded["structure"])) if "structure" in recorded.files else \
+            list(range(len(expected["input"])))  # recorded before inputs could nest
+        x = _nested([mx.nd.array(a) for a in expected["input"]], structure)
         stage = "load"
         net.load_parameters(str(work / (name + ".params")))
         found = {}
@@ -113,7 +118,7 @@ def compare(zoo, name: str, work: Path, timeout: int, hybridized_failed=None) ->
             if stage == "hybridized":
                 net.hybridize()
             try:
-                outputs = _outputs(net(mx.nd.array(recorded["x"])))
+                outputs = _outputs(net(*x))
             except Exception as exc:
                 if stage == "hybridized" and hybridized_failed and \
                         hybridized_failed.split(":")[0] == type(exc).__name__:
@@ -134,6 +139,31 @@ def compare(zoo, name: str, work: Path, timeout: int, hybridized_failed=None) ->
         return _failure(stage, exc)
     finally:
         signal.alarm(0)
+
+
+def _flatten(value):
+    """The arrays of nested lists of inputs, and the nesting with each array's place in that list."""
+    if isinstance(value, (list, tuple)):
+        flat, structure = [], []
+        for item in value:
+            items, shape = _flatten(item)
+            structure.append(_shifted(shape, len(flat)))
+            flat.extend(items)
+        return flat, structure
+    return [value], 0
+
+
+def _shifted(structure, offset):
+    return [_shifted(s, offset) for s in structure] if isinstance(structure, list) else structure + offset
+
+
+def _nested(flat, structure):
+    return [_nested(flat, s) for s in structure] if isinstance(structure, list) else flat[structure]
+
+
+def _arrays(mx, value):
+    """Nested lists of NumPy arrays as the same lists of NDArrays."""
+    return [_arrays(mx, item) for item in value] if isinstance(value, list) else mx.nd.array(value)
 
 
 def _number(key: str) -> int:
@@ -167,9 +197,13 @@ def side_main(argv) -> None:
         sys.path.insert(0, str(ROOT))
         import runtime
         runtime.as_mxnet()
-    from zoo_source import import_gluoncv_zoo
     signal.signal(signal.SIGALRM, _over_time)
-    zoo, _ = import_gluoncv_zoo(source, fill_mxnet=side == "runtime")
+    if source.startswith("gluonnlp:"):
+        from nlp_source import GluonNLPZoo
+        zoo = GluonNLPZoo(source.split(":", 1)[1])
+    else:
+        from zoo_source import GluonCVZoo
+        zoo = GluonCVZoo(source, fill_mxnet=side == "runtime")
     if side == "list":
         print(json.dumps(list(zoo.get_model_list())), flush=True)
         return
@@ -213,22 +247,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("parts", nargs="*", help="check the names holding one of these")
     parser.add_argument("--mxnet", required=True, help="Python of a virtual environment with mxnet==1.9.1")
-    parser.add_argument("--gluoncv", required=True, help="a directory holding gluoncv/model_zoo")
+    parser.add_argument("--gluoncv", help="a directory holding gluoncv/model_zoo")
+    parser.add_argument("--gluonnlp", metavar="SRC", help="check GluonNLP's models instead (SRC: a directory "
+                        "holding the gluonnlp package, for the runtime's side where it is not installed)")
     parser.add_argument("--skip", nargs="*", default=[], help="leave out the names holding one of these")
     parser.add_argument("--json", help="write every model's outcome here")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per model and side")
+    parser.add_argument("--work", help="keep MXNet's recordings here, and reuse those found there")
     args = parser.parse_args()
+    if not (args.gluoncv or args.gluonnlp):
+        parser.error("give --gluoncv or --gluonnlp")
+    source = "gluonnlp:" + args.gluonnlp if args.gluonnlp else args.gluoncv
     with tempfile.TemporaryDirectory() as scratch:
-        work = Path(scratch)
-        listed = subprocess.run([args.mxnet, str(Path(__file__)), "--side", "list", args.gluoncv, scratch, "0"],
+        work = Path(args.work or scratch)
+        work.mkdir(parents=True, exist_ok=True)
+        listed = subprocess.run([args.mxnet, str(Path(__file__)), "--side", "list", source, scratch, "0"],
                                 capture_output=True, text=True, check=True).stdout
         names = [n for n in json.loads(listed.strip().splitlines()[-1])
                  if (not args.parts or any(part in n for part in args.parts))
                  and not any(part in n for part in args.skip)]
         print("%d models" % len(names), flush=True)
-        on_mxnet = run_side(args.mxnet, "mxnet", names, args.gluoncv, work, args.timeout)
+        kept = {n: json.loads((work / (n + ".json")).read_text()) for n in names if (work / (n + ".json")).exists()}
+        on_mxnet = dict(kept, **run_side(args.mxnet, "mxnet", [n for n in names if n not in kept],
+                                          source, work, args.timeout))
         recorded = [n for n in names if on_mxnet[n]["status"] == "recorded"]
-        on_runtime = run_side(sys.executable, "runtime", recorded, args.gluoncv, work, args.timeout)
+        on_runtime = run_side(sys.executable, "runtime", recorded, source, work, args.timeout)
     results = {name: {"mxnet": on_mxnet[name], "runtime": on_runtime.get(name)} for name in names}
     families = collections.defaultdict(collections.Counter)
     for name, outcome in results.items():

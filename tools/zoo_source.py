@@ -97,16 +97,90 @@ def import_gluoncv_zoo(root: str, fill_mxnet: bool):
     raise SystemExit("gluoncv.model_zoo did not import after filling %d names" % len(filled))
 
 
-def input_shape(name: str):
-    """The input a model of the zoo is run on, by its name."""
-    sizes = [("cifar", (32, 32)), ("inception", (299, 299)), ("ssd_300", (300, 300)), ("ssd_512", (512, 512)),
-             ("yolo3", (320, 320)), ("rcnn", (320, 320)), ("center_net", (512, 512)), ("pose", (256, 192))]
-    return (1, 3) + next((size for part, size in sizes if part in name), (224, 224))
+# What a family's factory or model needs beyond pretrained=False, and the smallest inputs it accepts.
+# Segmentation models size their pooling and upsampling from `crop_size` when they are built, so
+# they are built again with a small one (a multiple of 32: ICNet and Fast-SCNN pool at 1/32).
+SEGMENTATION_CROP = 128
+# Video models: frames and side of the clip. C3D's classifier takes 16 frames of 112 pixels only;
+# P3D and R(2+1)D pool time down to one step from 16 frames; I3D's temporal strides take 8.
+VIDEO = [("c3d", 16, 112), ("p3d", 16, 112), ("r2plus1d", 16, 112), ("i3d", 8, 112)]
+SIAMESE = {"siamrpn": [127, 287]}  # exemplar and search image of a tracker (24 x 24 search features)
+
+
+def input_shapes(net, name: str):
+    """The shapes of the inputs a model of the zoo is run on: by the family (the module defining
+    the model) and what the built model says of itself (input images, frames), else by its name."""
+    module = type(net).__module__
+    for part, sides in SIAMESE.items():
+        if part in module:
+            return [(1, 3, side, side) for side in sides]
+    if getattr(net, "crop_size", None) == SEGMENTATION_CROP:
+        return [(1, 3, SEGMENTATION_CROP, SEGMENTATION_CROP)]
+    if _is_video(net):
+        frames = getattr(net, "fast_frames", 0) + getattr(net, "slow_frames", 0)
+        for part, count, side in VIDEO:
+            if part in module.rsplit(".", 1)[-1] and not frames:
+                return [(1, 3, count, side, side)]
+        return [(1, 3, frames or 16, 112, 112)]
+    channels = 3 * getattr(getattr(net, "encoder", None), "num_input_images", 1)
+    if "monodepth" in module:  # an encoder-decoder of strides up to 32: the KITTI frame's shape, halved
+        return [(1, channels, 96, 320)]
+    sizes = [("cifar", (32, 32)), ("inceptionv1", (224, 224)), ("inception", (299, 299)), ("ssd_300", (300, 300)), ("ssd_512", (512, 512)),
+             ("yolo3", (320, 320)), ("rcnn", (320, 320)), ("center_net", (256, 256)), ("pose", (256, 192))]
+    return [(1, channels) + next((size for part, size in sizes if part in name), (224, 224))]
+
+
+def _is_video(net) -> bool:
+    """Whether a model convolves over time: a 3-D convolution's weight has five axes, declared
+    before the parameters are initialized (detectors' anchor constants have five too)."""
+    return any(len(param.shape or ()) == 5 for name, param in net.collect_params().items() if name.endswith("weight"))
+
+
+def _factory_arguments(zoo, name: str) -> dict:
+    """Arguments some factories require or would use to download: the classes of a `*_custom`
+    detector, no Kinetics weights for a custom video model."""
+    import inspect
+    factory = zoo.model_zoo._models[name.lower()]
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return {}
+    arguments = {}
+    if "classes" in parameters and parameters["classes"].default is inspect.Parameter.empty:
+        arguments["classes"] = ["a", "b", "c"]
+    if "use_kinetics_pretrain" in parameters:
+        arguments["use_kinetics_pretrain"] = False
+    return arguments
 
 
 def build(zoo, name: str):
-    """The model, untrained (and without a trained backbone where its factory takes one)."""
+    """The model, untrained (and without a trained backbone where its factory takes one);
+    segmentation models with a small crop size."""
+    arguments = _factory_arguments(zoo, name)
+    net = _get_model(zoo, name, arguments)
+    if getattr(net, "crop_size", None) not in (None, SEGMENTATION_CROP):
+        net = _get_model(zoo, name, dict(arguments, crop_size=SEGMENTATION_CROP))
+    return net
+
+
+def _get_model(zoo, name: str, arguments: dict):
     try:
-        return zoo.get_model(name, pretrained=False, pretrained_base=False)
+        return zoo.get_model(name, pretrained=False, pretrained_base=False, **arguments)
     except (TypeError, Warning):  # a factory that takes no such argument (some raise a Warning)
-        return zoo.get_model(name, pretrained=False)
+        return zoo.get_model(name, pretrained=False, **arguments)
+
+
+class GluonCVZoo:
+    """GluonCV's registry as zoo_check uses it: names, how each model is built, its inputs."""
+
+    def __init__(self, root: str, fill_mxnet: bool):
+        self.zoo, self.filled = import_gluoncv_zoo(root, fill_mxnet)
+
+    def get_model_list(self):
+        return list(self.zoo.get_model_list())
+
+    def build(self, name: str):
+        return build(self.zoo, name)
+
+    def inputs(self, net, name: str, random):
+        return [random.uniform(-1, 1, shape).astype("float32") for shape in input_shapes(net, name)]
