@@ -277,6 +277,7 @@ def main() -> None:
     parser.add_argument("--gluonnlp", metavar="SRC", help="check GluonNLP's models instead (SRC: a directory "
                         "holding the gluonnlp package, for the runtime's side where it is not installed)")
     parser.add_argument("--skip", nargs="*", default=[], help="leave out the names holding one of these")
+    parser.add_argument("--names", help="a file of the names to check, one a line (with or without NAME-PARTs)")
     parser.add_argument("--json", help="write every model's outcome here")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per model and side")
     parser.add_argument("--work", help="keep MXNet's recordings here, and reuse those found there")
@@ -291,7 +292,8 @@ def main() -> None:
                                 capture_output=True, text=True, check=True).stdout
         names = [n for n in json.loads(listed.strip().splitlines()[-1])
                  if (not args.parts or any(part in n for part in args.parts))
-                 and not any(part in n for part in args.skip)]
+                 and not any(part in n for part in args.skip)
+                 and (not args.names or n in Path(args.names).read_text().split())]
         print("%d models" % len(names), flush=True)
         kept = {n: json.loads((work / (n + ".json")).read_text()) for n in names if (work / (n + ".json")).exists()}
         on_mxnet = dict(kept, **run_side(args.mxnet, "mxnet", [n for n in names if n not in kept],

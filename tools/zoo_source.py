@@ -65,11 +65,23 @@ class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
+def _numpy_aliases():
+    """GluonCV 0.10.5's own code calls `np.int` (HRNet) and `np.float` (the R-CNN anchors): NumPy
+    1.24 removed these aliases of the builtins, which real MXNet's NumPy (< 1.24) still has. The
+    runtime's side gets them back, the same builtins, so that those models measure the runtime and
+    not GluonCV's age."""
+    import numpy as np
+    for alias, builtin in (("int", int), ("float", float), ("bool", bool), ("object", object)):
+        if alias not in np.__dict__:
+            setattr(np, alias, builtin)
+
+
 def import_gluoncv_zoo(root: str, fill_mxnet: bool):
     """`gluoncv.model_zoo` from the sources under `root`, and the names filled in with stand-ins."""
     import mxnet as mx
     if fill_mxnet:  # the runtime's mxnet.base lacks these two Python 2 leftovers
         mx.base.string_types, mx.base.numeric_types = (str,), (float, int)
+        _numpy_aliases()
     sys.meta_path.append(StandInFinder(REAL, fill_mxnet=fill_mxnet))
     package = types.ModuleType("gluoncv")
     package.__path__ = [os.path.join(root, "gluoncv")]
