@@ -272,7 +272,7 @@ def main() -> None:
         return side_main(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("parts", nargs="*", help="check the names holding one of these")
-    parser.add_argument("--mxnet", required=True, help="Python of a virtual environment with mxnet==1.9.1")
+    parser.add_argument("--mxnet", help="Python of a virtual environment with mxnet==1.9.1")
     parser.add_argument("--gluoncv", help="a directory holding gluoncv/model_zoo")
     parser.add_argument("--gluonnlp", metavar="SRC", help="check GluonNLP's models instead (SRC: a directory "
                         "holding the gluonnlp package, for the runtime's side where it is not installed)")
@@ -281,9 +281,16 @@ def main() -> None:
     parser.add_argument("--json", help="write every model's outcome here")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per model and side")
     parser.add_argument("--work", help="keep MXNet's recordings here, and reuse those found there")
+    parser.add_argument("--merge", nargs="+", metavar="JSON", help="check nothing: the table of earlier runs' "
+                        "--json files, a model's outcome taken from the last file that has it")
     args = parser.parse_args()
-    if not (args.gluoncv or args.gluonnlp):
-        parser.error("give --gluoncv or --gluonnlp")
+    if args.merge:
+        results = {}
+        for path in args.merge:
+            results.update(json.loads(Path(path).read_text()))
+        return report(results, args.json)
+    if not (args.mxnet and (args.gluoncv or args.gluonnlp)):
+        parser.error("give --mxnet and --gluoncv or --gluonnlp")
     source = "gluonnlp:" + args.gluonnlp if args.gluonnlp else args.gluoncv
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(args.work or scratch)
@@ -300,7 +307,11 @@ def main() -> None:
                                           source, work, args.timeout))
         recorded = [n for n in names if on_mxnet[n]["status"] == "recorded"]
         on_runtime = run_side(sys.executable, "runtime", recorded, source, work, args.timeout)
-    results = {name: {"mxnet": on_mxnet[name], "runtime": on_runtime.get(name)} for name in names}
+    report({name: {"mxnet": on_mxnet[name], "runtime": on_runtime.get(name)} for name in names}, args.json)
+
+
+def report(results: dict, json_path=None) -> None:
+    """A line per model, then the counts per family; every outcome into `json_path`."""
     families = collections.defaultdict(collections.Counter)
     for name, outcome in results.items():
         family = outcome["mxnet"].get("family") or "(failed on MXNet)"
@@ -319,8 +330,8 @@ def main() -> None:
         total.update(counts)
         print("%-24s" % family + "".join("%14d" % counts[column] for column in columns))
     print("%-24s" % "all" + "".join("%14d" % total[column] for column in columns))
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
+    if json_path:
+        Path(json_path).write_text(json.dumps(results, indent=1) + "\n")
 
 
 if __name__ == "__main__":
