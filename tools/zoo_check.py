@@ -1,25 +1,31 @@
-"""Compare the runtime's outputs with real MXNet 1.9.1's on GluonCV's model zoo, with the same parameters.
+"""Compare the runtime's outputs with real MXNet 1.9.1's on GluonCV's model zoo and GluonNLP's models,
+with the same parameters.
 
-    python tools/zoo_check.py --mxnet PYTHON --gluoncv SRC [--json OUT] [--timeout S]
-                              [--skip PART ...] [NAME-PART ...]
+    python tools/zoo_check.py --mxnet PYTHON --gluoncv SRC [--json OUT] [--timeout S] [--work DIR]
+                              [--names FILE] [--skip PART ...] [NAME-PART ...]
+    python tools/zoo_check.py --mxnet PYTHON --gluonnlp SRC [--json OUT] [--work DIR]
+    python tools/zoo_check.py --merge JSON ... [--json OUT]
 
-SRC holds GluonCV's sources (the gluoncv wheel unpacked, as the corpus script does). For each name of
-the zoo's registry (those holding one of the NAME-PARTs, when given, and none of the --skip PARTs):
+SRC holds GluonCV's sources (the gluoncv wheel unpacked, as the corpus script does), or GluonNLP's
+(its package, for the runtime's side when it is not installed there: tools/nlp_source.py). For each
+name of the zoo's registry (those holding one of the NAME-PARTs, when given, and none of the --skip
+PARTs; those listed in --names):
   - real MXNet (PYTHON: a virtual environment with mxnet==1.9.1) builds the model with
-    pretrained=False, initializes it with a seeded generator, runs it on a seeded input and saves
-    the parameters, the input and the outputs;
-  - the runtime builds the same model, loads those parameters and runs the same input eagerly,
+    pretrained=False, initializes it with a seeded generator, runs it on seeded inputs (each
+    family's smallest accepted size: zoo_source.input_shapes) and saves the parameters, the inputs
+    and the outputs;
+  - the runtime builds the same model, loads those parameters and runs the same inputs eagerly,
     then hybridized; each output must equal MXNet's (rtol 1e-4, atol 1e-5; the excess over that
     is shown relative to the output's largest value), and where MXNet's hybridized run fails, the
     runtime's must fail with the same kind of error.
 Prints a line per model and, per family (the module that defines the model), how many were built on
 MXNet, equal, close (beyond the tolerance by at most 1e-5 of the output's largest value: float32
 sums in another order; or beyond it, where the same model run in float64 shows MXNet's outputs no
-nearer the exact result than the runtime's), differ and fail on the runtime, and how many failed on MXNet itself;
---json writes every model's outcome. Each side runs in
-a process of its own per batch of models; a model gets --timeout seconds on each side. With --work,
-MXNet's recordings stay in that folder and a later run compares with them instead of recording again.
-The inputs are each family's smallest accepted size (zoo_source.input_shapes).
+nearer the exact result than the runtime's), differ and fail on the runtime, and how many failed
+on MXNet itself; --json writes every model's outcome. Each side runs in a process of its own per
+batch of models; a model gets --timeout seconds on each side. With --work, MXNet's recordings stay
+in that folder and a later run compares with them instead of recording again; --merge prints the
+table of several runs.
 """
 from __future__ import annotations
 
