@@ -32,6 +32,9 @@ class GluonNLPZoo:
     def build(self, name: str):
         return self.makers[name](name)
 
+    def input_candidates(self, net, name: str, random):
+        return [self.inputs(net, name, random)]
+
     def inputs(self, net, name: str, random):
         """Token ids (as float32, as GluonNLP's examples feed them), segment ids, valid lengths,
         masked positions or a language model's begin states: nested lists of NumPy arrays."""

@@ -142,6 +142,22 @@ def input_shapes(net, name: str):
     return [(1, channels) + next((size for part, size in sizes if part in name), (224, 224))]
 
 
+def input_candidates(net, name: str):
+    """Input shapes to try, smallest first: an image model whose size is not fixed when it is built
+    (classifiers with global pooling, detectors, pose and depth networks) is tried with its shorter
+    side at 64, then 128 pixels (multiples of 32), before its usual size; the first MXNet runs is used."""
+    shapes = input_shapes(net, name)
+    if len(shapes) != 1 or len(shapes[0]) != 4 or getattr(net, "crop_size", None) is not None:
+        return [shapes]
+    n, c, height, width = shapes[0]
+    smaller = []
+    for side in (64, 128):
+        if side < min(height, width):
+            scale = side / min(height, width)
+            smaller.append([(n, c) + tuple(max(32, int(round(d * scale / 32)) * 32) for d in (height, width))])
+    return smaller + [shapes]
+
+
 def _is_video(net) -> bool:
     """Whether a model convolves over time: a 3-D convolution's weight has five axes, declared
     before the parameters are initialized (detectors' anchor constants have five too)."""
@@ -194,5 +210,7 @@ class GluonCVZoo:
     def build(self, name: str):
         return build(self.zoo, name)
 
-    def inputs(self, net, name: str, random):
-        return [random.uniform(-1, 1, shape).astype("float32") for shape in input_shapes(net, name)]
+    def input_candidates(self, net, name: str, random):
+        """Inputs to try, smallest first (input_candidates), each a list of arrays."""
+        shapes = input_candidates(net, name)
+        return [[random.uniform(-1, 1, shape).astype("float32") for shape in candidate] for candidate in shapes]
