@@ -259,20 +259,21 @@ def side_main(argv) -> None:
         print(json.dumps({"name": name, **outcome}), flush=True)
 
 
-def run_side(python: str, side: str, names, source: str, work: Path, timeout: int) -> dict:
-    """{name: outcome} from one side, restarting past a model whose process died."""
+def run_side(python: str, side: str, names, source: str, work: Path, timeout: int, batch: int = 0) -> dict:
+    """{name: outcome} from one side, `batch` models a process (0: all), restarting past a model
+    whose process died."""
     outcomes, left = {}, list(names)
     while left:
         process = subprocess.run([python, str(Path(__file__)), "--side", side, source, str(work), str(timeout)],
-                                 input="\n".join(left) + "\n", capture_output=True, text=True)
+                                 input="\n".join(left[:batch or len(left)]) + "\n", capture_output=True, text=True)
         for line in process.stdout.splitlines():
             if line.startswith("{"):
                 outcome = json.loads(line)
                 name = outcome.pop("name")
                 outcomes[name] = outcome
                 print("  %-40s %-8s %s" % (name, side, outcome["status"]), flush=True)
-        done = [name for name in left if name in outcomes]
-        if len(done) < len(left):  # the process ended in the middle of a model: that one failed
+        done = [name for name in left[:batch or len(left)] if name in outcomes]
+        if len(done) < len(left[:batch or len(left)]):  # the process ended in the middle of a model: that one failed
             crashed = left[len(done)]
             tail = process.stderr.strip().splitlines()
             outcomes[crashed] = {"status": "crashed", "detail": tail[-1][:300] if tail else "exit %d" % process.returncode,
@@ -296,6 +297,8 @@ def main() -> None:
     parser.add_argument("--json", help="write every model's outcome here")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per model and side")
     parser.add_argument("--work", help="keep MXNet's recordings here, and reuse those found there")
+    parser.add_argument("--batch", type=int, default=0, help="models a process (0: all); MXNet keeps the memory "
+                        "it allocated until its process ends, so that large detectors fail to allocate after many")
     parser.add_argument("--merge", nargs="+", metavar="JSON", help="check nothing: the table of earlier runs' "
                         "--json files, a model's outcome taken from the last file that has it")
     args = parser.parse_args()
@@ -319,9 +322,9 @@ def main() -> None:
         print("%d models" % len(names), flush=True)
         kept = {n: json.loads((work / (n + ".json")).read_text()) for n in names if (work / (n + ".json")).exists()}
         on_mxnet = dict(kept, **run_side(args.mxnet, "mxnet", [n for n in names if n not in kept],
-                                          source, work, args.timeout))
+                                          source, work, args.timeout, args.batch))
         recorded = [n for n in names if on_mxnet[n]["status"] == "recorded"]
-        on_runtime = run_side(sys.executable, "runtime", recorded, source, work, args.timeout)
+        on_runtime = run_side(sys.executable, "runtime", recorded, source, work, args.timeout, args.batch)
     report({name: {"mxnet": on_mxnet[name], "runtime": on_runtime.get(name)} for name in names}, args.json)
 
 
