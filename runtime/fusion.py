@@ -31,7 +31,9 @@ SCALAR = {
 BINARY = {"elemwise_add": "{0} + {1}", "elemwise_sub": "{0} - {1}", "elemwise_mul": "{0} * {1}",
           "elemwise_div": "{0} / {1}"}
 ACTIVATIONS = {"relu", "sigmoid", "tanh"}
-FORMAT = "1"  # bump when the generated source changes shape: old cache entries are then ignored
+# MXNet's Activation keeps what is above 0, so NaN gives 0; its `relu` operator (UNARY) keeps NaN
+ACTIVATION_RELU = "({0} if {0} > 0.0 else 0.0)"
+FORMAT = "2"  # bump when the generated source changes shape: old cache entries are then ignored
 
 
 def enabled() -> bool:
@@ -48,7 +50,7 @@ def element_expression(node: Node) -> Optional[str]:
     if name in BINARY:
         return BINARY[name]
     if name == "Activation" and node.attrs["act_type"] in ACTIVATIONS:
-        return UNARY[node.attrs["act_type"]]
+        return ACTIVATION_RELU if node.attrs["act_type"] == "relu" else UNARY[node.attrs["act_type"]]
     return None
 
 

@@ -17,7 +17,7 @@ from runtime.kernels import nn as nn_kernels
 from runtime.symbol import Node
 
 _INPLACE_ACTIVATIONS = {
-    "relu": lambda out: np.maximum(out, 0, out=out),
+    "relu": lambda out: np.copyto(out, 0, where=~(out > 0)),  # the Activation's: NaN gives 0
     "tanh": lambda out: np.tanh(out, out=out),
     "sigmoid": lambda out: np.copyto(out, elementwise.sigmoid(out)),
 }

@@ -36,7 +36,9 @@ class Chain:
 
 def _activation(node: Node) -> Optional[int]:
     name = node.op.name
-    if name == "relu" or (name == "Activation" and node.attrs["act_type"] == "relu"):
+    if name == "relu":
+        return conv_kernels.RELU_OP
+    if name == "Activation" and node.attrs["act_type"] == "relu":
         return conv_kernels.RELU
     if name == "clip" and float(node.attrs["a_min"]) == 0.0 and float(node.attrs["a_max"]) == 6.0:
         return conv_kernels.RELU6

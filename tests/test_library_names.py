@@ -19,7 +19,6 @@ NAMES = json.loads((Path(__file__).parent / "data" / "library_mxnet_names.json")
 # used only inside functions, and not on the runtime yet
 MISSING_AT_CALL = {
     "mxnet.contrib.amp.init_trainer", "mxnet.contrib.amp.scale_loss",
-    "mxnet.gluon.contrib.cnn.ModulatedDeformableConvolution",
     "mxnet.gluon.data.vision.transforms.RandomColorJitter", "mxnet.gluon.data.vision.transforms.RandomLighting",
     "mxnet.io.ImageRecordIter", "mxnet.io.MXDataIter",
     "mxnet.numpy.stack", "mxnet.sym.contrib.box_encode", "mxnet.viz.plot_network",

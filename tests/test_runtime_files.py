@@ -62,3 +62,17 @@ def test_save_and_load_parameters_round_trip(tmp_path):
     other = mlp()
     other.load_parameters(str(tmp_path / "p.params"))
     np.testing.assert_allclose(other(x).asnumpy(), before)
+
+
+def test_symbol_block_of_several_outputs_gives_a_list_of_symbols():
+    # MXNet 1.9.1: called with a Symbol, a SymbolBlock of a grouped symbol gives its outputs as a
+    # list, as it gives arrays eagerly (GluonCV's FPN features reach the RPN one by one); one
+    # output stays a Symbol
+    from runtime import sym
+    data = sym.var("data")
+    a, b = sym.relu(data, name="a"), sym.sigmoid(data, name="b")
+    out = SymbolBlock(sym.Group([a, b]), [data])(sym.var("x"))
+    assert isinstance(out, list) and [o.list_outputs() for o in out] == [["a_output"], ["b_output"]]
+    one = SymbolBlock(a, [data])(sym.var("x"))
+    assert one.list_outputs() == ["a_output"]
+    assert isinstance(SymbolBlock(sym.Group([a, b]), [data])(nd.ones((1, 2))), list)

@@ -255,10 +255,13 @@ def test_shape_chosen_convolutions_with_their_epilogue_equal_the_reference(kerne
     np.testing.assert_allclose(got, expected + shift[:, None, None], rtol=1e-4, atol=1e-4)
 
 
-def test_the_activations_keep_nan_as_numpy_does():
+def test_the_activations_treat_nan_as_mxnet_does():
+    # MXNet 1.9.1 (tests/data/nan_activation_cases.json): the Activation operator's ReLU gives 0 for
+    # NaN, the `relu` operator keeps it, and a clip keeps it
     x = np.array([[[[np.nan, -1.0, 7.0, 3.0]]]], np.float32)
     one = np.ones((1, 1, 1, 1), np.float32)
-    for act, expected in [(conv_kernels.RELU, [np.nan, 0, 7, 3]), (conv_kernels.RELU6, [np.nan, 0, 6, 3])]:
+    for act, expected in [(conv_kernels.RELU, [0, 0, 7, 3]), (conv_kernels.RELU_OP, [np.nan, 0, 7, 3]),
+                          (conv_kernels.RELU6, [np.nan, 0, 6, 3])]:
         out = conv_kernels.conv2d(x, one.reshape(1, 1), (1, 1, 1, 1, 0, 0, 1, 1, 1, 4), 1, np.empty(0, np.float32),
                                   np.zeros(1, np.float32), conv_kernels.no_residual(np.float32), act)
         np.testing.assert_array_equal(out.ravel(), np.float32(expected))

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import runtime  # noqa: E402
-from zoo_source import build, import_gluoncv_zoo, input_shape  # noqa: E402  (tools/ is this script's folder)
+from zoo_source import build, import_gluoncv_zoo, input_shapes  # noqa: E402  (tools/ is this script's folder)
 
 def import_model_zoo(root: str):
     runtime.as_mxnet()
@@ -49,11 +49,12 @@ def run_one(zoo, name, mx, np, build_only=False):
             return "built", type(net).__module__
         stage = "eager"
         net.initialize()
-        x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, input_shape(name)).astype("float32"))
-        net(x)
+        random = np.random.RandomState(0)
+        x = [mx.nd.array(random.uniform(-1, 1, shape).astype("float32")) for shape in input_shapes(net, name)]
+        net(*x)
         stage = "hybridized"
         net.hybridize()
-        net(x)
+        net(*x)
         return "ok", ""
     except BaseException as exc:  # a model may raise anything while it is built
         lines = str(exc).strip().splitlines()

@@ -65,11 +65,23 @@ class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
+def _numpy_aliases():
+    """GluonCV 0.10.5's own code calls `np.int` (HRNet) and `np.float` (the R-CNN anchors): NumPy
+    1.24 removed these aliases of the builtins, which real MXNet's NumPy (< 1.24) still has. The
+    runtime's side gets them back, the same builtins, so that those models measure the runtime and
+    not GluonCV's age."""
+    import numpy as np
+    for alias, builtin in (("int", int), ("float", float), ("bool", bool), ("object", object)):
+        if alias not in np.__dict__:
+            setattr(np, alias, builtin)
+
+
 def import_gluoncv_zoo(root: str, fill_mxnet: bool):
     """`gluoncv.model_zoo` from the sources under `root`, and the names filled in with stand-ins."""
     import mxnet as mx
     if fill_mxnet:  # the runtime's mxnet.base lacks these two Python 2 leftovers
         mx.base.string_types, mx.base.numeric_types = (str,), (float, int)
+        _numpy_aliases()
     sys.meta_path.append(StandInFinder(REAL, fill_mxnet=fill_mxnet))
     package = types.ModuleType("gluoncv")
     package.__path__ = [os.path.join(root, "gluoncv")]
@@ -97,16 +109,108 @@ def import_gluoncv_zoo(root: str, fill_mxnet: bool):
     raise SystemExit("gluoncv.model_zoo did not import after filling %d names" % len(filled))
 
 
-def input_shape(name: str):
-    """The input a model of the zoo is run on, by its name."""
-    sizes = [("cifar", (32, 32)), ("inception", (299, 299)), ("ssd_300", (300, 300)), ("ssd_512", (512, 512)),
-             ("yolo3", (320, 320)), ("rcnn", (320, 320)), ("center_net", (512, 512)), ("pose", (256, 192))]
-    return (1, 3) + next((size for part, size in sizes if part in name), (224, 224))
+# What a family's factory or model needs beyond pretrained=False, and the smallest inputs it accepts.
+# Segmentation models size their pooling and upsampling from `crop_size` when they are built, so
+# they are built again with a small one (a multiple of 32: ICNet and Fast-SCNN pool at 1/32).
+SEGMENTATION_CROP = 128
+# Video models: frames and side of the clip. C3D's classifier takes 16 frames of 112 pixels only;
+# P3D and R(2+1)D pool time down to one step from 16 frames; I3D's temporal strides take 8.
+VIDEO = [("c3d", 16, 112), ("p3d", 16, 112), ("r2plus1d", 16, 112), ("i3d", 8, 112)]
+SIAMESE = {"siamrpn": [127, 287]}  # exemplar and search image of a tracker (24 x 24 search features)
+
+
+def input_shapes(net, name: str):
+    """The shapes of the inputs a model of the zoo is run on: by the family (the module defining
+    the model) and what the built model says of itself (input images, frames), else by its name."""
+    module = type(net).__module__
+    for part, sides in SIAMESE.items():
+        if part in module:
+            return [(1, 3, side, side) for side in sides]
+    if getattr(net, "crop_size", None) == SEGMENTATION_CROP:
+        return [(1, 3, SEGMENTATION_CROP, SEGMENTATION_CROP)]
+    if _is_video(net):
+        frames = getattr(net, "fast_frames", 0) + getattr(net, "slow_frames", 0)
+        for part, count, side in VIDEO:
+            if part in module.rsplit(".", 1)[-1] and not frames:
+                return [(1, 3, count, side, side)]
+        return [(1, 3, frames or 16, 112, 112)]
+    channels = 3 * getattr(getattr(net, "encoder", None), "num_input_images", 1)
+    if "monodepth" in module:  # an encoder-decoder of strides up to 32: the KITTI frame's shape, halved
+        return [(1, channels, 96, 320)]
+    sizes = [("cifar", (32, 32)), ("inceptionv1", (224, 224)), ("inception", (299, 299)), ("ssd_300", (300, 300)), ("ssd_512", (512, 512)),
+             ("yolo3", (320, 320)), ("rcnn", (320, 320)), ("center_net", (256, 256)), ("pose", (256, 192))]
+    return [(1, channels) + next((size for part, size in sizes if part in name), (224, 224))]
+
+
+def input_candidates(net, name: str):
+    """Input shapes to try, smallest first: an image model whose size is not fixed when it is built
+    (classifiers with global pooling, detectors, pose and depth networks) is tried with its shorter
+    side at 64, then 128 pixels (multiples of 32), before its usual size; the first MXNet runs is used."""
+    shapes = input_shapes(net, name)
+    if len(shapes) != 1 or len(shapes[0]) != 4 or getattr(net, "crop_size", None) is not None:
+        return [shapes]
+    n, c, height, width = shapes[0]
+    smaller = []
+    for side in (64, 128):
+        if side < min(height, width):
+            scale = side / min(height, width)
+            smaller.append([(n, c) + tuple(max(32, int(round(d * scale / 32)) * 32) for d in (height, width))])
+    return smaller + [shapes]
+
+
+def _is_video(net) -> bool:
+    """Whether a model convolves over time: a 3-D convolution's weight has five axes, declared
+    before the parameters are initialized (detectors' anchor constants have five too)."""
+    return any(len(param.shape or ()) == 5 for name, param in net.collect_params().items() if name.endswith("weight"))
+
+
+def _factory_arguments(zoo, name: str) -> dict:
+    """Arguments some factories require or would use to download: the classes of a `*_custom`
+    detector, no Kinetics weights for a custom video model."""
+    import inspect
+    factory = zoo.model_zoo._models[name.lower()]
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return {}
+    arguments = {}
+    if "classes" in parameters and parameters["classes"].default is inspect.Parameter.empty:
+        arguments["classes"] = ["a", "b", "c"]
+    if "use_kinetics_pretrain" in parameters:
+        arguments["use_kinetics_pretrain"] = False
+    return arguments
 
 
 def build(zoo, name: str):
-    """The model, untrained (and without a trained backbone where its factory takes one)."""
+    """The model, untrained (and without a trained backbone where its factory takes one);
+    segmentation models with a small crop size."""
+    arguments = _factory_arguments(zoo, name)
+    net = _get_model(zoo, name, arguments)
+    if getattr(net, "crop_size", None) not in (None, SEGMENTATION_CROP):
+        net = _get_model(zoo, name, dict(arguments, crop_size=SEGMENTATION_CROP))
+    return net
+
+
+def _get_model(zoo, name: str, arguments: dict):
     try:
-        return zoo.get_model(name, pretrained=False, pretrained_base=False)
+        return zoo.get_model(name, pretrained=False, pretrained_base=False, **arguments)
     except (TypeError, Warning):  # a factory that takes no such argument (some raise a Warning)
-        return zoo.get_model(name, pretrained=False)
+        return zoo.get_model(name, pretrained=False, **arguments)
+
+
+class GluonCVZoo:
+    """GluonCV's registry as zoo_check uses it: names, how each model is built, its inputs."""
+
+    def __init__(self, root: str, fill_mxnet: bool):
+        self.zoo, self.filled = import_gluoncv_zoo(root, fill_mxnet)
+
+    def get_model_list(self):
+        return list(self.zoo.get_model_list())
+
+    def build(self, name: str):
+        return build(self.zoo, name)
+
+    def input_candidates(self, net, name: str, random):
+        """Inputs to try, smallest first (input_candidates), each a list of arrays."""
+        shapes = input_candidates(net, name)
+        return [[random.uniform(-1, 1, shape).astype("float32") for shape in candidate] for candidate in shapes]

@@ -793,7 +793,10 @@ class SymbolBlock(HybridBlock):
     def forward(self, x, *args):
         if isinstance(x, Symbol):
             mapping = {i.name: a for i, a in zip(self._inputs, (x,) + args)}
-            return self._outputs(**mapping)
+            out = self._outputs(**mapping)
+            # several outputs come back as a list of Symbols, as MXNet regroups them (and as the
+            # arrays come eagerly): GluonCV's FPN features go on one by one into the RPN
+            return out if len(out) == 1 else [out[i] for i in range(len(out))]
         return self._call_cached(x, *args)
 
     def hybridize(self, active=True, **kwargs):

@@ -17,13 +17,17 @@ from runtime.kernels.workspace import scratch
 
 # Images are taken in chunks whose columns stay under this many bytes (at least one image).
 COLUMN_BYTES = 8 << 20
-NONE, RELU, RELU6 = 0, 1, 2
+# RELU: the Activation operator's, which keeps what is above 0 (NaN gives 0); RELU_OP: the `relu`
+# operator's, which keeps NaN (MXNet 1.9.1 both); RELU6: a clip to [0, 6] after a ReLU.
+NONE, RELU, RELU6, RELU_OP = 0, 1, 2, 3
 _NO_RESIDUAL = {"f": np.empty((0, 1, 1, 1), np.float32), "d": np.empty((0, 1, 1, 1), np.float64)}
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _activate(value, act, zero, six):
-    if act != 0 and value < zero:
+    if act == 1 and not value > zero:
+        value = zero
+    elif act != 0 and value < zero:
         value = zero
     if act == 2 and value > six:
         value = six

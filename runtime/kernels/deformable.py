@@ -50,6 +50,44 @@ def _corners(y, x, height, width):
             (rows[1], cols[0], ly * hx, hx, -ly), (rows[1], cols[1], ly * lx, lx, ly)]
 
 
+def _corners_modulated(y, x, height, width):
+    """The corners of a modulated (v2) sample, as MXNet's CPU kernels: a sample counts when inside
+    (-1, size) on both axes, and each of its corners that lies in the input weighs its plain
+    bilinear share (the input is zero around it). (row, column, weight) per corner."""
+    inside = (y > -1) & (x > -1) & (y < height) & (x < width)
+    y0, x0 = np.floor(y), np.floor(x)
+    ly, lx = y - y0, x - x0
+    corners = []
+    for row, wy in ((y0, 1 - ly), (y0 + 1, ly)):
+        for col, wx in ((x0, 1 - lx), (x0 + 1, lx)):
+            valid = inside & (row >= 0) & (row <= height - 1) & (col >= 0) & (col <= width - 1)
+            corners.append((np.clip(row, 0, height - 1).astype(np.int64), np.clip(col, 0, width - 1).astype(np.int64),
+                            wy * wx * valid))
+    return corners
+
+
+def modulated_columns(data, offset, mask, kernel, stride, dilate, pad, groups):
+    """(batch, channels * taps, out_h * out_w): each tap's bilinear sample times its mask value."""
+    n, c, height, width = data.shape
+    y, x = _sampling(data.shape, offset, kernel, stride, dilate, pad, groups)
+    data_g = _group_view(data.astype(np.float64), groups)
+    cols = 0
+    for cy, cx, weight in _corners_modulated(y, x, height, width):
+        cols = cols + _gather(data_g, cy, cx) * weight[:, :, None]
+    cols = cols * mask.astype(np.float64).reshape(n, groups, 1, *y.shape[2:])
+    return cols.reshape(n, c * y.shape[2], -1)
+
+
+def modulated_deformable_convolution(data, offset, mask, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(),
+                                     num_filter=0, num_group=1, num_deformable_group=1, workspace=1024,
+                                     no_bias=False, im2col_step=64, layout=None):
+    cols = modulated_columns(data, offset, mask, kernel, stride, dilate, pad, num_deformable_group)
+    out = _grouped_product(weight.astype(np.float64), cols, num_group)
+    if bias is not None and not no_bias:
+        out = out + bias.astype(np.float64)[None, :, None]
+    return out.reshape(data.shape[0], num_filter, offset.shape[2], offset.shape[3]).astype(data.dtype)
+
+
 def _group_view(data, groups):
     n, c, height, width = data.shape
     return data.reshape(n, groups, c // groups, height, width)

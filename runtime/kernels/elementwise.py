@@ -85,8 +85,8 @@ def ones_like(x):
 
 
 def activation(x, act_type):
-    if act_type == "relu":
-        return relu(x)
+    if act_type == "relu":  # MXNet's Activation keeps what is above 0: NaN gives 0 (its `relu` keeps NaN)
+        return np.where(x > 0, x, x.dtype.type(0))
     if act_type == "sigmoid":
         return sigmoid(x)
     if act_type == "tanh":

@@ -27,7 +27,7 @@ NARROW_OUTPUTS = 16
 def _dense_narrow(x, weight, bias, relu, out):
     """out = x . weight^T + bias, row by row; each output is one contiguous dot product, which
     the compiler vectorizes (reassociation allowed: BLAS sums in its own order too). With `relu`,
-    negative results become 0 (NaN stays NaN, as with np.maximum)."""
+    results not above 0 become 0 (NaN too, as with MXNet's Activation)."""
     n, k = x.shape
     m = weight.shape[0]
     with_bias = bias.shape[0] > 0
@@ -40,7 +40,7 @@ def _dense_narrow(x, weight, bias, relu, out):
                 acc += row[t] * taps[t]
             if with_bias:
                 acc += bias[j]
-            if relu and acc < 0:
+            if relu and not acc > 0:  # as MXNet's Activation: NaN gives 0
                 acc = 0
             out[i, j] = acc
 
@@ -68,20 +68,22 @@ def fully_connected(data, weight, bias=None, num_hidden=0, no_bias=False, flatte
         return out
     if use_bias:
         out += bias
-    return np.maximum(out, 0, out=out) if relu else out
+    if relu:  # NaN gives 0, as MXNet's Activation
+        np.copyto(out, 0, where=~(out > 0))
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
 def _add_bias_relu(out, bias, relu):
-    """out += bias (none if empty), then with `relu` negatives become 0 (NaN stays NaN, as with
-    np.maximum): one pass over the product instead of numpy's two."""
+    """out += bias (none if empty), then with `relu` what is not above 0 becomes 0 (NaN too, as with
+    MXNet's Activation): one pass over the product instead of numpy's two."""
     zero = out.dtype.type(0)
     with_bias = bias.shape[0] > 0
     for i in range(out.shape[0]):
         row = out[i]
         for j in range(row.shape[0]):
             value = row[j] + bias[j] if with_bias else row[j]
-            if relu and value < zero:
+            if relu and not value > zero:
                 value = zero
             row[j] = value
 
@@ -172,7 +174,7 @@ def _place_rows(products, lo, bias, relu, width, out):
     """The product (filters, images * oh * width) into out[lo:] (images, filters, oh, ow): each
     output row is the first ow of `width` products (width > ow for wide rows, see kernels.wide).
     Plus one bias per filter (none if `bias` is empty); with `relu`, negative results become 0
-    (NaN stays NaN, as with np.maximum)."""
+    (NaN too, as with MXNet's Activation)."""
     filters, oh, ow = out.shape[1], out.shape[2], out.shape[3]
     span = oh * width
     zero = out.dtype.type(0)
@@ -186,7 +188,7 @@ def _place_rows(products, lo, bias, relu, width, out):
                 base = np.uint64(image * span + y * width)
                 for k in range(np.uint64(ow)):
                     result = row[base + k] + value
-                    if relu and result < zero:
+                    if relu and not result > zero:
                         result = zero
                     dst[k] = result
 
@@ -223,8 +225,8 @@ def _place_max_pooled(products, lo, bias, relu, width, oh, rows, cols, row_step,
                             best = v if v > best else best
                             all_nan = all_nan and v != v
                     result = best + value
-                    result = zero if relu and result < zero else result
-                    dst[x] = lowest if all_nan else result
+                    result = zero if relu and not result > zero else result
+                    dst[x] = lowest if all_nan and not relu else result  # ReLU made a NaN 0
 
 
 def _conv2d(x, w2d, bias, geometry, groups, relu, pool=None):
@@ -362,7 +364,7 @@ def _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, nu
             return out[:, :, 0, :] if one_d else out
     out = _convolution_nd(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias)
     if relu:
-        np.maximum(out, 0, out=out)
+        np.copyto(out, 0, where=~(out > 0))
     return out if pool is None else pooling(out, kernel=pool[:2], stride=pool[2:], pool_type="max")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.base import OperatorIndexError
+from runtime.kernels.ordering import mxnet_order
 
 
 # ---- reductions
@@ -59,10 +60,11 @@ def argmax_channel(x):
 
 
 def topk(x, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
+    shape = x.shape
+    x, axis = (x.reshape(-1), -1) if axis is None else (x, axis)  # no axis: the flattened array
     if k <= 0:  # MXNet: a k of 0 or less takes the whole axis
         k = x.shape[axis]
-    order = np.argsort(x if is_ascend else -x, axis=axis, kind="stable")
-    index = np.take(order, np.arange(k), axis=axis)
+    index = mxnet_order(x, axis, k, is_ascend)  # equal values in MXNet's order, not by position
     values = np.take_along_axis(x, index, axis=axis)
     if ret_typ == "value":
         return values
@@ -71,18 +73,18 @@ def topk(x, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
     if ret_typ == "mask":
         mask = np.zeros_like(x)
         np.put_along_axis(mask, index, 1, axis=axis)
-        return mask
+        return mask.reshape(shape)
     return index.astype(dtype)
 
 
 def sort(x, axis=-1, is_ascend=True):
-    out = np.sort(x, axis=axis, kind="stable")
-    return out if is_ascend else np.flip(out, axis=axis)
+    x, axis = (x.reshape(-1), -1) if axis is None else (x, axis)  # no axis: the flattened array
+    return np.take_along_axis(x, mxnet_order(x, axis, x.shape[axis], is_ascend), axis=axis)
 
 
 def argsort(x, axis=-1, is_ascend=True, dtype="float32"):
-    order = np.argsort(x if is_ascend else -x, axis=axis, kind="stable")
-    return order.astype(dtype)
+    x, axis = (x.reshape(-1), -1) if axis is None else (x, axis)
+    return mxnet_order(x, axis, x.shape[axis], is_ascend).astype(dtype)
 
 
 def softmax(x, length=None, axis=-1, temperature=None, dtype=None, use_length=False):

@@ -1,5 +1,6 @@
 """contrib.DeformableConvolution (MXNet 1.9.1's deformable convolution v1, 2-D, NCHW) and its
-gradient; the sampling is described in runtime/kernels/deformable.py."""
+gradient, and contrib.ModulatedDeformableConvolution (v2: each tap's sample also scaled by a mask
+input; forward only); the sampling is described in runtime/kernels/deformable.py."""
 from __future__ import annotations
 
 from runtime.kernels import deformable as k
@@ -25,10 +26,17 @@ def _shapes(in_shapes, attrs):
                 for size, kk, s, d, p in zip((height, width), kernel, stride, dilate, pad))
     if any(o <= 0 for o in out):
         raise ValueError("kernel size exceed input")
-    in_shapes[1] = (n, attrs["num_deformable_group"] * 2 * kernel[0] * kernel[1]) + out
-    in_shapes[2] = (attrs["num_filter"], c // attrs["num_group"]) + kernel
+    taps = attrs["num_deformable_group"] * kernel[0] * kernel[1]
+    in_shapes[1] = (n, 2 * taps) + out
+    rest = 2
+    if "im2col_step" in attrs:  # the modulated form: a mask input of one value per tap
+        if attrs["num_filter"] % attrs["num_deformable_group"]:
+            raise ValueError("output num_filter must divide deformable group size")
+        in_shapes[2] = (n, taps) + out
+        rest = 3
+    in_shapes[rest] = (attrs["num_filter"], c // attrs["num_group"]) + kernel
     if not attrs["no_bias"]:
-        in_shapes[3] = (attrs["num_filter"],)
+        in_shapes[rest + 1] = (attrs["num_filter"],)
     return in_shapes, [(n, attrs["num_filter"]) + out]
 
 
@@ -49,3 +57,11 @@ def _deformable_convolution(inputs, outputs, out_grads, kernel, stride, dilate, 
     if len(inputs) > 3:
         grads.append(d_bias.astype(inputs[3].dtype))
     return grads
+
+
+declare("_contrib_ModulatedDeformableConvolution", inputs=("data", "offset", "mask", "weight", "bias"),
+        attrs=[Attr("kernel", shape_, required=True), Attr("stride", shape_, ()), Attr("dilate", shape_, ()),
+               Attr("pad", shape_, ()), Attr("num_filter", int_, required=True), Attr("num_group", int_, 1),
+               Attr("num_deformable_group", int_, 1), Attr("workspace", int_, 1024), Attr("no_bias", bool_, False),
+               Attr("im2col_step", int_, 64), Attr("layout", optional(str_), None)],
+        kernel=k.modulated_deformable_convolution, infer=_shapes, types=uniform_types(wording="layer"))
