@@ -88,7 +88,10 @@ def argsort(x, axis=-1, is_ascend=True, dtype="float32"):
 
 
 def softmax(x, length=None, axis=-1, temperature=None, dtype=None, use_length=False):
-    z = x.astype(np.float64) / (temperature or 1.0)
+    # in the data's own precision (at least float32), as MXNet's kernel: a saturated row's sum
+    # then rounds to its largest term, and its probability is exactly 1 there as on MXNet (in
+    # float64 it is 1 - 6e-8, and a sort by score puts that row after the ones that are exactly 1)
+    z = x.astype(np.result_type(x.dtype, np.float32)) / np.asarray(temperature or 1.0, x.dtype)
     inside = None
     if use_length:  # places at or past each lane's length take no part and give 0
         axis = axis % x.ndim
