@@ -6,7 +6,6 @@ Random choices come from Python's `random` module, as in MXNet.
 """
 from __future__ import annotations
 
-import json
 import logging
 import math
 import random
@@ -14,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from runtime.image.image import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug, ForceResizeAug,
+from runtime.image.image import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug, _Described, ForceResizeAug,
                                  HueJitterAug, LightingAug, RandomGrayAug, ResizeAug, _IMAGENET_MEAN, _IMAGENET_STD,
                                  _PCA_EIGVAL, _PCA_EIGVEC, copyMakeBorder, fixed_crop)
 from runtime.image.iterator import ImageIter
@@ -26,19 +25,8 @@ __all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalF
 _numbers = (int, float, np.integer, np.floating)
 
 
-class DetAugmenter:
+class DetAugmenter(_Described):
     """An (image, label) transformation; `dumps` describes it as JSON ([lower-case name, arguments])."""
-
-    def __init__(self, **kwargs):
-        self._kwargs = kwargs
-        for key, value in self._kwargs.items():
-            if isinstance(value, NDArray):
-                value = value.asnumpy()
-            if isinstance(value, np.ndarray):
-                self._kwargs[key] = value.tolist()
-
-    def dumps(self):
-        return json.dumps([self.__class__.__name__.lower(), self._kwargs])
 
     def __call__(self, src, label):
         raise NotImplementedError("Must override implementation.")

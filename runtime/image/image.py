@@ -283,8 +283,10 @@ def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
     return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)
 
 
-class Augmenter:
-    """An image transformation; `dumps` describes it as JSON ([lower-case class name, arguments])."""
+class _Described:
+    """A transformation that `dumps` itself as JSON ([lower-case class name, arguments]): what the
+    image augmenters and the detection augmenters share (MXNet keeps them apart: neither kind is
+    the other)."""
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs
@@ -296,6 +298,10 @@ class Augmenter:
 
     def dumps(self):
         return json.dumps([self.__class__.__name__.lower(), self._kwargs])
+
+
+class Augmenter(_Described):
+    """An image transformation; `dumps` describes it as JSON ([lower-case class name, arguments])."""
 
     def __call__(self, src):
         raise NotImplementedError("Must override implementation.")
