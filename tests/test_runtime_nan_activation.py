@@ -4,6 +4,7 @@ Activation operator gives 0 (gluon.nn.Activation('relu'), the layers' activation
 dense kernels apply the ReLU themselves. GluonCV's SSD feature expanders, after MXNet's default
 initialization, hold negative running variances: their NaN must become 0 there."""
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,9 @@ import pytest
 
 import runtime
 from runtime import nd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from record_nan_activation import build_net  # noqa: E402  (the block the recording built)
 
 CASE = json.loads((Path(__file__).parent / "data" / "nan_activation_cases.json").read_text())
 
@@ -29,22 +33,7 @@ def test_activation_gives_zero_for_nan_and_relu_keeps_it():
 def test_block_with_nan_matches_mxnet(hybridize):
     with runtime.as_mxnet() as mx:
         from mxnet.gluon import nn
-
-        class Net(nn.HybridBlock):
-            def __init__(self, **kwargs):
-                super().__init__(**kwargs)
-                with self.name_scope():
-                    self.conv = nn.Conv2D(4, 3, padding=1, in_channels=2)
-                    self.bn = nn.BatchNorm(in_channels=4)
-                    self.act = nn.Activation("relu")
-                    self.conv2 = nn.Conv2D(3, 1, in_channels=4, activation="relu")
-                    self.dense = nn.Dense(5, activation="relu", in_units=4 * 3 * 3)
-
-            def hybrid_forward(self, F, x):
-                y = self.bn(self.conv(x))
-                return self.act(y), self.conv2(y), self.dense(y), F.relu(y)
-
-        net = Net(prefix="net_")
+        net = build_net(nn)
         net.initialize()
         for name, param in net.collect_params().items():
             param.set_data(mx.nd.array(array(CASE["params"][name])))

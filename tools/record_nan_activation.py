@@ -10,26 +10,28 @@ import json
 import sys
 
 import numpy as np
-import mxnet as mx
-from mxnet.gluon import nn
 
 
-class Net(nn.HybridBlock):
+def build_net(nn):
     """conv -> BatchNorm (some channels' running variance negative) -> ReLU, then a Dense layer
-    with a ReLU activation, and a branch through the `relu` operator."""
+    with a ReLU activation, and a branch through the `relu` operator; `nn`: gluon.nn of MXNet or
+    of the runtime (the test builds the same block)."""
 
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        with self.name_scope():
-            self.conv = nn.Conv2D(4, 3, padding=1, in_channels=2)
-            self.bn = nn.BatchNorm(in_channels=4)
-            self.act = nn.Activation("relu")
-            self.conv2 = nn.Conv2D(3, 1, in_channels=4, activation="relu")
-            self.dense = nn.Dense(5, activation="relu", in_units=4 * 3 * 3)
+    class Net(nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.conv = nn.Conv2D(4, 3, padding=1, in_channels=2)
+                self.bn = nn.BatchNorm(in_channels=4)
+                self.act = nn.Activation("relu")
+                self.conv2 = nn.Conv2D(3, 1, in_channels=4, activation="relu")
+                self.dense = nn.Dense(5, activation="relu", in_units=4 * 3 * 3)
 
-    def hybrid_forward(self, F, x):
-        y = self.bn(self.conv(x))
-        return self.act(y), self.conv2(y), self.dense(y), F.relu(y)
+        def hybrid_forward(self, F, x):
+            y = self.bn(self.conv(x))
+            return self.act(y), self.conv2(y), self.dense(y), F.relu(y)
+
+    return Net(prefix="net_")
 
 
 def enc(a):
@@ -37,12 +39,14 @@ def enc(a):
 
 
 def main(out_path):
+    import mxnet as mx
+    from mxnet.gluon import nn
     rng = np.random.RandomState(2)
     x = rng.uniform(-1, 1, (1, 2, 3, 3)).astype("float32")
     values = {"x": mx.nd.array(x), "plain": mx.nd.array([[np.nan, -1.0, 0.0, 2.5]])}
     ops = {"Activation": mx.nd.Activation(values["plain"], act_type="relu").asnumpy(),
            "relu": mx.nd.relu(values["plain"]).asnumpy()}
-    net = Net(prefix="net_")
+    net = build_net(nn)
     net.initialize(mx.init.Uniform(0.5))
     net.bn.running_var.set_data(mx.nd.array([0.5, -0.5, 1.0, -2.0]))
     params = {k: v.data().asnumpy() for k, v in net.collect_params().items()}
