@@ -5,14 +5,16 @@ tools/mxnet_names.py (which also imports the packages themselves where they are 
 name used when a module is imported must resolve (that is what `import gluoncv` and
 `import gluonnlp` need); of those used inside functions, all but the ones listed below must.
 """
-import importlib
 import json
-import types
+import sys
 from pathlib import Path
 
 import pytest
 
 import runtime
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from mxnet_names import resolve  # noqa: E402  (how the tool resolves a name on the runtime)
 
 NAMES = json.loads((Path(__file__).parent / "data" / "library_mxnet_names.json").read_text())
 
@@ -29,19 +31,6 @@ MISSING_AT_CALL = {
 def mx():
     with runtime.as_mxnet() as module:
         yield module
-
-
-def resolve(path):
-    parts = path.split(".")
-    value = importlib.import_module(parts[0])
-    for index, part in enumerate(parts[1:], start=1):
-        try:
-            value = getattr(value, part)
-        except AttributeError:
-            if not isinstance(value, types.ModuleType):
-                raise
-            value = importlib.import_module(".".join(parts[:index + 1]))
-    return value
 
 
 def failures(names):
