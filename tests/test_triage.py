@@ -192,3 +192,19 @@ def test_part_by_part_parsing_agrees_with_the_whole_module_under_mutations():
             rejected += 1
         checked += 1
     assert rejected > 50  # the mutations reached the parser's errors too
+
+
+def test_a_file_is_parsed_whole_when_first_seen_and_part_by_part_when_seen_again():
+    """A check of a tree reads each file once: the whole module is parsed, which costs less than
+    its parts. A file triaged again is being edited: from then on its parts' listings are kept."""
+    from hyblint import triage as module
+    source = "from mxnet.gluon import nn\n" + "".join(
+        "\n\nclass Net%d(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x[%d]\n" % (n, n)
+        for n in range(3))
+    module._PARTS.clear()
+    name = "edited_%d.py" % len(module._SEEN)
+    first = module.triage(source, name)
+    assert not module._PARTS
+    again = module.triage(source, name)
+    assert set(module._PARTS) == {text for _, text in module._parts(source)} and len(module._PARTS) == 4
+    assert (first.scope, first.snippets) == (again.scope, again.snippets) and len(first.snippets) == 3

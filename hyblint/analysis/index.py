@@ -93,7 +93,7 @@ class ClassInfo:
 
 # (also the tail of `aB(`: a file read for nothing; not a class's own line, where a block whose
 # file holds no call of it would be looked for among its own children)
-_CALLED = re.compile(r"([A-Z]\w*)[ \t]*\(")
+_CALLED = re.compile(r"class [A-Z]\w*[ \t]*\(|([A-Z]\w*)[ \t]*\(")  # (a class line gives "")
 _NEWLINE = re.compile("\n")
 _DEF_LINE = re.compile(r"^([ \t]*)def[ \t]+(\w+)", re.MULTILINE)
 
@@ -129,9 +129,7 @@ class FileInfo:
     def called(self) -> List[str]:
         """The capitalized names called in the file (constructors, among others), each once."""
         if self._called is None:
-            text = self.text
-            self._called = list(dict.fromkeys(m.group(1) for m in _CALLED.finditer(text)
-                                              if not (m.start() >= 6 and text.startswith("class ", m.start() - 6))))
+            self._called = [name for name in dict.fromkeys(_CALLED.findall(self.text)) if name]
         return self._called
 
     @property
