@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from hyblint.analysis.index import ClassContext, Helper, Package, block_end, helpers
+from hyblint.analysis.kinds import Kind
 from hyblint.analysis.module import ClassLine, ModuleFacts, collect_imports, in_scope_classes, scan_classes
 from hyblint.analysis.screen import can_screen, may_report
 from hyblint.diagnostics import Diagnostic, Location, Severity, physical_lines
@@ -123,11 +124,34 @@ def with_context(first: Triage, package: Package) -> Triage:
             owners = {s.owner for s in first.snippets}
             called = {name for s in first.snippets for name in _CALLED_ATTRIBUTE.findall(s.text)}
         first.context = package.context(first.filename, owners, first.source, called)
+        if not first.whole_module and can_screen(first.codes):
+            _screen_again(first)
+            if first.settled:
+                return first
         for helper in helpers(package, first.filename, first.scope):
             snippet = cut_lines(first.source, helper.row, helper.end_row)
             if snippet is not None:
                 first.helpers.append((helper, snippet))
     return first
+
+
+def _screen_again(first: Triage) -> None:
+    """Drop the methods the screen clears once it knows what the index says their callers pass (a
+    list, Python values): `x[0]` on a parameter every caller gives a list is not a tensor's."""
+    texts = None
+    kept = []
+    for snippet in first.snippets:
+        context = first.context.get(snippet.owner)
+        received = {name: kind for name, kind, _ in context.parameters} if context is not None else {}
+        if any(kind in _NOT_A_TENSOR for kind in received.values()):
+            texts = texts or _HelperTexts(first.source)
+            if not may_report(snippet.text, first.imports, texts.record(), received):
+                continue
+        kept.append(snippet)
+    first.snippets = kept
+
+
+_NOT_A_TENSOR = frozenset({Kind.PYTHON, Kind.UNKNOWN, Kind.SEQUENCE, Kind.GROUP})
 
 
 # The screen's verdict per method text and imports: the language server triages a file on every

@@ -36,7 +36,7 @@ def forget():
 
 
 def unscreened(monkeypatch):
-    monkeypatch.setattr(triage, "may_report", lambda text, imports, helpers=None: True)
+    monkeypatch.setattr(triage, "may_report", lambda text, imports, helpers=None, received=None: True)
     forget()
 
 
@@ -199,3 +199,39 @@ def test_a_parameter_used_as_a_list_that_callers_pass_a_tensor_is_unknown_to_bot
         full = check_source(child, "m.py", package=package)
     forget()
     assert screened == full == []
+
+
+@pytest.mark.parametrize("passed,reported", [("[x, F.relu(x)]", []), ("(1, 2)", []), ("F.relu(x)", ["HYB001"])])
+def test_the_screen_clears_a_method_once_the_index_says_its_callers_pass_no_tensor(passed, reported):
+    # alone, the screen keeps `pair[0]` (a tensor's first row, for all it knows); told that every
+    # caller passes a list or Python values, it clears the method, which then never reaches libcst
+    from hyblint.analysis.index import Package
+    source = textwrap.dedent("""\
+        from mxnet.gluon import nn
+
+
+        class Head(nn.HybridBlock):
+            def hybrid_forward(self, F, x, pair):
+                return x + pair[0]
+
+
+        class Net(nn.HybridBlock):
+            def __init__(self):
+                super().__init__()
+                self.head = Head()
+
+            def hybrid_forward(self, F, x):
+                return self.head(x, %s)
+        """) % passed
+    package = Package({"m.py": source})
+    forget()
+    first = triage.triage(source, "m.py")
+    assert [s.owner for s in first.snippets] == ["Head"]
+    assert triage.with_context(first, package).settled == (not reported)
+    forget()
+    screened = check_source(source, "m.py", package=package)
+    with pytest.MonkeyPatch.context() as patch:
+        unscreened(patch)
+        full = check_source(source, "m.py", package=package)
+    forget()
+    assert [d.code for d in screened] == [d.code for d in full] == reported

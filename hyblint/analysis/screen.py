@@ -12,7 +12,9 @@ analysis (`analysis/function.py`), whose rules it mirrors:
   when one could make it a group or list of tensors (GROUP, SEQUENCE); the flavors of an
   expression follow the analysis's own rules, taking the union wherever it would pick one kind;
 - a method is cleared only when no construct that a screened rule reports has an operand of the
-  flavor that rule needs. A rule it does not know (HYB012 here) turns the screen off.
+  flavor that rule needs. A rule it does not know (HYB012 here) turns the screen off;
+- a method kept is screened again once the package index has read its block's callers: a
+  parameter that they pass a list, or Python values, has that kind to the analysis too.
 The tests run every rule's examples through the full engine, screen included, and compare
 screened and unscreened checks of generated methods, so a screen that misses a case fails them.
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, Iterable, List, Optional
 
+from hyblint.analysis.kinds import Kind
 from hyblint.analysis.module import ND_MODULES, SYM_MODULES, ModuleFacts
 from hyblint.analysis.vocabulary import (CONTEXT_ATTRIBUTES, CONVERSION_BUILTINS, CONVERSION_METHODS,
                                          COUNTED_OUTPUTS, DTYPE_ATTRIBUTES, FROZEN_CALLS, GROUP_OPS,
@@ -64,14 +67,16 @@ def can_screen(codes: Iterable[str]) -> bool:
 HelperTexts = Callable[[str], Optional[List[str]]]
 
 
-def may_report(source: str, imports: ModuleFacts, helpers: Optional[HelperTexts] = None) -> bool:
+def may_report(source: str, imports: ModuleFacts, helpers: Optional[HelperTexts] = None,
+               received: Optional[Dict[str, Kind]] = None) -> bool:
     """False only when no screened rule can report in the hybrid_forward that `source` (a method cut
     out of its file and dedented) defines, nor in the helpers it calls with F or tensors (found by
-    `helpers`); True when it may, or when the text is not one method."""
+    `helpers`); True when it may, or when the text is not one method. `received`: what the package
+    index says the block's callers pass, by parameter (`ClassContext.parameters`)."""
     function = _one_function(source)
     if function is None:
         return True
-    return _Screen(function, imports, helpers=helpers).may_report()
+    return _Screen(function, imports, helpers=helpers, received=received).may_report()
 
 
 def _one_function(source: str) -> Optional[ast.FunctionDef]:
@@ -164,9 +169,9 @@ def _walk(root: ast.AST) -> List[ast.AST]:
 
 class _Screen:
     def __init__(self, function: ast.FunctionDef, imports: ModuleFacts, helpers: Optional[HelperTexts] = None,
-                 helper: bool = False, namespace: Optional[int] = None):
+                 helper: bool = False, namespace: Optional[int] = None, received: Optional[Dict[str, Kind]] = None):
         """A hybrid_forward, or a `helper` whose parameter number `namespace` receives F (None:
-        none does)."""
+        none does); `received`: what a hybrid_forward's callers pass."""
         self.imports = imports
         self.helpers = helpers
         arguments = function.args
@@ -181,6 +186,8 @@ class _Screen:
             for argument, default in list(zip(arguments.args[2:], defaults[2:])) + list(
                     zip(arguments.kwonlyargs, arguments.kw_defaults)):
                 self.flavors[argument.arg] = _parameter_flavor(argument.arg, default)
+                if received and argument.arg in received and argument.annotation is None:
+                    self.flavors[argument.arg] &= _received_flavor(received[argument.arg])
             # `**kwargs` holds the block's parameters: its items are tensors
             self.keywords = arguments.kwarg.arg if arguments.kwarg is not None else None
         else:
@@ -637,6 +644,18 @@ def _parameter_flavor(name: str, default: Optional[ast.expr]) -> int:
         return 0  # a Python default: a Python value
     lowered = name.lower()
     if any(word in lowered for word in STATE_WORDS) or lowered.endswith("list"):
+        return G
+    return T | G
+
+
+def _received_flavor(kind: Kind) -> int:
+    """What a parameter may be, given the kind its callers pass (`_parameter_kind`, where an
+    annotation, read first, would decide instead): whether or not every call site is known, the
+    analysis keeps a Python value's kind or takes it for unknown, and likewise a list's, or a
+    group's; a tensor it may take for anything."""
+    if kind in (Kind.PYTHON, Kind.UNKNOWN):
+        return 0
+    if kind in (Kind.SEQUENCE, Kind.GROUP):
         return G
     return T | G
 
