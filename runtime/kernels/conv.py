@@ -13,13 +13,13 @@ import numba
 import numpy as np
 
 from runtime.threads import wide_product
+from runtime.kernels import twins
+from runtime.kernels.tiered import tiered
+from runtime.kernels.twins import NONE, RELU, RELU6, RELU_OP  # noqa: F401  (the epilogue's activations)
 from runtime.kernels.workspace import scratch
 
 # Images are taken in chunks whose columns stay under this many bytes (at least one image).
 COLUMN_BYTES = 8 << 20
-# RELU: the Activation operator's, which keeps what is above 0 (NaN gives 0); RELU_OP: the `relu`
-# operator's, which keeps NaN (MXNet 1.9.1 both); RELU6: a clip to [0, 6] after a ReLU.
-NONE, RELU, RELU6, RELU_OP = 0, 1, 2, 3
 _NO_RESIDUAL = {"f": np.empty((0, 1, 1, 1), np.float32), "d": np.empty((0, 1, 1, 1), np.float64)}
 
 
@@ -34,6 +34,7 @@ def _activate(value, act, zero, six):
     return value
 
 
+@tiered(twins.place)
 @numba.njit(cache=True, nogil=True)
 def place(products, lo, scale, shift, residual, act, width, out):
     """The product (filters, images * oh * width) into out[lo:] (images, filters, oh, ow) through
@@ -65,6 +66,7 @@ def place(products, lo, scale, shift, residual, act, width, out):
                         dst[k] = _activate(row[base + k] + offset, act, zero, six)
 
 
+@tiered(twins.epilogue)
 @numba.njit(cache=True, nogil=True)
 def epilogue(src, scale, shift, residual, act, out):
     """out (images, filters, oh, ow) = the epilogue applied to src of the same shape (which may be
@@ -148,6 +150,7 @@ def depthwise(x, weight, sh, sw, ph, pw, dh, dw, scale, shift, residual, act, ou
                         dst[k] = _activate(acc[k] * factor + offset, act, zero, six)
 
 
+@tiered(twins.columns)
 @numba.njit(cache=True, nogil=True)
 def columns(x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols):
     """Images lo..hi-1 as columns side by side: cols is (c*kh*kw, (hi-lo)*oh*ow), row (ch, i, j)
@@ -188,6 +191,7 @@ def columns(x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols):
                             dst[base + xx] = zero
 
 
+@tiered(twins.pad_images)
 @numba.njit(cache=True, nogil=True)
 def _pad_images(x, ph, pw, padded):
     """x (n, c, h, w) into padded (c, n * hp * wp + tail) with zeros around each image, the images
@@ -205,6 +209,7 @@ def _pad_images(x, ph, pw, padded):
                     row[at + k] = src[k]
 
 
+@tiered(twins.sum_taps)
 @numba.njit(cache=True, nogil=True)
 def _sum_taps(products, filters, kh, kw, hp, wp, scale, shift, residual, act, out):
     """out[b, f, y, x] = the epilogue of the sum over taps t = (i, j) of products[t * filters + f]

@@ -9,6 +9,8 @@ import numpy as np
 
 from runtime import random as _random
 from runtime.kernels import conv as conv_kernels
+from runtime.kernels import twins
+from runtime.kernels.tiered import tiered
 from runtime.kernels.tensor import softmax
 from runtime.kernels.wide import wide_columns
 from runtime.kernels.workspace import images_per_chunk, scratch
@@ -428,6 +430,7 @@ def _pool2d(x, kh, kw, sh, sw, ph, pw, oh, ow, is_max, count_include_pad, is_sum
     return out
 
 
+@tiered(twins.pool2d_inside)
 @numba.njit(cache=True, nogil=True)
 def _pool2d_inside(x, rows, cols, row_step, column_step, oh, ow, is_max, divisor):
     """Pooling when every window lies inside `x`. The window's size and strides come as the

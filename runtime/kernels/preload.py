@@ -4,9 +4,11 @@ The first Numba kernel a process runs initializes Numba's compiler context (0.3-
 whether the kernel's code then comes from the disk cache or not), and each kernel's first call
 loads or compiles its machine code. `start()` does both in a background thread when the runtime
 is imported, while the program goes on building its model; a forward pass that needs a kernel
-still being loaded waits for it (Numba compiles under one lock). With an empty cache the thread
-compiles the set once, and later processes load it. The first plan compiled waits for the thread
-to finish (`wait`), so that it never competes with forward passes being timed or served.
+still being loaded runs the kernel's NumPy twin if it has one (`tiered`), else waits for it
+(Numba compiles under one lock). With an empty cache the thread compiles the set once (seconds),
+and later processes load it. The first plan compiled waits for the thread (`wait`) while it loads
+the set from the cache, so that the loading never competes with forward passes being timed or
+served; not once it compiles, which takes seconds that the twins save.
 HYBLINT_RUNTIME_PRELOAD=0 turns it off.
 """
 from __future__ import annotations
@@ -15,8 +17,20 @@ import os
 import threading
 
 import numpy as np
+from numba.core import event as numba_event
+
+from runtime.kernels import tiered
 
 _started = []
+_settled = threading.Event()  # the loading ended, or a kernel missed the cache and is compiling
+
+
+class _CompileStarts(numba_event.Listener):
+    def on_start(self, event) -> None:
+        _settled.set()
+
+    def on_end(self, event) -> None:
+        pass
 
 
 def common_kernels() -> None:
@@ -24,28 +38,34 @@ def common_kernels() -> None:
     from runtime.kernels import conv, nn
 
     f32 = np.float32
+    # first the kernels without a NumPy twin, which a forward pass would otherwise wait for
+    nn.fully_connected(np.ones((1, 4), f32), np.ones((2, 4), f32), np.zeros(2, f32), num_hidden=2)
+    nn.fully_connected(np.ones((8, 4), f32), np.ones((2, 4), f32), np.zeros(2, f32), num_hidden=2)
     none = conv.no_residual(f32)
     scale, shift = np.ones(1, f32), np.zeros(1, f32)
     image = np.ones((1, 1, 3, 3), f32)
     out = np.empty((1, 1, 3, 3), f32)
+    conv.depthwise(image, np.ones((1, 3, 3), f32), 1, 1, 1, 1, 1, 1, scale, shift, none, conv.RELU, out)
     conv.epilogue(out, scale, shift, none, conv.RELU, out)
     conv.place(np.ones((1, 9), f32), 0, scale, shift, none, conv.RELU, 3, out)
-    conv.depthwise(image, np.ones((1, 3, 3), f32), 1, 1, 1, 1, 1, 1, scale, shift, none, conv.RELU, out)
     cols = np.empty((9, 18), f32)
     conv.columns(image, 0, 1, 3, 3, 1, 1, 1, 1, 1, 1, 3, 3, cols[:, :9])  # a slice of the buffer
     conv.columns(image, 0, 1, 3, 3, 1, 1, 1, 1, 1, 1, 3, 3, cols[:9, :])
     for kernel, stride in ((3, 2), (2, 2)):  # ResNet's, SqueezeNet's and DenseNet's pooling windows
         nn.pooling(np.ones((1, 1, 4, 4), f32), kernel=(kernel, kernel), stride=(stride, stride), pool_type="max")
         nn.pooling(np.ones((1, 1, 4, 4), f32), kernel=(kernel, kernel), stride=(stride, stride), pool_type="avg")
-    nn.fully_connected(np.ones((1, 4), f32), np.ones((2, 4), f32), np.zeros(2, f32), num_hidden=2)
-    nn.fully_connected(np.ones((8, 4), f32), np.ones((2, 4), f32), np.zeros(2, f32), num_hidden=2)
 
 
 def _run() -> None:
+    tiered.load_in_this_thread()
     try:
-        common_kernels()
+        with numba_event.install_listener("numba:compile", _CompileStarts()):
+            common_kernels()
     except Exception:  # a kernel that cannot be built fails again, and is reported, where it is used
         pass
+    finally:
+        tiered.compile_wanted()  # what forward passes met meanwhile, then the loading ends
+        _settled.set()
 
 
 def start() -> None:
@@ -54,10 +74,12 @@ def start() -> None:
         return
     thread = threading.Thread(target=_run, name="hyblint-kernel-preload", daemon=True)
     _started.append(thread)
+    tiered.loading_started()
     thread.start()
 
 
 def wait() -> None:
-    """Returns once the background loading (if any) is over."""
-    if _started and _started[0].is_alive():
-        _started[0].join()
+    """Returns once the background loading (if any) is over, or has begun to compile (the kernels
+    then load on, their twins running meanwhile)."""
+    if _started:
+        _settled.wait()

@@ -1,0 +1,106 @@
+"""The NumPy twins of the image kernels (see `tiered`): each computes what its compiled kernel
+does, in the same operations and order, so that the two give the same bits (the tests compare
+them on values that include NaN, -0.0 and saturation).
+
+The epilogue's activation codes are declared here, where the compiled kernels (`conv`) take them.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+# RELU: the Activation operator's, which keeps what is above 0 (NaN gives 0); RELU_OP: the `relu`
+# operator's, which keeps NaN (MXNet 1.9.1 both); RELU6: a clip to [0, 6] after a ReLU.
+NONE, RELU, RELU6, RELU_OP = 0, 1, 2, 3
+
+
+def activated(values: np.ndarray, act: int) -> np.ndarray:
+    if act == RELU:
+        return np.where(values > 0, values, 0)
+    if act == NONE:
+        return values
+    values = np.where(values < 0, 0, values)  # NaN stays
+    return np.where(values > 6, 6, values) if act == RELU6 else values
+
+
+def _through_epilogue(values, scale, shift, residual, act, multiply: bool):
+    """values (images, filters, h, w) scaled, shifted, added to and activated as the kernels do:
+    `multiply` when they multiply by 1 where there is no scale (a product by 1 changes nothing,
+    kept only so that the operations are the same)."""
+    per_filter = (1, -1, 1, 1)
+    if scale.shape[0] > 0:
+        values = values * scale.reshape(per_filter)
+    elif multiply:
+        values = values * values.dtype.type(1)
+    values = values + shift.reshape(per_filter)
+    if residual is not None:
+        values = values + residual
+    return activated(values, act)
+
+
+def place(products, lo, scale, shift, residual, act, width, out):
+    filters, oh, ow = out.shape[1], out.shape[2], out.shape[3]
+    images = products.shape[1] // (oh * width)
+    values = products[:, :images * oh * width].reshape(filters, images, oh, width)[..., :ow].transpose(1, 0, 2, 3)
+    added = residual[lo:lo + images] if residual.shape[0] > 0 else None
+    out[lo:lo + images] = _through_epilogue(values, scale, shift, added, act, multiply=added is not None)
+
+
+def epilogue(src, scale, shift, residual, act, out):
+    added = residual if residual.shape[0] > 0 else None
+    out[...] = _through_epilogue(src, scale, shift, added, act, multiply=added is not None)
+
+
+def _windows(x, i, j, sh, sw, oh, ow):
+    """x[..., i + sh * y, j + sw * x] for the output positions (y, x): a view."""
+    return x[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+
+
+def columns(x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols):
+    channels, images = x.shape[1], hi - lo
+    padded = np.pad(x[lo:hi], ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    row, item = cols.strides
+    # cols (channels * kh * kw, images * oh * ow) seen as (channels, kh, kw, images, oh, ow)
+    view = as_strided(cols, (channels, kh, kw, images, oh, ow),
+                      (kh * kw * row, kw * row, row, oh * ow * item, ow * item, item))
+    for i in range(kh):
+        for j in range(kw):
+            view[:, i, j] = _windows(padded, i * dh, j * dw, sh, sw, oh, ow).transpose(1, 0, 2, 3)
+
+
+def pool2d_inside(x, rows, cols, row_step, column_step, oh, ow, is_max, divisor):
+    sh, sw = len(row_step), len(column_step)
+    if is_max:
+        best = np.full((x.shape[0], x.shape[1], oh, ow), -np.inf, x.dtype)
+        for i in range(len(rows)):
+            for j in range(len(cols)):
+                window = _windows(x, i, j, sh, sw, oh, ow)
+                best = np.where(window > best, window, best)  # NaN never wins
+        return best
+    total = np.zeros((x.shape[0], x.shape[1], oh, ow), np.float64)
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            total += _windows(x, i, j, sh, sw, oh, ow)
+    return (total / divisor).astype(x.dtype)
+
+
+def pad_images(x, ph, pw, padded):
+    n, c, h, w = x.shape
+    hp, wp = h + 2 * ph, w + 2 * pw
+    padded[:] = 0
+    images = padded[:, :n * hp * wp].reshape(c, n, hp, wp)
+    images[:, :, ph:ph + h, pw:pw + w] = x.transpose(1, 0, 2, 3)
+
+
+def sum_taps(products, filters, kh, kw, hp, wp, scale, shift, residual, act, out):
+    n, _, oh, ow = out.shape
+    row, item = products.strides
+    total = np.zeros(out.shape, out.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            tap = products[(i * kw + j) * filters:(i * kw + j + 1) * filters]
+            # tap[f, b * hp * wp + (y + i) * wp + j + x] for (b, f, y, x)
+            start = tap[:, (i * wp + j):]
+            total += as_strided(start, (n, filters, oh, ow), (hp * wp * item, row, wp * item, item))
+    added = residual if residual.shape[0] > 0 else None
+    out[...] = _through_epilogue(total, scale, shift, added, act, multiply=True)

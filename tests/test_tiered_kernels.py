@@ -1,0 +1,138 @@
+"""Image kernels run their NumPy twins while the kernels load in the background (a new process
+with an empty cache): each twin gives the compiled kernel's bits, and the dispatch hands the
+types the twins met to the loading thread."""
+import itertools
+import os
+
+import numba
+import numpy as np
+import pytest
+
+from runtime.kernels import conv, nn, tiered
+
+RNG = np.random.RandomState(5)
+
+
+def values(*shape):
+    """float32 values with NaN, -0.0, and values near 0 and 6 (where the activations decide)."""
+    x = RNG.uniform(-8, 8, shape).astype(np.float32)
+    flat = x.reshape(-1)
+    picks = RNG.choice(flat.size, size=min(flat.size, max(4, flat.size // 10)), replace=False)
+    flat[picks[0::4]] = np.nan
+    flat[picks[1::4]] = -0.0
+    flat[picks[2::4]] = 6.0
+    flat[picks[3::4]] = RNG.uniform(-1e-3, 1e-3, len(picks[3::4]))
+    return x
+
+
+def same_bits(a, b):
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    ok = ~np.isnan(a)
+    np.testing.assert_array_equal(a[ok].view(np.uint32), b[ok].view(np.uint32))
+
+
+def both(kernel, *args, out_index=None):
+    """(the compiled kernel's result, the twin's) on copies of the same arguments."""
+    results = []
+    for run in (kernel.compiled, kernel.twin):
+        copied = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        value = run(*copied)
+        results.append(value if out_index is None else copied[out_index])
+    return results
+
+
+EPILOGUES = list(itertools.product([conv.NONE, conv.RELU, conv.RELU6, conv.RELU_OP], [False, True], [False, True]))
+
+
+@pytest.mark.parametrize("act,scaled,added", EPILOGUES)
+def test_the_epilogue_kernels_twins_give_their_bits(act, scaled, added):
+    n, filters, oh, ow = 2, 3, 4, 5
+    scale = values(filters) if scaled else np.empty(0, np.float32)
+    shift = values(filters)
+    residual = values(n, filters, oh, ow) if added else conv.no_residual(np.float32)
+    same_bits(*both(conv.epilogue, values(n, filters, oh, ow), scale, shift, residual, act,
+                    np.empty((n, filters, oh, ow), np.float32), out_index=5))
+    width = ow + 2  # wide rows: each output row takes the first ow of `width` products
+    for lo in (0, 1):
+        products = values(filters, (n - lo) * oh * width)
+        same_bits(*both(conv.place, products, lo, scale, shift, residual, act, width,
+                        np.zeros((n, filters, oh, ow), np.float32), out_index=7))
+
+
+@pytest.mark.parametrize("geometry", [(3, 3, 1, 1, 1, 1, 1, 1), (3, 3, 2, 2, 1, 1, 1, 1), (7, 7, 2, 2, 3, 3, 1, 1),
+                                      (3, 3, 1, 1, 2, 2, 2, 2), (1, 3, 1, 2, 0, 1, 1, 1)])
+def test_the_column_kernels_twin_gives_its_bits(geometry):
+    kh, kw, sh, sw, ph, pw, dh, dw = geometry
+    x = values(3, 2, 9, 8)
+    oh = (9 + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (8 + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    for lo, hi in ((0, 3), (1, 3)):
+        buffer = np.full((2 * kh * kw, 3 * oh * ow + 5), 7, np.float32)  # a slice of a wider buffer
+        compiled, twin = both(conv.columns, x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow,
+                              buffer[:, :(hi - lo) * oh * ow], out_index=13)
+        same_bits(compiled, twin)
+
+
+@pytest.mark.parametrize("act,scaled,added", EPILOGUES[::3])
+def test_the_shifted_product_kernels_twins_give_their_bits(act, scaled, added):
+    n, c, h, w, filters, kh, kw, ph, pw = 2, 3, 5, 6, 4, 3, 3, 1, 1
+    hp, wp = h + 2 * ph, w + 2 * pw
+    x = values(n, c, h, w)
+    padded = np.full((c, n * hp * wp + kw - 1 + (kh - 1) * wp), 3, np.float32)
+    same_bits(*both(conv._pad_images, x, ph, pw, padded, out_index=3))
+    products = values(kh * kw * filters, padded.shape[1])
+    scale = values(filters) if scaled else np.empty(0, np.float32)
+    residual = values(n, filters, h, w) if added else conv.no_residual(np.float32)
+    same_bits(*both(conv._sum_taps, products, filters, kh, kw, hp, wp, scale, values(filters), residual, act,
+                    np.empty((n, filters, h, w), np.float32), out_index=10))
+
+
+@pytest.mark.parametrize("window", [(3, 3, 2, 2), (2, 2, 2, 2), (3, 2, 1, 2)])
+@pytest.mark.parametrize("is_max", [True, False])
+def test_the_pooling_kernels_twin_gives_its_bits(window, is_max):
+    kh, kw, sh, sw = window
+    x = values(2, 3, 9, 8)
+    oh, ow = (9 - kh) // sh + 1, (8 - kw) // sw + 1
+    compiled, twin = both(nn._pool2d_inside, x, (0,) * kh, (0,) * kw, (0,) * sh, (0,) * sw, oh, ow, is_max,
+                          float(kh * kw))
+    same_bits(compiled, twin)
+
+
+def test_while_the_kernels_load_a_call_without_machine_code_runs_the_twin_and_leaves_its_types():
+    calls = []
+
+    def twin(a, out):
+        calls.append("twin")
+        out[:] = a * 2
+
+    @numba.njit
+    def double(a, out):
+        for i in range(a.shape[0]):
+            out[i] = a[i] * 2
+
+    kernel = tiered.Tiered(double, twin)
+    a, out = np.arange(3.0), np.empty(3)
+    tiered.loading_started()
+    try:
+        kernel(a, out)
+        assert calls == ["twin"] and list(out) == [0, 2, 4] and not kernel.compiled.overloads
+        kernel(a, out)  # the same types: asked for once
+        assert len([k for k, _ in tiered._wanted if k is kernel]) == 1
+    finally:
+        tiered.compile_wanted()  # as the loading thread does at its end
+    assert kernel.compiled.overloads and not tiered._loading.is_set()
+    kernel(a + 1, out)
+    assert calls == ["twin", "twin"] and list(out) == [2, 4, 6] and kernel.settled
+
+
+def test_a_child_forked_while_the_kernels_load_compiles_where_it_calls():
+    tiered.loading_started()
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: no loading thread
+            os._exit(0 if not tiered._loading.is_set() else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.WEXITSTATUS(status) == 0
+    finally:
+        tiered.compile_wanted()
