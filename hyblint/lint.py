@@ -265,15 +265,40 @@ def settings_for(path: str, settings: Settings, root: Path) -> Settings:
     return replace(settings, ignore=settings.ignore + extra) if extra else settings
 
 
+# The crew started when the command line was read (`start_crew_early`), for `lint_files`.
+_EARLY_CREW: Optional["_Crew"] = None
+
+
+def start_crew_early() -> None:
+    """Starts the workers of a check before the command line is parsed or the files found, so that
+    checkers import libcst meanwhile: a check of a tree that turns out small, or cached, stops
+    them unused (on another CPU, they cost it little)."""
+    global _EARLY_CREW
+    count = min(os.cpu_count() or 1, 8)
+    if _EARLY_CREW is None and count > 1:
+        _EARLY_CREW = _Crew(count)
+
+
+def stop_early_crew() -> None:
+    global _EARLY_CREW
+    if _EARLY_CREW is not None:
+        _EARLY_CREW.stop()
+        _EARLY_CREW = None
+
+
 def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None,
                configured: Optional[Dict[str, Tuple[Settings, Path]]] = None) -> LintRun:
     """`configured`: each path's own (settings, root), where they are not the run's."""
+    global _EARLY_CREW
     count = min(os.cpu_count() or 1, 8)
     cold = cache is None or len(cache.entries) < len(paths) // 2
+    early, _EARLY_CREW = _EARLY_CREW, None
     if cold and len(paths) >= EARLY_START_THRESHOLD and count > 1:
-        # forked now: before this process reads anything or starts a thread
-        with _Crew(count) as crew, _collector_paused():
+        # forked now, before this process reads anything or starts a thread, unless it was earlier
+        with (early or _Crew(count)) as crew, _collector_paused():
             return _lint_files(paths, settings, root, cache, crew, count, configured or {})
+    if early is not None:
+        early.stop()
     with _collector_paused():
         return _lint_files(paths, settings, root, cache, None, count, configured or {})
 

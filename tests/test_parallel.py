@@ -196,3 +196,35 @@ def test_the_index_reads_the_same_in_workers_and_through_the_cache(tmp_path, mon
     if mode == "serial":
         monkeypatch.setattr(lint, "PARALLEL_THRESHOLD", 10 ** 6)
     assert lint.lint_files(paths, Settings(), tmp_path, cache).diagnostics == serial
+
+
+def test_a_crew_started_with_the_command_line_is_used_by_a_cold_check_or_stopped(tmp_path, monkeypatch):
+    import multiprocessing
+    monkeypatch.setattr(lint.os, "cpu_count", lambda: 2)
+    paths = corpus(tmp_path)
+    monkeypatch.setattr(lint, "EARLY_START_THRESHOLD", 2)
+    lint.start_crew_early()
+    crew = lint._EARLY_CREW
+    assert crew is not None and multiprocessing.active_children()
+    run = lint.lint_files(paths, Settings(), tmp_path)
+    assert run.diagnostics == one_by_one(paths) and lint._EARLY_CREW is None
+    assert multiprocessing.active_children() == []
+    monkeypatch.setattr(lint, "EARLY_START_THRESHOLD", 10 ** 6)  # too few files: stopped unused
+    lint.start_crew_early()
+    assert lint.lint_files(paths[:3], Settings(), tmp_path).files_checked == 3
+    assert lint._EARLY_CREW is None and multiprocessing.active_children() == []
+
+
+def test_workers_start_with_the_command_line_only_for_a_check_of_a_folder_no_cache_answers(tmp_path, monkeypatch):
+    from hyblint.cli import _early_workers_pay
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HYBLINT_CACHE_DIR", raising=False)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    assert _early_workers_pay(["check", "src"]) and _early_workers_pay([]) and _early_workers_pay(["src", "-q"])
+    for argv in (["rule", "HYB001"], ["verify", "src"], ["check", "a.py"], ["check", "-", "src"],
+                 ["check", "--stdin-filename", "a.py"], ["check", "--show-files", "src"], ["--version"]):
+        assert not _early_workers_pay(argv), argv
+    (tmp_path / ".hyblint_cache").mkdir()  # a cache that may answer: a warm run needs no worker
+    assert not _early_workers_pay(["check", "src"])
+    assert _early_workers_pay(["check", "--no-cache", "src"]) and _early_workers_pay(["check", "--fix", "src"])
