@@ -19,7 +19,7 @@ import ast
 import bisect
 import hashlib
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
@@ -93,7 +93,8 @@ class ClassInfo:
 
 # (also the tail of `aB(`: a file read for nothing; not a class's own line, where a block whose
 # file holds no call of it would be looked for among its own children)
-_CALLED = re.compile(r"class [A-Z]\w*[ \t]*\(|([A-Z]\w*)[ \t]*\(")  # (a class line gives "")
+_CALLED = re.compile(r"([A-Z]\w*)[ \t]*\(")
+_CLASS_LINE_CALL = re.compile(r"class ([A-Z]\w*)[ \t]*\(")  # the matches of _CALLED that are not calls
 _NEWLINE = re.compile("\n")
 _DEF_LINE = re.compile(r"^([ \t]*)def[ \t]+(\w+)", re.MULTILINE)
 
@@ -127,9 +128,13 @@ class FileInfo:
 
     @property
     def called(self) -> List[str]:
-        """The capitalized names called in the file (constructors, among others), each once."""
+        """The capitalized names called in the file (constructors, among others), each once, in no
+        particular order."""
         if self._called is None:
-            self._called = [name for name in dict.fromkeys(_CALLED.findall(self.text)) if name]
+            # (two scans in C and a count cost a third less than one scan judging each match)
+            counts = Counter(_CALLED.findall(self.text))
+            counts.subtract(_CLASS_LINE_CALL.findall(self.text))
+            self._called = [name for name, count in counts.items() if count > 0]
         return self._called
 
     @property
