@@ -40,6 +40,17 @@ def unscreened(monkeypatch):
     forget()
 
 
+def screened_and_full(source, package=None):
+    """(the check's diagnostics, those of the same check with every method sent to libcst)."""
+    forget()
+    screened = check_source(source, "m.py", package=package)
+    with pytest.MonkeyPatch.context() as patch:
+        unscreened(patch)
+        full = check_source(source, "m.py", package=package)
+    forget()
+    return screened, full
+
+
 # (HYB018 has no triggers: it judges noqa comments once the other rules ran, whatever the screen cleared)
 @pytest.mark.parametrize("code,index", [(code, i) for code, rule in ALL_RULES.items()
                                         if code in SCREENED_CODES and rule.screen_triggers
@@ -128,12 +139,7 @@ STATEMENTS = [
 def test_screening_never_changes_what_is_reported(statements):
     source = hybrid_block("\n".join(statements) + "\nreturn y", args="x, y, states, *args, scale=2.0, **kwargs",
                           imports=IMPORTS)
-    forget()
-    screened = check_source(source, "m.py")
-    with pytest.MonkeyPatch.context() as patch:
-        unscreened(patch)
-        full = check_source(source, "m.py")
-    forget()
+    screened, full = screened_and_full(source)
     assert screened == full
 
 
@@ -159,12 +165,7 @@ def test_screening_helpers_never_changes_what_is_reported(statements, method_bod
     source = hybrid_block("\n".join(statements) + "\nreturn y", args="x, y, states", imports=IMPORTS)
     source += "\n    def _help(self, F, a, b=None):\n" + textwrap.indent(method_body, " " * 8) + "\n"
     source += "\n\ndef pair(F, a):\n" + textwrap.indent(function_body.replace("b", "a"), " " * 4) + "\n"
-    forget()
-    screened = check_source(source, "m.py", package=Package({"m.py": source}))
-    with pytest.MonkeyPatch.context() as patch:
-        unscreened(patch)
-        full = check_source(source, "m.py", package=Package({"m.py": source}))
-    forget()
+    screened, full = screened_and_full(source, Package({"m.py": source}))
     assert screened == full
 
 
@@ -192,12 +193,7 @@ def test_a_parameter_used_as_a_list_that_callers_pass_a_tensor_is_unknown_to_bot
                 return self.child(x, F.relu(x))
         """)
     package = Package({"m.py": child})
-    forget()
-    screened = check_source(child, "m.py", package=package)
-    with pytest.MonkeyPatch.context() as patch:
-        unscreened(patch)
-        full = check_source(child, "m.py", package=package)
-    forget()
+    screened, full = screened_and_full(child, package)
     assert screened == full == []
 
 
@@ -228,10 +224,5 @@ def test_the_screen_clears_a_method_once_the_index_says_its_callers_pass_no_tens
     first = triage.triage(source, "m.py")
     assert [s.owner for s in first.snippets] == ["Head"]
     assert triage.with_context(first, package).settled == (not reported)
-    forget()
-    screened = check_source(source, "m.py", package=package)
-    with pytest.MonkeyPatch.context() as patch:
-        unscreened(patch)
-        full = check_source(source, "m.py", package=package)
-    forget()
+    screened, full = screened_and_full(source, package)
     assert [d.code for d in screened] == [d.code for d in full] == reported
