@@ -135,6 +135,10 @@ def with_context(first: Triage, package: Package) -> Triage:
     return first
 
 
+# What the index may say callers pass that makes a parameter no tensor (or unknown) to the analysis.
+_NOT_A_TENSOR = frozenset({Kind.PYTHON, Kind.UNKNOWN, Kind.SEQUENCE, Kind.GROUP})
+
+
 def _screen_again(first: Triage) -> None:
     """Drop the methods the screen clears once it knows what the index says their callers pass (a
     list, Python values): `x[0]` on a parameter every caller gives a list is not a tensor's."""
@@ -149,9 +153,6 @@ def _screen_again(first: Triage) -> None:
                 continue
         kept.append(snippet)
     first.snippets = kept
-
-
-_NOT_A_TENSOR = frozenset({Kind.PYTHON, Kind.UNKNOWN, Kind.SEQUENCE, Kind.GROUP})
 
 
 # The screen's verdict per method text and imports: the language server triages a file on every
