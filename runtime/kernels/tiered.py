@@ -3,9 +3,10 @@
 With an empty cache, Numba compiles the image kernels for seconds (`preload` does it in a
 background thread from the runtime's import on). A kernel declared `tiered` has a NumPy twin that
 computes the same values, operation for operation (no fast-math kernel has one: its rounding is the
-compiler's to choose): while the kernels are being loaded, a call whose argument types have no
-machine code yet runs the twin instead of waiting, and leaves those types for the loading thread
-to compile next, so that a new process's first forward passes take NumPy's time, not the
+compiler's to choose): while the kernels are being compiled (an empty cache: loading them from
+the cache takes milliseconds, which a call waits for), a call whose argument types have no machine
+code yet runs the twin instead of waiting, and leaves those types for the loading thread to compile
+next, so that a new process's first forward passes take NumPy's time, not the
 compiler's. Once the loading is over, every call goes to the compiled kernel (compiling, as any
 other, a signature met for the first time).
 """
@@ -18,6 +19,7 @@ from typing import Callable
 import numba
 
 _loading = threading.Event()  # set while the kernels load in the background
+_compiling = threading.Event()  # set once the loading missed the cache: it compiles
 _local = threading.local()    # `loader`: True in the thread that loads them
 _lock = threading.Lock()
 _wanted: list = []            # (kernel, argument types) met by twins, for the loader to compile
@@ -28,6 +30,15 @@ def loading_started() -> None:
     _loading.set()
 
 
+def compiling_started() -> None:
+    _compiling.set()
+
+
+def compiling() -> bool:
+    """Whether the loading missed the cache (and compiles)."""
+    return _compiling.is_set()
+
+
 def compile_wanted() -> None:
     """In the loading thread: compiles what the twins met, until nothing is left, then ends the
     loading."""
@@ -35,6 +46,7 @@ def compile_wanted() -> None:
         with _lock:
             if not _wanted:
                 _loading.clear()
+                _compiling.clear()
                 return
             kernel, types = _wanted.pop(0)
         try:
@@ -49,6 +61,7 @@ def _forked() -> None:
     global _lock
     _lock = threading.Lock()  # (the loading thread may have held it at the fork)
     _loading.clear()
+    _compiling.clear()
     _wanted.clear()
     _asked.clear()
 
@@ -84,7 +97,7 @@ class Tiered:
             return self.compiled(*args)
         if not _loading.is_set():
             self.settled = True
-        elif not getattr(_local, "loader", False):
+        elif _compiling.is_set() and not getattr(_local, "loader", False):
             types = tuple(numba.typeof(a) for a in args)
             if types not in self.compiled.overloads:
                 _want(self, types)
