@@ -51,8 +51,12 @@ def test_the_epilogue_kernels_twins_give_their_bits(act, scaled, added):
     scale = values(filters) if scaled else np.empty(0, np.float32)
     shift = values(filters)
     residual = values(n, filters, oh, ow) if added else conv.no_residual(np.float32)
-    same_bits(*both(conv.epilogue, values(n, filters, oh, ow), scale, shift, residual, act,
-                    np.empty((n, filters, oh, ow), np.float32), out_index=5))
+    src = values(n, filters, oh, ow)
+    compiled, twin = both(conv.epilogue, src, scale, shift, residual, act, np.empty_like(src), out_index=5)
+    same_bits(compiled, twin)
+    # in place: the same bits as from another array
+    same_bits(*both(conv.epilogue_in_place, src, scale, shift, residual, act, out_index=0))
+    same_bits(both(conv.epilogue_in_place, src, scale, shift, residual, act, out_index=0)[0], compiled)
     width = ow + 2  # wide rows: each output row takes the first ow of `width` products
     for lo in (0, 1):
         products = values(filters, (n - lo) * oh * width)

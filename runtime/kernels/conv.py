@@ -66,11 +66,40 @@ def place(products, lo, scale, shift, residual, act, width, out):
                         dst[k] = _activate(row[base + k] + offset, act, zero, six)
 
 
+@tiered(twins.epilogue_in_place)
+@numba.njit(cache=True, nogil=True)
+def epilogue_in_place(values, scale, shift, residual, act):
+    """values (images, filters, oh, ow) = the epilogue applied to themselves. One array read and
+    written: the compiler vectorizes the loops (`epilogue` given the same array twice must assume
+    two that may overlap, and keeps them scalar: 20 times slower on a 1x1 convolution's output)."""
+    n, filters, oh, ow = values.shape
+    zero = values.dtype.type(0)
+    six = values.dtype.type(6)
+    scaled = scale.shape[0] > 0
+    added = residual.shape[0] > 0
+    positions = oh * ow
+    for image in range(n):
+        for f in range(filters):
+            row = values[image, f].reshape(positions)
+            factor = scale[f] if scaled else values.dtype.type(1)
+            offset = shift[f]
+            if added:
+                res = residual[image, f].reshape(positions)
+                for k in range(positions):
+                    row[k] = _activate(row[k] * factor + offset + res[k], act, zero, six)
+            elif scaled:
+                for k in range(positions):
+                    row[k] = _activate(row[k] * factor + offset, act, zero, six)
+            else:
+                for k in range(positions):
+                    row[k] = _activate(row[k] + offset, act, zero, six)
+
+
 @tiered(twins.epilogue)
 @numba.njit(cache=True, nogil=True)
 def epilogue(src, scale, shift, residual, act, out):
-    """out (images, filters, oh, ow) = the epilogue applied to src of the same shape (which may be
-    out itself)."""
+    """out (images, filters, oh, ow) = the epilogue applied to src of the same shape, another
+    array (`epilogue_in_place` for the same)."""
     n, filters, oh, ow = out.shape
     zero = out.dtype.type(0)
     six = out.dtype.type(6)
@@ -274,7 +303,7 @@ def conv2d(x, w2d, geometry, groups, scale, shift, residual, act, buffer=None):
         images = x.reshape(n, c, oh * ow)
         for b in range(n):
             wide_product(w2d, images[b], product[b])
-        epilogue(out, scale, shift, residual, act, out)
+        epilogue_in_place(out, scale, shift, residual, act)
         return out
     if groups == 1 and sh == sw == dh == dw == 1 and kh * kw > 1 and c >= 2 * filters:
         # (1, 128, 56, 56) into 32 filters: 19 ms against 52 by columns; (28, 28): 1.0 against 1.3

@@ -51,6 +51,10 @@ def epilogue(src, scale, shift, residual, act, out):
     out[...] = _through_epilogue(src, scale, shift, added, act, multiply=added is not None)
 
 
+def epilogue_in_place(values, scale, shift, residual, act):
+    epilogue(values, scale, shift, residual, act, values)
+
+
 def _windows(x, i, j, sh, sw, oh, ow):
     """x[..., i + sh * y, j + sw * x] for the output positions (y, x): a view."""
     return x[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
