@@ -104,9 +104,10 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool,
                 raise MXNetError("Error in operator %s: %s" % (node.name, shape_inconsistent(before, after, node.op.bracket_shapes)))
         shapes[id(node)] = [tuple(s) if s is not None else None for s in (out_shapes or [None])]
         if legacy and node.op.no_inputs and not node.inputs and shapes[id(node)][0] is not None \
-                and 0 in shapes[id(node)][0]:
-            # 0 is an unknown size in MXNet's legacy shapes: the consumers decide it
-            declared[id(node)] = shapes[id(node)][0]
+                and (0 in shapes[id(node)][0] or _shapeless(node)):
+            # 0 is an unknown size in MXNet's legacy shapes, and () (or no shape) an unknown shape:
+            # the consumers decide it
+            declared[id(node)] = () if _shapeless(node) else shapes[id(node)][0]
             shapes[id(node)] = [None]
     learned: Dict[str, Tuple] = {}
 
@@ -114,7 +115,7 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool,
         """Whether `node` is a creation operator of unknown sizes (then given `shape`, where it fits)."""
         if id(node) not in declared:
             return False
-        if _completes(declared[id(node)], shape):
+        if declared[id(node)] == () or _completes(declared[id(node)], shape):
             shapes[id(node)][0] = shape
             if created is not None:
                 created[id(node)] = shape
@@ -123,8 +124,8 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool,
     for node, index, shape in wanted:
         _work_back(node, shape, shapes, learned, settle)
     for node_id, shape in declared.items():
-        if shapes[node_id][0] is None:
-            shapes[node_id] = [shape]  # still partial: reported as declared
+        if shapes[node_id][0] is None and (shape != () or partial):
+            shapes[node_id] = [shape]  # still partial: reported as declared (an unknown shape as ())
     aux = _aux_variables(order)
     args = [shapes[id(n)][0] for n in order if n.is_variable and id(n) not in aux]
     auxes = [shapes[id(n)][0] for n in order if n.is_variable and id(n) in aux]
@@ -159,6 +160,12 @@ def _work_back(node: Node, shape: Tuple, shapes, learned: Dict[str, Tuple], sett
     for (child, index), before, after in zip(node.inputs, [shapes[id(c)][i] for c, i in node.inputs], completed):
         if after is not None and (before is None or _completes(before, after)):
             _work_back(child, tuple(after), shapes, learned, settle)
+
+
+def _shapeless(node: Node) -> bool:
+    """A creation operator given no shape, or (): one its consumers decide in MXNet's legacy
+    shapes (`sym.random.normal(0, 1) + x`), where eagerly it makes one element."""
+    return "shape" in node.op.attrs and tuple(node.attrs.get("shape") or ()) == ()
 
 
 def _completes(partial: Tuple, shape: Tuple, unknown: int = 0) -> bool:

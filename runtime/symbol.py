@@ -504,6 +504,11 @@ def _node_attributes(attrs: Dict, attr) -> Dict[str, str]:
 def compose(op: OpDef, public_name: str, args, kwargs) -> Symbol:
     name = kwargs.pop("name", None)
     attr = kwargs.pop("attr", None)
+    stray = [key for key, value in kwargs.items() if isinstance(value, Symbol) and key not in op.inputs]
+    if stray and not op.variadic:
+        if op.inputs:
+            raise MXNetError("Symbol.ComposeKeyword argument name %s not found." % stray[0])
+        kwargs = {k: v for k, v in kwargs.items() if k not in stray}  # as MXNet: an operator without inputs drops them
     inputs, attrs = split_arguments(op, args, kwargs, lambda v: isinstance(v, Symbol))
     extra = _node_attributes(attrs, attr)
     parsed = op.parse_attrs(attrs)

@@ -34,7 +34,21 @@ CASES = [
     ("reshape/target_shape", "full", False, "mx.sym.Reshape(mx.sym.var('data'), target_shape=(2, 0))", {"data": (2, 3, 5, 5)}),
     ("reshape/target_shape_middle", "full", False, "mx.sym.Reshape(mx.sym.var('data'), target_shape=(3, 0, 5))", {"data": (2, 3, 5, 5)}),
     ("reshape/target_shape_exact", "full", False, "mx.sym.Reshape(mx.sym.var('data'), target_shape=(7, 5))", {"data": (7, 5)}),
+    # a creation operator given no shape, or (): an unknown shape that its consumers decide
+    ("creation/no_shape_consumer", "full", False, "mx.sym.random.normal(0, 1) + mx.sym.var('x')", {"x": (2, 3)}),
+    ("creation/empty_shape_consumer", "full", False, "mx.sym.zeros(()) + mx.sym.var('x')", {"x": (2, 3)}),
+    ("creation/no_shape_alone", "full", False, "mx.sym.random.normal(0, 1)", {}),
+    ("creation/empty_shape_partial", "partial", False, "mx.sym.random.uniform(0, 1, shape=())", {}),
+    # a Symbol passed by keyword to an operator without such an input: dropped without inputs, else an error
+    ("compose/keyword_dropped", "full", False,
+     "mx.sym.random.randn(data=mx.sym.ones((2, 3)), loc=0, scale=1) + mx.sym.var('x')", {"x": (2, 3)}),
+    ("compose/keyword_not_found", "full", False, "mx.sym.relu(data=mx.sym.var('x'), foo=mx.sym.var('y'))", {}),
 ]
+
+
+def _shapes(shapes):
+    """The shapes as lists; None where inference could not decide them all."""
+    return None if shapes is None else [list(s) for s in shapes]
 
 
 def main(path):
@@ -46,8 +60,7 @@ def main(path):
                 symbol = eval(code, {"mx": mx})
                 infer = symbol.infer_shape_partial if mode == "partial" else symbol.infer_shape
                 args, outs, _ = infer(**given)
-            result = {"arguments": symbol.list_arguments(), "args": [list(s) for s in args],
-                      "outs": [list(s) for s in outs]}
+            result = {"arguments": symbol.list_arguments(), "args": _shapes(args), "outs": _shapes(outs)}
         except Exception as exc:  # noqa: BLE001 - what MXNet raises is what is recorded
             result = {"error": type(exc).__name__}
         records.append({"id": case_id, "mode": mode, "np_shape": np_shape, "code": code,
