@@ -72,3 +72,23 @@ def test_the_gradients_are_zero():
         out = nd.contrib.box_decode(data, anchors, format="corner")
     out.backward()
     assert not data.grad.asnumpy().any() and not anchors.grad.asnumpy().any()
+
+
+@pytest.mark.parametrize("case", CASES["multicast"], ids=lambda c: "%s-narrow=%s" % ("-".join(c["dtypes"]), c["cast_narrow"]))
+def test_amp_multicast_gives_mxnets_dtypes(case):
+    # GluonCV's box decoder casts its offsets and anchors with it before contrib.box_decode
+    count = len(case["dtypes"])
+    graph = sym.amp_multicast(*[sym.var("v%d" % i) for i in range(count)], num_outputs=count,
+                              cast_narrow=case["cast_narrow"])
+    out_types = graph.infer_type(**{"v%d" % i: d for i, d in enumerate(case["dtypes"])})[1]
+    assert [np.dtype(t).name for t in out_types] == case["out_dtypes"]
+    if "values" in case:
+        values = [np.arange(3, dtype="float32") + np.float32(0.3 * i) for i in range(count)]
+        results = nd.amp_multicast(*[nd.array(v) for v in values], num_outputs=count, cast_narrow=case["cast_narrow"])
+        for result, expected in zip(results, case["values"]):
+            np.testing.assert_array_equal(result.asnumpy(), array(expected))
+
+
+def test_amp_multicast_counts_its_inputs():
+    with pytest.raises(MXNetError, match="expects 2 inputs, but got 1 instead"):
+        nd.amp_multicast(nd.ones((2,)), num_outputs=2)

@@ -1,7 +1,9 @@
 """Record, with real MXNet 1.9.1, contrib.box_decode and contrib.box_encode for
 tests/test_runtime_box_coder.py: corner and center anchors, the stds, the clip of the log-sizes,
 float64, a batch of GluonCV-sized boxes (to compare float32 results bit for bit), and the shapes
-MXNet rejects, with its words.
+MXNet rejects, with its words; and amp_multicast, which GluonCV's box decoder calls first: the
+dtypes it gives (by Symbol.infer_type: MXNet's eager call refuses float16 and float64 on this
+build) and its float32 values.
 
 usage: python tools/record_box_coder.py tests/data/box_coder_cases.json   (a venv with mxnet 1.9.1)
 """
@@ -94,10 +96,31 @@ def rejections():
     return records
 
 
+def multicast_cases():
+    records = []
+    for dtypes, narrow in [(("float32", "float16"), False), (("float32", "float16"), True),
+                           (("float64", "float16"), False), (("float16", "float16", "float64"), False),
+                           (("float64", "float32"), True), (("int32", "float16"), False),
+                           (("float32", "float64"), True), (("float32", "float32"), True)]:
+        count = len(dtypes)
+        out = mx.sym.amp_multicast(*[mx.sym.var("v%d" % i) for i in range(count)], num_outputs=count,
+                                   cast_narrow=narrow)
+        given = {"v%d" % i: d for i, d in enumerate(dtypes)}
+        record = {"dtypes": list(dtypes), "cast_narrow": narrow,
+                  "out_dtypes": [np.dtype(t).name for t in out.infer_type(**given)[1]]}
+        if set(dtypes) == {"float32"}:
+            values = [np.arange(3, dtype="float32") + 0.3 * i for i in range(count)]
+            results = mx.nd.amp_multicast(*[mx.nd.array(v) for v in values], num_outputs=count, cast_narrow=narrow)
+            record["values"] = [enc(r.asnumpy()) for r in results]
+        records.append(record)
+    return records
+
+
 def main(out_path):
     rng = np.random.RandomState(7)
     with open(out_path, "w") as f:
-        json.dump({"decode": decode_cases(rng), "encode": encode_cases(rng), "rejections": rejections()}, f)
+        json.dump({"decode": decode_cases(rng), "encode": encode_cases(rng), "rejections": rejections(),
+                   "multicast": multicast_cases()}, f)
         f.write("\n")
 
 
