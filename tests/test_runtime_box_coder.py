@@ -92,3 +92,11 @@ def test_amp_multicast_gives_mxnets_dtypes(case):
 def test_amp_multicast_counts_its_inputs():
     with pytest.raises(MXNetError, match="expects 2 inputs, but got 1 instead"):
         nd.amp_multicast(nd.ones((2,)), num_outputs=2)
+
+
+@pytest.mark.parametrize("case", CASES["iou"], ids=lambda c: "%s-%s-%s" % (c["lhs"]["shape"], c["rhs"]["shape"], c["format"]))
+def test_box_iou_of_boxes_with_several_axes(case):
+    # every box of lhs with every box of rhs, whatever the leading axes of either (the runtime
+    # added one axis for rhs's boxes, so rhs of more than one leading axis compared the wrong boxes)
+    out = nd.contrib.box_iou(nd.array(array(case["lhs"])), nd.array(array(case["rhs"])), format=case["format"])
+    np.testing.assert_allclose(out.asnumpy(), array(case["output"]), rtol=1e-6, atol=1e-7)

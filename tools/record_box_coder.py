@@ -116,11 +116,22 @@ def multicast_cases():
     return records
 
 
+def iou_cases(rng):
+    records = []
+    for lhs_shape, rhs_shape, fmt in (((2, 3, 4), (4, 2, 4), "corner"), ((5, 4), (2, 3, 4), "center"),
+                                      ((2, 1, 3, 4), (3, 4), "corner")):
+        lhs, rhs = corners(rng, lhs_shape, 10.0), corners(rng, rhs_shape, 10.0)
+        out = mx.nd.contrib.box_iou(mx.nd.array(lhs), mx.nd.array(rhs), format=fmt)
+        records.append({"format": fmt, "lhs": enc(lhs.astype("float32")), "rhs": enc(rhs.astype("float32")),
+                        "output": enc(out.asnumpy())})
+    return records
+
+
 def main(out_path):
     rng = np.random.RandomState(7)
     with open(out_path, "w") as f:
         json.dump({"decode": decode_cases(rng), "encode": encode_cases(rng), "rejections": rejections(),
-                   "multicast": multicast_cases()}, f)
+                   "multicast": multicast_cases(), "iou": iou_cases(rng)}, f)
         f.write("\n")
 
 
