@@ -423,26 +423,54 @@ def get_symbol(x):
     names: Dict[int, object] = {}
     built: Dict[int, object] = {}
 
+    def leaf(entry, array):
+        key = id(entry) if entry is not None else id(array)
+        if key not in names:
+            names[key] = var("var%d" % len(names))
+        return names[key]
+
+    def build(node):
+        if node.symbol_info is None:
+            raise MXNetError("get_symbol: %s was computed by a custom Function" % node.name)
+        if isinstance(node.symbol_info, GraphCall):
+            call = node.symbol_info
+            return call.build([symbol_of(e, a) for e, a in zip(node.inputs, call.inputs)])
+        op, attrs, inputs = node.symbol_info
+        children = [symbol_of(e, a) for e, a in zip(node.inputs, inputs)]
+        return compose(op, op.name, tuple(children), {k: v for k, v in attrs.items() if v is not None})
+
     def symbol_of(entry, array):
         if entry is None or type(entry) is not tuple:
-            key = id(entry) if entry is not None else id(array)
-            if key not in names:
-                names[key] = var("var%d" % len(names))
-            return names[key]
+            return leaf(entry, array)
         node, index = entry
-        if id(node) not in built:
-            if node.symbol_info is None:
-                raise MXNetError("get_symbol: %s was computed by a custom Function" % node.name)
-            if isinstance(node.symbol_info, GraphCall):
-                call = node.symbol_info
-                built[id(node)] = call.build([symbol_of(e, a) for e, a in zip(node.inputs, call.inputs)])
-                return built[id(node)][index]
-            op, attrs, inputs = node.symbol_info
-            children = [symbol_of(e, a) for e, a in zip(node.inputs, inputs)]
-            built[id(node)] = compose(op, op.name, tuple(children), {k: v for k, v in attrs.items() if v is not None})
         return built[id(node)][index]
 
-    return symbol_of(entry_of(x), x)
+    def recorded(node):
+        """(entry, array) of each input; none for a node build() refuses (a custom Function's)."""
+        info = node.symbol_info
+        if info is None:
+            return []
+        return list(zip(node.inputs, info.inputs if isinstance(info, GraphCall) else info[2]))
+
+    # children before parents, with a stack of its own (a recorded chain can be thousands deep);
+    # each node's inputs in their order, variables numbered as a depth-first walk meets them
+    root = entry_of(x)
+    if root is None or type(root) is not tuple:
+        return leaf(root, x)
+    stack = [(root[0], iter(recorded(root[0])))]
+    while stack:
+        node, entries = stack[-1]
+        for entry, array in entries:
+            if entry is None or type(entry) is not tuple:
+                leaf(entry, array)
+            elif id(entry[0]) not in built:
+                stack.append((entry[0], iter(recorded(entry[0]))))
+                break
+        else:
+            stack.pop()
+            if id(node) not in built:
+                built[id(node)] = build(node)
+    return symbol_of(root, x)
 
 
 class Function:

@@ -137,29 +137,35 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool,
 
 def _work_back(node: Node, shape: Tuple, shapes, learned: Dict[str, Tuple], settle=lambda node, shape: False) -> None:
     """`node`'s output must have `shape`: the variables (and, through `settle`, the creation
-    operators of unknown sizes) it reads whose shapes that decides."""
-    if settle(node, shape):
-        return
-    if node.is_variable:
-        declared = _partial_shape(node)
-        if declared is None or (len(declared) == len(shape)
-                                and all(d in (0, s) for d, s in zip(declared, shape))):
-            learned[node.name] = shape
-        return
-    if node.op.infer is same_shape and len(node.inputs) == 1:
-        # an elementwise operator (cast, relu): its input has its output's shape
-        child, index = node.inputs[0]
-        if shapes[id(child)][index] is None:
-            _work_back(child, shape, shapes, learned, settle)
-        return
-    if node.op.infer_inputs is None:
-        return
-    partials = [shapes[id(child)][index] or (_partial_shape(child) if child.is_variable else None)
-                for child, index in node.inputs]
-    completed = node.op.infer_inputs(shape, partials, node.attrs)
-    for (child, index), before, after in zip(node.inputs, [shapes[id(c)][i] for c, i in node.inputs], completed):
-        if after is not None and (before is None or _completes(before, after)):
-            _work_back(child, tuple(after), shapes, learned, settle)
+    operators of unknown sizes) it reads whose shapes that decides. Depth first with a stack of its
+    own, in the order of the operators' inputs, so that chains thousands of operators long work."""
+    stack = [(node, shape)]
+    while stack:
+        node, shape = stack.pop()
+        if settle(node, shape):
+            continue
+        if node.is_variable:
+            declared = _partial_shape(node)
+            if declared is None or (len(declared) == len(shape)
+                                    and all(d in (0, s) for d, s in zip(declared, shape))):
+                learned[node.name] = shape
+            continue
+        if node.op.infer is same_shape and len(node.inputs) == 1:
+            # an elementwise operator (cast, relu): its input has its output's shape
+            child, index = node.inputs[0]
+            if shapes[id(child)][index] is None:
+                stack.append((child, shape))
+            continue
+        if node.op.infer_inputs is None:
+            continue
+        partials = [shapes[id(child)][index] or (_partial_shape(child) if child.is_variable else None)
+                    for child, index in node.inputs]
+        completed = node.op.infer_inputs(shape, partials, node.attrs)
+        pending = []
+        for (child, index), before, after in zip(node.inputs, [shapes[id(c)][i] for c, i in node.inputs], completed):
+            if after is not None and (before is None or _completes(before, after)):
+                pending.append((child, tuple(after)))
+        stack.extend(reversed(pending))
 
 
 def _shapeless(node: Node) -> bool:

@@ -36,6 +36,12 @@ ACTIVATION_RELU = "({0} if {0} > 0.0 else 0.0)"
 FORMAT = "2"  # bump when the generated source changes shape: old cache entries are then ignored
 
 
+# The most operators one kernel takes: Numba's compile time grows faster than a kernel's length
+# (800 ReLUs in one loop took seconds, 1,500 minutes), so a longer chain is cut into kernels of this
+# many operators, which are compiled once when their sources are the same (a chain of one operator).
+MAX_GROUP = 64
+
+
 def enabled() -> bool:
     return os.environ.get("HYBLINT_RUNTIME_FUSION", "1") != "0"
 
@@ -55,8 +61,9 @@ def element_expression(node: Node) -> Optional[str]:
 
 
 def find_groups(order: Sequence[Node], consumers: Dict[int, int]) -> List[List[Node]]:
-    """Trees of two or more fusable nodes whose inner results feed exactly one member each."""
+    """Trees of two to MAX_GROUP fusable nodes whose inner results feed exactly one member each."""
     fusable = {id(n) for n in order if n.op is not None and element_expression(n) is not None}
+    position = {id(n): k for k, n in enumerate(order)}
     consumer_of: Dict[int, Node] = {}
     for node in order:
         for child, _ in node.inputs:
@@ -67,16 +74,16 @@ def find_groups(order: Sequence[Node], consumers: Dict[int, int]) -> List[List[N
         if id(node) not in fusable or id(node) in taken:
             continue
         members, frontier = [node], [node]
-        while frontier:
+        while frontier and len(members) < MAX_GROUP:
             current = frontier.pop()
             for child, _ in current.inputs:
                 if id(child) in fusable and id(child) not in taken and consumers.get(id(child)) == 1 \
-                        and consumer_of.get(id(child)) is current:
+                        and consumer_of.get(id(child)) is current and len(members) < MAX_GROUP:
                     members.append(child)
                     frontier.append(child)
         if len(members) > 1:
             taken.update(id(m) for m in members)
-            groups.append(sorted(members, key=order.index))
+            groups.append(sorted(members, key=lambda member: position[id(member)]))
     return groups
 
 

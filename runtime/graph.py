@@ -82,9 +82,11 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = Fal
     order = [n for n in order if id(n) not in constants]
     constant_slots: Dict[int, object] = {}
     consumers: Dict[int, int] = {}
+    reader: Dict[int, Node] = {}
     for node in order:
         for child, _ in node.inputs:
             consumers[id(child)] = consumers.get(id(child), 0) + 1
+            reader[id(child)] = node
     for node, _ in heads:
         consumers[id(node)] = consumers.get(id(node), 0) + 1
 
@@ -133,7 +135,7 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = Fal
             count += 1
             continue
         inputs = tuple(slots[(id(child), index)] for child, index in node.inputs)
-        fused = _fusable_activation(node, order, consumers, absorbed | set(sinks))
+        fused = _fusable_activation(node, reader, consumers, absorbed | set(sinks))
         if fused is not None:
             absorbed.add(id(fused))
             function, attrs = _fused_linear_activation(node, fused)
@@ -205,14 +207,16 @@ def _merge_pairs(steps: List[Step], heads: Sequence[int], merge: Callable[[Step,
     return merged
 
 
-def _fusable_activation(node: Node, order, consumers, in_groups) -> "Node | None":
+def _fusable_activation(node: Node, reader: Dict[int, Node], consumers, in_groups) -> "Node | None":
+    """The in-place activation that is the only reader of a FullyConnected's or Convolution's
+    output (`reader`: the last node reading each node, by id), if any."""
     if node.op.name not in ("FullyConnected", "Convolution") or consumers.get(id(node), 0) != 1:
         return None
-    for candidate in order:
-        if candidate.op is not None and candidate.op.name == "Activation" and candidate.inputs \
-                and candidate.inputs[0][0] is node and candidate.attrs["act_type"] in _INPLACE_ACTIVATIONS \
-                and id(candidate) not in in_groups:
-            return candidate
+    candidate = reader.get(id(node))
+    if candidate is not None and candidate.op is not None and candidate.op.name == "Activation" \
+            and candidate.inputs and candidate.inputs[0][0] is node \
+            and candidate.attrs["act_type"] in _INPLACE_ACTIVATIONS and id(candidate) not in in_groups:
+        return candidate
     return None
 
 

@@ -462,21 +462,22 @@ def _is_default(op: OpDef, key: str, value) -> bool:
 
 
 def _substitute(symbol: Symbol, mapping: Dict[str, Tuple[Node, int]]) -> Symbol:
+    """A copy of `symbol` whose variables named in `mapping` are replaced by the given outputs (a
+    replacement keeps its own output index: `relu(b)(b=split(x)[2])` reads split's third output).
+    Iterative, over the topological order, so that graphs thousands of operators deep compose."""
+    def replaced(node: Node) -> bool:
+        return node.is_variable and node.name in mapping
+
     copies: Dict[int, Node] = {}
 
-    def copy(node: Node) -> Tuple[Node, int]:
-        if node.is_variable and node.name in mapping:
-            return mapping[node.name]
-        if id(node) not in copies:
+    def edge(child: Node, index: int) -> Tuple[Node, int]:
+        return mapping[child.name] if replaced(child) else (copies[id(child)], index)
+
+    for node in topological(symbol._outputs):
+        if not replaced(node):
             copies[id(node)] = Node(node.op, node.name, node.attrs,
-                                    [_pair(copy(child), i) for child, i in node.inputs], dict(node.extra))
-        return copies[id(node)], 0
-
-    def _pair(result, index):
-        node, base = result
-        return (node, base if node.is_variable and node.name in mapping else index)
-
-    return Symbol([(copy(n)[0], i) for n, i in symbol._outputs])
+                                    [edge(child, i) for child, i in node.inputs], dict(node.extra))
+    return Symbol([edge(n, i) for n, i in symbol._outputs])
 
 
 # ---- composition

@@ -23,7 +23,7 @@ MISSING_AT_CALL = {
     "mxnet.contrib.amp.init_trainer", "mxnet.contrib.amp.scale_loss",
     "mxnet.gluon.data.vision.transforms.RandomColorJitter", "mxnet.gluon.data.vision.transforms.RandomLighting",
     "mxnet.io.ImageRecordIter", "mxnet.io.MXDataIter",
-    "mxnet.numpy.stack", "mxnet.sym.contrib.box_encode", "mxnet.viz.plot_network",
+    "mxnet.numpy.stack", "mxnet.viz.plot_network",
 }
 
 

@@ -145,6 +145,21 @@ def amp_cast(x, dtype):
     return x.astype(dtype) if x.dtype in (np.float16, np.float32) else x.copy()
 
 
+def amp_multicast(*data, num_outputs, cast_narrow=False, num_args=None):
+    """AMP's cast of several arrays to one float type (amp_multicast_dtype picks it): the float16
+    and float32 ones take it, any other passes as it is."""
+    dtype = amp_multicast_dtype([x.dtype.name for x in data], cast_narrow)
+    return tuple(x.astype(dtype) if x.dtype in (np.float16, np.float32) else x.copy() for x in data)
+
+
+def amp_multicast_dtype(dtypes, cast_narrow: bool):
+    """MXNet 1.9.1's choice: float32 if any array is float32 (else the first one's dtype), or with
+    `cast_narrow` float16 if any array is float16 (else float32)."""
+    if cast_narrow:
+        return "float16" if "float16" in dtypes else "float32"
+    return "float32" if "float32" in dtypes else dtypes[0]
+
+
 def smooth_l1(x, scalar=1.0):
     sigma2 = scalar * scalar
     return _same(x, np.where(np.abs(x) < 1.0 / sigma2, 0.5 * sigma2 * x * x, np.abs(x) - 0.5 / sigma2))

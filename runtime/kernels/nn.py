@@ -833,7 +833,9 @@ def _corners(boxes, fmt):
 
 
 def box_iou(lhs, rhs, format="corner"):
-    a = _corners(lhs, format)[..., None, :]
+    """The overlap of every box of `lhs` with every box of `rhs`: shape lhs.shape[:-1] + rhs.shape[:-1]."""
+    a = _corners(lhs, format)
+    a = a.reshape(a.shape[:-1] + (1,) * (rhs.ndim - 1) + (4,))  # one axis for each of rhs's box axes
     b = _corners(rhs, format)
     b = b.reshape((1,) * (lhs.ndim - 1) + b.shape)
     ix = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)

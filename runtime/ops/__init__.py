@@ -10,6 +10,7 @@ from runtime.ops import lrn  # noqa: F401,E402  (local response normalization an
 from runtime.ops import quantization  # noqa: F401,E402  (contrib.quantize, contrib.dequantize)
 from runtime.ops import attention  # noqa: F401,E402  (contrib.interleaved_matmul_*, multi-head attention)
 from runtime.ops import proposal  # noqa: F401,E402  (contrib.Proposal, contrib.MultiProposal)
+from runtime.ops import box_coders  # noqa: F401,E402  (contrib.box_decode, contrib.box_encode)
 from runtime.ops import deformable  # noqa: F401,E402  (contrib.DeformableConvolution)
 from runtime.ops import contrib, image, legacy, linalg, pdf, regions, rnn, spatial  # noqa: F401
 from runtime.ops import grad_math, grad_nn, grad_tensor  # noqa: F401  (gradients attach to the declarations above)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.kernels import elementwise as k
-from runtime.registry import Attr, bool_, choice, declare, dtype_, float_, same_shape
+from runtime.registry import Attr, bool_, choice, declare, dtype_, float_, int_, same_shape
 from runtime.util import is_np_shape
 
 _UNARY = {
@@ -69,6 +69,27 @@ declare("clip", attrs=[Attr("a_min", float_, required=True), Attr("a_max", float
 declare("cast", attrs=[Attr("dtype", dtype_, required=True)], kernel=k.cast, aliases=("Cast",), infer=_same_shape)
 declare("amp_cast", attrs=[Attr("dtype", dtype_, required=True)], kernel=k.amp_cast, infer=_same_shape,
         types=lambda d, a, n: (d, [a["dtype"] if d[0] in ("float16", "float32") else d[0]]))
+
+
+def _multicast_shapes(in_shapes, attrs):
+    if len(in_shapes) != attrs["num_outputs"]:
+        raise ValueError("Operator amp_multicast expects %d inputs, but got %d instead."
+                         % (attrs["num_outputs"], len(in_shapes)))
+    return in_shapes, list(in_shapes)
+
+
+def _multicast_types(in_dtypes, attrs, names):
+    if any(d is None for d in in_dtypes):
+        return in_dtypes, [None] * len(in_dtypes)
+    dtype = k.amp_multicast_dtype(in_dtypes, attrs["cast_narrow"])
+    return in_dtypes, [dtype if d in ("float16", "float32") else d for d in in_dtypes]
+
+
+# GluonCV's box decoder casts its two inputs with this before contrib.box_decode
+declare("amp_multicast", inputs=("*data",), attrs=[Attr("num_outputs", int_, required=True),
+                                                   Attr("cast_narrow", bool_, False)],
+        kernel=k.amp_multicast, infer=_multicast_shapes, types=_multicast_types,
+        num_outputs=lambda a: a["num_outputs"])
 declare("smooth_l1", attrs=[Attr("scalar", float_, 1.0)], kernel=k.smooth_l1, infer=_same_shape)
 
 
