@@ -20,6 +20,27 @@ _UNARY = {
 }
 
 
+# float32 transcendental functions as MXNet 1.9.1's CPU kernels give them, the C library's (correctly
+# rounded for nearly every input): NumPy's float32 loops are vectorized approximations that differ
+# in the last bit on 15-45% of inputs; computed in float64 and rounded once, 93-99.9% agree
+# (tests/data/unary_rounding_cases.json, recorded from MXNet 1.9.1)
+_ROUNDED_FROM_DOUBLE = ("exp", "expm1", "log", "log2", "log10", "sin", "cos", "tan", "tanh", "arctan", "cosh",
+                        "cbrt")
+
+
+def _rounded_from_double(ufunc):
+    def kernel(x):
+        if x.dtype == np.float32:
+            return ufunc(x.astype(np.float64)).astype(np.float32)
+        return ufunc(x)
+    kernel.__name__ = ufunc.__name__
+    return kernel
+
+
+for _name in _ROUNDED_FROM_DOUBLE:
+    _UNARY[_name] = _rounded_from_double(_UNARY[_name])
+
+
 def _keep_dtype(function):
     def kernel(x):
         out = function(x)
