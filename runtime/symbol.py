@@ -513,7 +513,8 @@ def compose(op: OpDef, public_name: str, args, kwargs) -> Symbol:
     inputs, attrs = split_arguments(op, args, kwargs, lambda v: isinstance(v, Symbol))
     extra = _node_attributes(attrs, attr)
     parsed = op.parse_attrs(attrs)
-    hint = public_name.rsplit(".", 1)[-1].lower()
+    # (MXNet names a node after its front-end function: `contrib.div_sqrt_dim`, not the operator)
+    hint = public_name.rsplit(".", 1)[-1].lower().replace("_contrib_", "", 1)
     node_name = naming.current().get(name, hint)
     # a variable that composing creates carries the node's attributes, as in MXNet (an operator's
     # lr_mult reaches its weight so)

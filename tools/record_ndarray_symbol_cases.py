@@ -150,6 +150,13 @@ CASES = [
     ("update/shape_mismatch", "mx.nd.sgd_mom_update(mx.nd.ones((3,)), mx.nd.ones((3,)), mx.nd.ones((4,)), lr=0.1)"),
     ("broadcast_like/axes", "mx.nd.broadcast_like(mx.nd.ones((1, 2, 1)), mx.nd.ones((5, 6, 7)), lhs_axes=(0, -1), "
                             "rhs_axes=(1, 2))"),
+    # gradientmultiplier: the identity, its gradient times the scalar; a contrib node named after its function
+    ("contrib/gradientmultiplier", "_contrib_gradientmultiplier",
+     "_input_grad(lambda x: mx.nd.contrib.gradientmultiplier(x, scalar=-0.5) * 3, [1, 2, -3])"),
+    ("sym/contrib/gradientmultiplier", "_contrib_gradientmultiplier",
+     "_symbol_input_grad(mx.sym.contrib.gradientmultiplier(mx.sym.var('x'), scalar=2.5), [[1, 2], [3, 4]])"),
+    ("sym/contrib/node_name", "[mx.sym.contrib.gradientmultiplier(mx.sym.var('x')).name, "
+                              "mx.sym.contrib.div_sqrt_dim(mx.sym.var('x')).name]"),
 ]
 
 

@@ -90,6 +90,9 @@ declare("_contrib_allclose", inputs=("a", "b"), attrs=[Attr("rtol", float_, 1e-5
                                                        Attr("equal_nan", bool_, True)],
         kernel=k.allclose, infer=_allclose_shapes, types=_allclose_types)
 declare("_contrib_div_sqrt_dim", kernel=k.div_sqrt_dim, infer=same_shape)
+# the identity forward, its gradient times `scalar` (a domain-adversarial network's reversal with -1)
+declare("_contrib_gradientmultiplier", attrs=[Attr("scalar", float_, 1.0), Attr("is_int", bool_, True)],
+        kernel=lambda data, scalar=1.0, is_int=True: data.copy(), infer=same_shape)
 declare("rcbrt", kernel=k.rcbrt, infer=same_shape)
 declare("degrees", kernel=k.degrees, infer=same_shape)
 declare("radians", kernel=k.radians, infer=same_shape)

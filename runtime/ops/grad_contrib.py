@@ -23,6 +23,7 @@ gradient_of("radians")(_scaled(lambda x, y, a: math.pi / 180.0))
 gradient_of("hard_sigmoid")(_scaled(
     lambda x, y, a: np.where((a["alpha"] * x + a["beta"] > 0) & (a["alpha"] * x + a["beta"] < 1), a["alpha"], 0)))
 gradient_of("_contrib_div_sqrt_dim")(_scaled(lambda x, y, a: 1.0 / math.sqrt(x.shape[-1])))
+gradient_of("_contrib_gradientmultiplier")(_scaled(lambda x, y, a: a["scalar"]))
 
 
 @gradient_of("moments")
