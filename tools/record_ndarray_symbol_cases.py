@@ -157,6 +157,16 @@ CASES = [
      "_symbol_input_grad(mx.sym.contrib.gradientmultiplier(mx.sym.var('x'), scalar=2.5), [[1, 2], [3, 4]])"),
     ("sym/contrib/node_name", "[mx.sym.contrib.gradientmultiplier(mx.sym.var('x')).name, "
                               "mx.sym.contrib.div_sqrt_dim(mx.sym.var('x')).name]"),
+    # bipartite_matching: best scores first, ties in index order, topk's off-by-one, batch axes
+    ("contrib/bipartite_matching/ties", "_contrib_bipartite_matching",
+     "mx.nd.contrib.bipartite_matching(mx.nd.array([[[0.5, 0.5, 0.1], [0.5, 0.5, 0.2], [0.3, 0.3, 0.3]]]), threshold=0)"),
+    ("contrib/bipartite_matching/topk", "_contrib_bipartite_matching",
+     "mx.nd.contrib.bipartite_matching(mx.nd.array(np.random.RandomState(3).randint(0, 5, (2, 2, 6, 5)) / 4.0), "
+     "threshold=0.3, topk=2)"),
+    ("contrib/bipartite_matching/ascend", "_contrib_bipartite_matching",
+     "mx.nd.contrib.bipartite_matching(mx.nd.array(np.random.RandomState(4).randint(0, 5, (2, 6, 5)) / 4.0, "
+     "dtype='float16'), threshold=0.6, is_ascend=True)"),
+    ("contrib/bipartite_matching/one_axis", "mx.nd.contrib.bipartite_matching(mx.nd.ones((3,)), threshold=0.1)"),
 ]
 
 

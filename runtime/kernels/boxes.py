@@ -105,3 +105,30 @@ def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, 
             rows[:, coord_start:coord_start + 4] = _to_center(corners[kept]) if out_format == "center" \
                 else corners[kept]
     return out.reshape(shape), order_out.reshape(shape[:-1])
+
+
+def bipartite_matching(data, threshold, is_ascend=False, topk=-1):
+    """Greedy matching of the rows and columns of each (rows, cols) score matrix, best scores first
+    (ties in index order): a pair whose row and column are both free is matched while its score is
+    above `threshold` (below it with `is_ascend`), the first that is not ending the matching; with
+    `topk` > 0 the matching ends once it has made more than `topk` pairs, as MXNet 1.9.1's does.
+    (the column matched to each row, the row matched to each column), -1 where none, in data's dtype."""
+    rows, cols = data.shape[-2], data.shape[-1]
+    scores = data.reshape(-1, rows * cols)
+    row_match = np.full((scores.shape[0], rows), -1, dtype=data.dtype)
+    col_match = np.full((scores.shape[0], cols), -1, dtype=data.dtype)
+    for b in range(scores.shape[0]):
+        order = np.argsort(scores[b] if is_ascend else -scores[b], kind="stable")
+        count = 0
+        for index in order:
+            r, c = divmod(int(index), cols)
+            if row_match[b, r] != -1 or col_match[b, c] != -1:
+                continue
+            score = scores[b, index]
+            if not (score < threshold if is_ascend else score > threshold):
+                break
+            row_match[b, r], col_match[b, c] = c, r
+            count += 1
+            if 0 < topk < count:
+                break
+    return row_match.reshape(data.shape[:-1]), col_match.reshape(data.shape[:-2] + (cols,))

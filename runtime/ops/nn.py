@@ -416,6 +416,19 @@ _resize = declare("_contrib_BilinearResize2D", inputs=("data", "like"), check=_f
 _resize.input_names = lambda a: ["data", "like"] if a.get("mode") == "like" else ["data"]
 declare("_contrib_box_iou", inputs=("lhs", "rhs"), attrs=[Attr("format", choice("corner", "center"), "corner")],
         kernel=k.box_iou, aliases=("contrib.box_iou",))
+def _matching_shapes(in_shapes, attrs):
+    shape = in_shapes[0]
+    if len(shape) < 2:
+        raise ValueError("score matrix must have dim >= 2 %d provided" % len(shape))
+    return in_shapes, [tuple(shape[:-1]), tuple(shape[:-2]) + (shape[-1],)]
+
+
+declare("_contrib_bipartite_matching", attrs=[Attr("is_ascend", bool_, False), Attr("threshold", float_, required=True),
+                                              Attr("topk", int_, -1)],
+        kernel=boxes.bipartite_matching, aliases=("contrib.bipartite_matching",), num_outputs=2,
+        infer=_matching_shapes)
+
+
 def _box_nms_check(in_shapes, attrs):
     width = in_shapes[0][-1]
     start, end = attrs["coord_start"], attrs["coord_start"] + 3
