@@ -59,6 +59,16 @@ def float_(value) -> float:
     return float(value)
 
 
+def floats_(value):
+    """A tuple of floats (MXNet's Tuple<float>); one number is a 1-tuple."""
+    value = _literal(value)
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+        return (float(value),)
+    if isinstance(value, (list, tuple)):
+        return tuple(float_(v) for v in value)
+    raise ValueError("expected a tuple of numbers, got %r" % (value,))
+
+
 def bool_(value) -> bool:
     value = _literal(value)
     if isinstance(value, (bool, np.bool_)):

@@ -167,6 +167,16 @@ CASES = [
      "mx.nd.contrib.bipartite_matching(mx.nd.array(np.random.RandomState(4).randint(0, 5, (2, 6, 5)) / 4.0, "
      "dtype='float16'), threshold=0.6, is_ascend=True)"),
     ("contrib/bipartite_matching/one_axis", "mx.nd.contrib.bipartite_matching(mx.nd.ones((3,)), threshold=0.1)"),
+    # MultiBoxPrior: anchors per position, sizes with the first ratio then the other ratios, clip, steps
+    ("contrib/MultiBoxPrior/default", "_contrib_MultiBoxPrior", "mx.nd.contrib.MultiBoxPrior(mx.nd.ones((1, 2, 3, 5)))"),
+    ("contrib/MultiBoxPrior/sizes_ratios", "_contrib_MultiBoxPrior",
+     "mx.nd.contrib.MultiBoxPrior(mx.nd.ones((2, 3, 4, 5)), sizes=(0.5, 0.25, 0.1), ratios=(1, 2, 0.5, 3))"),
+    ("contrib/MultiBoxPrior/clip_steps", "_contrib_MultiBoxPrior",
+     "mx.nd.contrib.MultiBoxPrior(mx.nd.ones((1, 3, 6, 4)), sizes=(0.7, 0.3), ratios=(1, 2), "
+     "clip=True, steps=(0.2, 0.3), offsets=(0.4, 0.6))"),
+    ("contrib/MultiBoxPrior/float64", "mx.nd.contrib.MultiBoxPrior(mx.nd.ones((1, 3, 2, 2), dtype='float64'))"),
+    ("sym/contrib/MultiBoxPrior", "_contrib_MultiBoxPrior",
+     "mx.sym.contrib.MultiBoxPrior(mx.sym.var('x'), sizes=(0.5, 0.2), ratios=(1, 2, 0.5)).infer_shape(x=(1, 3, 7, 9))[1]"),
 ]
 
 

@@ -132,3 +132,28 @@ def bipartite_matching(data, threshold, is_ascend=False, topk=-1):
             if 0 < topk < count:
                 break
     return row_match.reshape(data.shape[:-1]), col_match.reshape(data.shape[:-2] + (cols,))
+
+
+def multibox_prior(data, sizes=(1.0,), ratios=(1.0,), clip=False, steps=(-1.0, -1.0), offsets=(0.5, 0.5)):
+    """Anchor boxes (1, height * width * anchors, 4) as (xmin, ymin, xmax, ymax) over data's (N, C,
+    height, width) grid: at each position, row by row, one box per size with the first ratio, then
+    one per further ratio with the first size; in float32 arithmetic, each step as MXNet 1.9.1's."""
+    f32 = np.float32
+    height, width = data.shape[2], data.shape[3]
+    step_y, step_x = f32(steps[0]), f32(steps[1])
+    if step_y <= 0 or step_x <= 0:
+        step_y, step_x = f32(1) / f32(height), f32(1) / f32(width)
+    center_y = (np.arange(height, dtype=f32) + f32(offsets[0])) * step_y
+    center_x = (np.arange(width, dtype=f32) + f32(offsets[1])) * step_x
+    shapes = [(f32(size), np.sqrt(f32(ratios[0])) if len(ratios) else f32(1)) for size in sizes]
+    shapes += [(f32(sizes[0]), np.sqrt(f32(ratio))) for ratio in ratios[1:]]
+    half = [(size * f32(height) / f32(width) * ratio / f32(2), size / ratio / f32(2)) for size, ratio in shapes]
+    out = np.empty((height, width, len(half), 4), f32)
+    for a, (w, h) in enumerate(half):
+        out[:, :, a, 0] = center_x[None, :] - w
+        out[:, :, a, 1] = center_y[:, None] - h
+        out[:, :, a, 2] = center_x[None, :] + w
+        out[:, :, a, 3] = center_y[:, None] + h
+    if clip:
+        np.clip(out, 0, 1, out=out)
+    return out.reshape(1, -1, 4)

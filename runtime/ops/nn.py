@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 
+from runtime.base import MXNetError
 from runtime.kernels import boxes
 from runtime.kernels import nn as k
-from runtime.registry import (Attr, bool_, choice, declare, dtype_, float_, int_, optional, shape_,
+from runtime.registry import (Attr, bool_, choice, declare, dtype_, float_, floats_, int_, optional, shape_,
                               shape_inconsistent, str_, uniform_types)
 from runtime.util import is_np_shape
 
@@ -427,6 +428,32 @@ declare("_contrib_bipartite_matching", attrs=[Attr("is_ascend", bool_, False), A
                                               Attr("topk", int_, -1)],
         kernel=boxes.bipartite_matching, aliases=("contrib.bipartite_matching",), num_outputs=2,
         infer=_matching_shapes)
+
+
+def _prior_shapes(in_shapes, attrs):
+    height, width = in_shapes[0][2], in_shapes[0][3]
+    anchors = len(attrs["sizes"]) + len(attrs["ratios"]) - 1
+    return in_shapes, [(1, height * width * anchors, 4)]
+
+
+def _float32_only(in_dtypes, attrs, names):
+    """MXNet 1.9.1's rule for MultiBoxPrior: float32 data only (eagerly, `_multibox_prior` checks)."""
+    from runtime.serialization import type_flag
+    for dtype in in_dtypes:
+        if dtype is not None and dtype != "float32":
+            raise MXNetError("Unsupported data type %d" % type_flag(dtype))
+    return ["float32"] * len(in_dtypes), "float32"
+
+
+def _multibox_prior(data, **attrs):
+    _float32_only([data.dtype.name], attrs, ["data"])
+    return boxes.multibox_prior(data, **attrs)
+
+
+declare("_contrib_MultiBoxPrior", attrs=[Attr("sizes", floats_, (1.0,)), Attr("ratios", floats_, (1.0,)),
+                                         Attr("clip", bool_, False), Attr("steps", floats_, (-1.0, -1.0)),
+                                         Attr("offsets", floats_, (0.5, 0.5))],
+        kernel=_multibox_prior, aliases=("contrib.MultiBoxPrior",), infer=_prior_shapes, types=_float32_only)
 
 
 def _box_nms_check(in_shapes, attrs):

@@ -2,21 +2,12 @@
 scores and box deltas (runtime/kernels/proposal.py). MXNet gives them zero gradients."""
 from __future__ import annotations
 
-import numpy as np
 
 from runtime.kernels import proposal as k
 from runtime.ops.grad_math import zero_gradient
-from runtime.registry import Attr, _literal, bool_, declare, float_, gradient_of, int_
+from runtime.registry import Attr, bool_, declare, float_, floats_, gradient_of, int_
 
 
-def floats_(value):
-    """A tuple of floats (MXNet's Tuple<float>); one number is a 1-tuple."""
-    value = _literal(value)
-    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
-        return (float(value),)
-    if isinstance(value, (list, tuple)):
-        return tuple(float_(v) for v in value)
-    raise ValueError("expected a tuple of numbers, got %r" % (value,))
 
 
 _ATTRS = [Attr("rpn_pre_nms_top_n", int_, 6000), Attr("rpn_post_nms_top_n", int_, 300),
