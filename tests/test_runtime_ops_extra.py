@@ -167,6 +167,9 @@ def test_every_declared_operator_has_a_golden_case_or_a_case_here():
     # and those checked against values recorded from MXNet in a test of their own
     golden |= {"BatchNorm_v1"}  # symbolic only in MXNet: tests/test_runtime_recorded_fixes.py
     golden |= {"_contrib_ModulatedDeformableConvolution"}  # tests/test_runtime_modulated_deformable.py
+    # and GluonCV's box coder and matcher (tools/record_box_matching.py, tests/test_box_matching.py)
+    boxes = json.loads((Path(__file__).resolve().parent / "data" / "box_matching_cases.json").read_text())["cases"]
+    golden |= {("" if case["op"] == "amp_multicast" else "_contrib_") + case["op"] for case in boxes if "outputs" in case}
     # and nd.image's operators (tools/record_image_ops.py)
     image_ops = json.loads((Path(__file__).resolve().parent / "data" / "image_ops_cases.json").read_text())
     golden |= {"_image_" + name for name in ("to_tensor", "normalize") if image_ops[name]}

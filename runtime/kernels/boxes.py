@@ -105,3 +105,59 @@ def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, 
             rows[:, coord_start:coord_start + 4] = _to_center(corners[kept]) if out_format == "center" \
                 else corners[kept]
     return out.reshape(shape), order_out.reshape(shape[:-1])
+
+
+def box_decode(data, anchors, std0=1.0, std1=1.0, std2=1.0, std3=1.0, clip=-1.0, format="center"):
+    """`contrib.box_decode`: offsets (B, N, 4) against anchors (1, N, 4) back to corner boxes, in the
+    data's dtype as MXNet computes them (the stds and clip are cast to it first)."""
+    dtype = data.dtype.type
+    a = anchors.reshape(1, -1, 4)
+    ax, ay, aw, ah = (a[..., i] for i in range(4))
+    if format == "corner":  # (xmin, ymin, xmax, ymax) to centre and size
+        aw = aw - ax
+        ah = ah - ay
+        ax = ax + aw * dtype(0.5)
+        ay = ay + ah * dtype(0.5)
+    ox = data[..., 0] * dtype(std0) * aw + ax
+    oy = data[..., 1] * dtype(std1) * ah + ay
+    dw = data[..., 2] * dtype(std2)
+    dh = data[..., 3] * dtype(std3)
+    if clip > 0:
+        dw = np.minimum(dw, dtype(clip))
+        dh = np.minimum(dh, dtype(clip))
+    ow = np.exp(dw) * aw * dtype(0.5)
+    oh = np.exp(dh) * ah * dtype(0.5)
+    return np.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=-1).astype(data.dtype, copy=False)
+
+
+def bipartite_matching(data, threshold, is_ascend=False, topk=-1):
+    """`contrib.bipartite_matching`: greedy matching of a score matrix's rows and columns, best
+    score first, per matrix of the batch. Returns (row -> column, column -> row), -1 unmatched.
+
+    As MXNet: the scores are ordered stably (equal scores in index order); a pair whose row or
+    column is taken is skipped, the first free pair whose score misses the threshold ends the
+    matrix, and `topk` stops after the match that exceeds it (so topk + 1 matches are kept)."""
+    rows, cols = data.shape[-2], data.shape[-1]
+    scores = data.reshape(-1, rows * cols)
+    row_marker = np.full((scores.shape[0], rows), -1, dtype=data.dtype)
+    col_marker = np.full((scores.shape[0], cols), -1, dtype=data.dtype)
+    for b in range(scores.shape[0]):
+        order = np.argsort(scores[b] if is_ascend else -scores[b], kind="stable")
+        _match(scores[b], order, cols, threshold, is_ascend, topk, row_marker[b], col_marker[b])
+    return (row_marker.reshape(data.shape[:-1]),
+            col_marker.reshape(data.shape[:-2] + (cols,)))
+
+
+def _match(score, order, cols, threshold, is_ascend, topk, row_marker, col_marker):
+    count = 0
+    for idx in order:
+        r, c = divmod(int(idx), cols)
+        if row_marker[r] != -1 or col_marker[c] != -1:
+            continue
+        if not (score[idx] < threshold if is_ascend else score[idx] > threshold):
+            break
+        row_marker[r] = c
+        col_marker[c] = r
+        count += 1
+        if 0 < topk < count:
+            break

@@ -145,6 +145,22 @@ def amp_cast(x, dtype):
     return x.astype(dtype) if x.dtype in (np.float16, np.float32) else x.copy()
 
 
+def amp_multicast_dtype(dtypes, cast_narrow=False):
+    """The type AMP's multicast gives its float16/float32 inputs, as MXNet decides it: float32 if
+    any input is float32, else the first input's type (with `cast_narrow`: float16 if any input is
+    float16, else float32)."""
+    names = [np.dtype(d).name for d in dtypes]
+    if cast_narrow:
+        return "float16" if "float16" in names else "float32"
+    return "float32" if "float32" in names else names[0]
+
+
+def amp_multicast(*data, num_outputs=None, cast_narrow=False, num_args=None):
+    """AMP's multicast: the float16 and float32 inputs take one type, any other passes as it is."""
+    target = amp_multicast_dtype([x.dtype for x in data], cast_narrow)
+    return tuple(x.astype(target) if x.dtype in (np.float16, np.float32) else x.copy() for x in data)
+
+
 def smooth_l1(x, scalar=1.0):
     sigma2 = scalar * scalar
     return _same(x, np.where(np.abs(x) < 1.0 / sigma2, 0.5 * sigma2 * x * x, np.abs(x) - 0.5 / sigma2))

@@ -144,7 +144,7 @@ def _upsampling(inputs, outputs, out_grads, scale=1, sample_type="nearest", num_
 gradient_of("SequenceMask")(selection("SequenceMask", value=0.0))
 gradient_of("SequenceLast")(selection("SequenceLast"))
 gradient_of("SequenceReverse")(selection("SequenceReverse"))
-gradient_of("_contrib_box_iou")(zero_gradient)
+gradient_of("_contrib_box_iou", "_contrib_box_decode", "_contrib_bipartite_matching")(zero_gradient)
 
 
 @gradient_of("_contrib_box_nms")

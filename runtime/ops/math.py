@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from runtime.kernels import elementwise as k
-from runtime.registry import Attr, bool_, choice, declare, dtype_, float_, same_shape
+from runtime.registry import Attr, bool_, choice, declare, dtype_, float_, int_, same_shape
 from runtime.util import is_np_shape
 
 _UNARY = {
@@ -70,6 +70,24 @@ declare("cast", attrs=[Attr("dtype", dtype_, required=True)], kernel=k.cast, ali
 declare("amp_cast", attrs=[Attr("dtype", dtype_, required=True)], kernel=k.amp_cast, infer=_same_shape,
         types=lambda d, a, n: (d, [a["dtype"] if d[0] in ("float16", "float32") else d[0]]))
 declare("smooth_l1", attrs=[Attr("scalar", float_, 1.0)], kernel=k.smooth_l1, infer=_same_shape)
+
+
+def _amp_multicast_types(in_dtypes, attrs, names):
+    target = k.amp_multicast_dtype(in_dtypes, attrs.get("cast_narrow", False))
+    return in_dtypes, [target if d in ("float16", "float32") else d for d in in_dtypes]
+
+
+def _amp_multicast_shapes(in_shapes, attrs):
+    if len(in_shapes) != attrs["num_outputs"]:
+        raise ValueError("amp_multicast takes num_outputs=%d inputs, %d given" % (attrs["num_outputs"], len(in_shapes)))
+    return list(in_shapes), list(in_shapes)
+
+
+# GluonCV's box decoder brings its offsets and anchors to one type with it before contrib.box_decode
+declare("amp_multicast", inputs=("*data",), attrs=[Attr("num_outputs", int_, required=True),
+                                                   Attr("cast_narrow", bool_, False)],
+        kernel=k.amp_multicast, num_outputs=lambda a: a["num_outputs"], types=_amp_multicast_types,
+        infer=_amp_multicast_shapes, exact_dtypes=True)
 
 
 # ---- binary

@@ -416,6 +416,36 @@ _resize = declare("_contrib_BilinearResize2D", inputs=("data", "like"), check=_f
 _resize.input_names = lambda a: ["data", "like"] if a.get("mode") == "like" else ["data"]
 declare("_contrib_box_iou", inputs=("lhs", "rhs"), attrs=[Attr("format", choice("corner", "center"), "corner")],
         kernel=k.box_iou, aliases=("contrib.box_iou",))
+def _box_decode_check(in_shapes, attrs):
+    data, anchors = in_shapes
+    if len(data) != 3:
+        raise ValueError("data shape must have dim == 3, %d provided" % len(data))
+    if data[-1] != 4:
+        raise ValueError("last dimension of data must be 4, %d provided" % data[-1])
+    if len(anchors) < 3:
+        raise ValueError("anchors shape must have dim == 3, %d provided" % len(anchors))
+    if anchors[-1] != 4:
+        raise ValueError("last dimension of anchors must be 4, %d provided" % anchors[-1])
+
+
+declare("_contrib_box_decode", inputs=("data", "anchors"),
+        attrs=[Attr("std0", float_, 1.0), Attr("std1", float_, 1.0), Attr("std2", float_, 1.0),
+               Attr("std3", float_, 1.0), Attr("clip", float_, -1.0),
+               Attr("format", choice("corner", "center"), "center")],
+        kernel=boxes.box_decode, aliases=("contrib.box_decode",), check=_box_decode_check)
+
+
+def _bipartite_matching_check(in_shapes, attrs):
+    if len(in_shapes[0]) < 2:
+        raise ValueError("score matrix must have dim >= 2 %d provided" % len(in_shapes[0]))
+
+
+declare("_contrib_bipartite_matching",
+        attrs=[Attr("is_ascend", bool_, False), Attr("threshold", float_, required=True), Attr("topk", int_, -1)],
+        kernel=boxes.bipartite_matching, aliases=("contrib.bipartite_matching",),
+        check=_bipartite_matching_check, num_outputs=2)
+
+
 def _box_nms_check(in_shapes, attrs):
     width = in_shapes[0][-1]
     start, end = attrs["coord_start"], attrs["coord_start"] + 3
