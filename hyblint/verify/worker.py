@@ -749,6 +749,10 @@ def _package_place(exc: BaseException, package):
     prefix = os.path.join(package, "")
     place = None
     for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename.startswith("<"):
+            # code compiled from a string (MXNet 1.9.1 makes its operator functions so: "<string>"),
+            # which abspath would place in the current directory, the package's when verifying it
+            continue
         filename = os.path.abspath(frame.f_code.co_filename)
         if filename.startswith(prefix):
             place = [filename, lineno]
