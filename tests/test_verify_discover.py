@@ -365,3 +365,21 @@ def test_discover_switches_off_downloads_of_classes_and_factories(tmp_path):
     results = {r["block"]: r for r in json.loads(done.stdout)}
     assert results["Backboned"]["status"] == "not-built"
     assert "no backbone weights" in results["Backboned"]["detail"]
+
+
+def test_a_diagnostic_of_a_class_built_with_its_downloads_off_stays_with_it(tmp_path):
+    """A block named with its call (`Backboned(pretrained_base=False)`) still holds the diagnostics of
+    its class that no run reached (GluonCV's smot SSD: its HYB013 vanished from the JSON)."""
+    plain = "    def hybrid_forward(self, F, x):\n        return self.conv(x)\n"
+    assert plain in DETECTORS
+    source = DETECTORS.replace(plain, "    def hybrid_forward(self, F, x):\n        if autograd.is_training():\n"
+                                      "            return x\n        return self.conv(x)\n", 1)
+    source = "from mxnet import autograd\n" + source
+    (tmp_path / "detectors.py").write_text(source)
+    (tmp_path / "needs.py").write_text(source.replace("pretrained_base=True, dataset=\"voc\", **kwargs",
+                                                      "units, pretrained_base=True, **kwargs"))
+    done = verify("needs.py", "--discover", "--format", "json", cwd=tmp_path)
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    held = results["Backboned(pretrained_base=False)"]
+    assert held["status"] == "not-built", held
+    assert [d["code"] for d in held["diagnostics"]] == ["HYB013"], held

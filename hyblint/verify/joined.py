@@ -50,6 +50,9 @@ def judge_module(source: str, results: Sequence, diagnostics: list) -> List[Judg
               if v is not None]
     owners = _class_spans(source)
     by_name = {r.name: r for r in results}
+    # a class built with its downloads off is named with its call (`SSD(pretrained=False)`)
+    for r in results:
+        by_name.setdefault(r.name.split("(", 1)[0], r)
     for d, v in judged:
         holders = [by_name[n] for n in v.blocks if n in by_name]
         if not holders:
