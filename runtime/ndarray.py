@@ -624,7 +624,8 @@ def invoke(op: OpDef, args, kwargs, public_name: str):
         raise MXNetError(_eager_words(str(exc))) from None
     if any(not r.size for r in results):
         _known_outputs(op, given, results)
-    visible = [NDArray(_own(r, given) if r.dtype != np.float64 or not arrays else r.astype(arrays[0].dtype), ctx)
+    visible = [NDArray(_own(r, given) if r.dtype != np.float64 or not arrays or op.exact_dtypes
+                       else r.astype(arrays[0].dtype), ctx)
                for r in results[:op.visible(parsed)]]
     if op.storage is not None and (op.makes_sparse or any(type(v) is not NDArray for v in given)):
         from runtime.sparse import restore_storage

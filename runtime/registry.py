@@ -255,6 +255,9 @@ class OpDef:
     validates: bool = True                  # eager calls check their inputs first (set by declare)
     bracket_shapes: bool = False            # MXNet prints this operator's inferred shapes as [a,b]
     kernel_checks_shapes: bool = False      # the kernel rejects bad shapes in MXNet's words: eager calls skip `infer`
+    # the kernel gives every output in its own dtype, float64 included (amp_multicast passes a float64
+    # input through): eager calls do not bring a float64 result back to the first input's dtype
+    exact_dtypes: bool = False
     output_names: Tuple[str, ...] = ()      # MXNet's names for the outputs (BatchNorm: output, mean, var)
     # MXNet registers no names for the inputs (Activation): its monitors call them input0, input1...
     unnamed_inputs: bool = False

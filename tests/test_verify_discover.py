@@ -294,3 +294,92 @@ def test_discover_tries_a_block_without_parameters_on_guessed_inputs(tmp_path):
     assert "guessed" in results["Pool"]["detail"]
     done = verify("free.py", "--format", "json", cwd=tmp_path)
     assert {r["block"]: r["status"] for r in json.loads(done.stdout)} == {"Scores": "no-inputs", "Pool": "no-inputs"}
+
+
+# GluonCV's detectors take one image at a time (Faster R-CNN sizes its proposals for one) or need
+# more than 224 pixels (SSD 512's extra layers); parts of its models download a backbone from
+# their constructor (`DeconvResnet(pretrained_base=True)`) or from a `get_` factory.
+DETECTORS = textwrap.dedent("""\
+    from mxnet.gluon import nn
+
+
+    class OneImage(nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.conv = nn.Conv2D(4, 3)
+
+        def hybrid_forward(self, F, x):
+            y = self.conv(x)
+            # as a detector whose proposals are sized for one image: batch 2 does not run
+            return F.elemwise_add(y, F.ones_like(F.slice_axis(y, axis=0, begin=0, end=1)))
+
+
+    def one_image(pretrained=False):
+        return OneImage()
+
+
+    def large_input(pretrained=False):
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(4, 3, strides=4), nn.AvgPool2D(pool_size=64), nn.Flatten())
+        return net
+
+
+    class Backboned(nn.HybridBlock):
+        def __init__(self, pretrained_base=True, dataset="voc", **kwargs):
+            super().__init__(**kwargs)
+            if pretrained_base:
+                raise RuntimeError("this test has no backbone weights to download")
+            self.conv = nn.Conv2D(4, 3)
+
+        def hybrid_forward(self, F, x):
+            return self.conv(x)
+
+
+    def get_backboned(pretrained_base=True, pretrained_model="voc"):
+        return Backboned(pretrained_base=pretrained_base)
+    """)
+
+
+def test_discover_tries_one_image_and_larger_images(tmp_path):
+    (tmp_path / "detectors.py").write_text(DETECTORS)
+    done = verify("detectors.py", "--discover", "--format", "json", cwd=tmp_path)
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    one = results["one_image(pretrained=False)"]
+    assert one["status"] == "agrees", one
+    assert one["inputs"][0] == "(1, 3, 224, 224)"
+    large = results["large_input(pretrained=False)"]
+    assert large["status"] == "agrees", large
+    assert large["inputs"][0] == "(2, 3, 512, 512)"
+
+
+def test_discover_switches_off_downloads_of_classes_and_factories(tmp_path):
+    (tmp_path / "detectors.py").write_text(DETECTORS)
+    done = verify("detectors.py", "--discover", "--format", "json", cwd=tmp_path)
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    # a keyword whose default names something (a dataset) is no download switch: left as it is
+    for name in ("Backboned(pretrained_base=False)", "get_backboned(pretrained_base=False)"):
+        assert results[name]["status"] == "agrees", results
+        assert results[name]["inputs"][0] == "(2, 3, 32, 32)"
+    # without --discover, a class is built as it is declared
+    done = verify("detectors.py", "--format", "json", cwd=tmp_path)
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    assert results["Backboned"]["status"] == "not-built"
+    assert "no backbone weights" in results["Backboned"]["detail"]
+
+
+def test_a_diagnostic_of_a_class_built_with_its_downloads_off_stays_with_it(tmp_path):
+    """A block named with its call (`Backboned(pretrained_base=False)`) still holds the diagnostics of
+    its class that no run reached (GluonCV's smot SSD: its HYB013 vanished from the JSON)."""
+    plain = "    def hybrid_forward(self, F, x):\n        return self.conv(x)\n"
+    assert plain in DETECTORS
+    source = DETECTORS.replace(plain, "    def hybrid_forward(self, F, x):\n        if autograd.is_training():\n"
+                                      "            return x\n        return self.conv(x)\n", 1)
+    source = "from mxnet import autograd\n" + source
+    (tmp_path / "detectors.py").write_text(source)
+    (tmp_path / "needs.py").write_text(source.replace("pretrained_base=True, dataset=\"voc\", **kwargs",
+                                                      "units, pretrained_base=True, **kwargs"))
+    done = verify("needs.py", "--discover", "--format", "json", cwd=tmp_path)
+    results = {r["block"]: r for r in json.loads(done.stdout)}
+    held = results["Backboned(pretrained_base=False)"]
+    assert held["status"] == "not-built", held
+    assert [d["code"] for d in held["diagnostics"]] == ["HYB013"], held

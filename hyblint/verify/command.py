@@ -105,12 +105,13 @@ def run(args: argparse.Namespace) -> int:
             fixed, changed, by_design = (_fixed_source(source, path, options, args.extend_select)
                                          if options.fix else (None, [], {}))
             jobs.append((path, source, fixed, changed, by_design))
+        run_sources = {str(path): source for path, source, *_ in jobs}  # checked together, as by `check`
         cache = batch.ResultCache(None if args.no_cache else _cache_folder(args) / "verify",
                                   batch.fingerprint(options, args.extend_select))
         for (path, source, fixed, changed, by_design), key, module_results, diagnostics in batch.verify_all(
                 jobs, options, cache, args.jobs or default_jobs()):
             if diagnostics is None:
-                diagnostics = joined.static_diagnostics(source, path, args.extend_select)
+                diagnostics = joined.static_diagnostics(source, path, args.extend_select, run_sources)
                 cache.put(key, module_results, diagnostics)
             results.extend(module_results)
             to_judge.append((path, source, module_results, diagnostics))

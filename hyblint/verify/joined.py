@@ -18,15 +18,28 @@ def extra_codes(extend_select: str) -> Tuple[str, ...]:
     return tuple(c.strip().upper() for c in extend_select.split(",") if c.strip())
 
 
-def static_diagnostics(source: str, path: Path, extend_select: str) -> list:
-    """What `hyblint check` reports for the file (its configuration, plus --extend-select)."""
+def run_context(sources: Dict[str, str], settings) -> tuple:
+    """(the block classes declared through other bases, the package index) over the run's files,
+    as `hyblint check` builds them: the index tells which helpers a hybrid_forward calls with F
+    (`self.cross_entropy_loss(F, pred, ...)`), whose diagnostics check reports too."""
+    from hyblint.files import SourceFile
+    from hyblint.lint import hierarchy_of, package_of
+    files = {path: SourceFile(path, text, "utf-8", False) for path, text in sources.items()}
+    return hierarchy_of(files, settings), package_of(files)
+
+
+def static_diagnostics(source: str, path: Path, extend_select: str, sources: Optional[Dict[str, str]] = None) -> list:
+    """What `hyblint check` reports for the file (its configuration, plus --extend-select), checked
+    with the other files of the run, `sources` (path: text), as check checks them together."""
     from hyblint.config import find_config, load_settings
     from hyblint.engine import check_source
     settings = load_settings(find_config([str(path)]))
     codes = extra_codes(extend_select)
     if codes:
         settings = replace(settings, extend_select=settings.extend_select + codes)
-    return [d for d in check_source(source, str(path), settings) if verdicts_module.judged_codes(d.code)]
+    extra, package = run_context(sources if sources is not None else {str(path): source}, settings)
+    found = check_source(source, str(path), settings, extra_hybrid_classes=extra, package=package)
+    return [d for d in found if verdicts_module.judged_codes(d.code)]
 
 
 def judge_module(source: str, results: Sequence, diagnostics: list) -> List[Judged]:
@@ -37,6 +50,9 @@ def judge_module(source: str, results: Sequence, diagnostics: list) -> List[Judg
               if v is not None]
     owners = _class_spans(source)
     by_name = {r.name: r for r in results}
+    # a class built with its downloads off is named with its call (`SSD(pretrained=False)`)
+    for r in results:
+        by_name.setdefault(r.name.split("(", 1)[0], r)
     for d, v in judged:
         holders = [by_name[n] for n in v.blocks if n in by_name]
         if not holders:

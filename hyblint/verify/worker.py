@@ -193,10 +193,14 @@ def _module_candidates(module: types.ModuleType, mx, discover: bool = False):
     for name, obj in sorted(vars(module).items()):
         if getattr(obj, "__module__", None) != module.__name__:
             continue
+        # with `discover`, what downloads weights is off for classes and factories too (GluonCV's
+        # `DeconvResnet(pretrained_base=True)`, `get_monodepth2(pretrained_base=True)`)
         if isinstance(obj, type) and issubclass(obj, hybrid):
-            yield name, _class_builder(name)
+            switched_off = _pretrained_keywords(obj.__init__) if discover else []
+            yield name + _call_shown(switched_off), _class_builder(name, switched_off)
         elif inspect.isfunction(obj) and _is_factory(name, obj):
-            yield name + "()", _function_builder(name)
+            switched_off = _pretrained_keywords(obj) if discover else []
+            yield name + "(%s)" % _call_shown(switched_off)[1:-1], _function_builder(name, switched_off)
         elif discover and inspect.isfunction(obj) and _model_function(name, obj, module):
             switched_off = _pretrained_keywords(obj)
             vocabularies = discovery.vocabulary_keywords(obj) if discovery.package_vocabulary(module) else []
@@ -220,6 +224,10 @@ def _model_function(name: str, func, module) -> bool:
 
 
 RGB_GUESS = "an RGB image guessed"
+# (batch, size) of the RGB images guessed, in turn: small first; ImageNet's size for a fixed-size
+# head or a deep stem; one image, for detectors that take one at a time (GluonCV's Faster R-CNN
+# sizes its proposals for one); 512 pixels, for SSD's extra layers that 224 pixels shrink to nothing
+IMAGE_RUNGS = ((2, 32), (2, 224), (1, 224), (2, 512))
 SEQUENCE_GUESS = "a batch of 2 sequences of 5 steps guessed"
 FREE_GUESS = "inputs of shape (2, 5, 8) guessed"
 FREE_GUESS_SHAPE = (2, 5, 8)
@@ -234,7 +242,7 @@ def _pretrained_keywords(func) -> list:
     model zoos give their models' parts (GluonCV's `pretrained_base=True` for a detector's
     backbone): each is passed False, so that a model is built without the network."""
     return [p.name for p in inspect.signature(func).parameters.values()
-            if p.name.startswith("pretrained") and p.default is not p.empty
+            if p.name.startswith("pretrained") and (p.default is None or isinstance(p.default, bool))
             and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
@@ -267,7 +275,12 @@ def _callable_bare(func) -> bool:
     return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
 
 
-def _class_builder(name: str):
+def _call_shown(switched_off: list) -> str:
+    """How a candidate's name shows the keywords it is built with: '' for none (`Tiny`)."""
+    return "(%s)" % ", ".join("%s=False" % keyword for keyword in switched_off) if switched_off else ""
+
+
+def _class_builder(name: str, switched_off: list = ()):
     def build(module):
         cls = getattr(module, name)
         needed = [p.name for p in list(inspect.signature(cls.__init__).parameters.values())[1:]
@@ -275,12 +288,12 @@ def _class_builder(name: str):
         if needed:
             raise TypeError("the constructor needs arguments (%s): name a factory with --factory"
                             % ", ".join(needed))
-        return cls()
+        return cls(**dict.fromkeys(switched_off, False))
     return build
 
 
-def _function_builder(name: str):
-    return lambda module: getattr(module, name)()
+def _function_builder(name: str, switched_off: list = ()):
+    return lambda module: getattr(module, name)(**dict.fromkeys(switched_off, False))
 
 
 def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
@@ -344,9 +357,10 @@ def _verify_one(name, build, original, fixed, fixed_error, request, mx) -> dict:
         if first.error is not None:
             raise first.error
     except BaseException as exc:
-        if inferred_from and RGB_GUESS in inferred_from and not request.get("full_size_image"):
-            # too small for the network (a fixed-size head, a deep stem): try ImageNet's size
-            return _verify_one(name, build, original, fixed, fixed_error, dict(request, full_size_image=True), mx)
+        rung = request.get("image_rung", 0)
+        if inferred_from and RGB_GUESS in inferred_from and rung + 1 < len(IMAGE_RUNGS):
+            # the image did not fit the network: try the next guess
+            return _verify_one(name, build, original, fixed, fixed_error, dict(request, image_rung=rung + 1), mx)
         if inferred_from:  # a guess from the first layer that did not fit is no finding about the block
             result.update(status=NO_INPUTS, detail="input shape %s inferred from %s did not run (%s): give "
                           "--shapes %s=..." % (_shape_text(shapes), inferred_from, _describe(exc), _short(name)))
@@ -583,9 +597,9 @@ def _input_shapes(name, net, request: dict, mx):
         return [{"shape": [2, 5], "low": 0, "high": weight_shape[0]}], what + "(input_dim=%d)" % weight_shape[0]
     stem = _image_stem(first, weight_shape, net, nn) if request.get("discover") else None
     if stem:
-        # a model zoo's image network: try an RGB image, small first (ImageNet's size if too small)
-        size = 224 if request.get("full_size_image") else 32
-        return [(2, 3, size, size)], what + " (%s: %s)" % (stem, RGB_GUESS)
+        # a model zoo's image network: an RGB image, the next of IMAGE_RUNGS each time one does not run
+        batch, size = IMAGE_RUNGS[request.get("image_rung", 0)]
+        return [(batch, 3, size, size)], what + " (%s: %s)" % (stem, RGB_GUESS)
     features = _sequence_features(first, weight_shape, nn) if request.get("discover") else None
     if features:
         # a sequence model's first layer (a Transformer's LayerNorm): it reads the last axis
@@ -735,6 +749,10 @@ def _package_place(exc: BaseException, package):
     prefix = os.path.join(package, "")
     place = None
     for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename.startswith("<"):
+            # code compiled from a string (MXNet 1.9.1 makes its operator functions so: "<string>"),
+            # which abspath would place in the current directory, the package's when verifying it
+            continue
         filename = os.path.abspath(frame.f_code.co_filename)
         if filename.startswith(prefix):
             place = [filename, lineno]

@@ -148,6 +148,11 @@ def _cast(inputs, outputs, out_grads, dtype):
     return [out_grads[0].astype(inputs[0].dtype)]
 
 
+@gradient_of("amp_multicast")
+def _amp_multicast(inputs, outputs, out_grads, **attrs):
+    return [g.astype(x.dtype) for x, g in zip(inputs, out_grads)]  # each gradient cast back, as MXNet's
+
+
 @gradient_of("smooth_l1")
 def _smooth_l1(inputs, outputs, out_grads, scalar):
     x = inputs[0]

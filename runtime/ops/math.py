@@ -110,7 +110,7 @@ def _multicast_types(in_dtypes, attrs, names):
 declare("amp_multicast", inputs=("*data",), attrs=[Attr("num_outputs", int_, required=True),
                                                    Attr("cast_narrow", bool_, False)],
         kernel=k.amp_multicast, infer=_multicast_shapes, types=_multicast_types,
-        num_outputs=lambda a: a["num_outputs"])
+        num_outputs=lambda a: a["num_outputs"], exact_dtypes=True)
 declare("smooth_l1", attrs=[Attr("scalar", float_, 1.0)], kernel=k.smooth_l1, infer=_same_shape)
 
 
