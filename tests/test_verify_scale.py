@@ -148,3 +148,18 @@ def test_the_cache_key_covers_every_file_the_worker_loads():
     worker = (Path(batch.__file__).parent / "worker.py").read_text()
     loaded = {name + ".py" for name in re.findall(r'_load_sibling\("(\w+)"\)', worker)}
     assert loaded and loaded | {"worker.py"} <= set(batch.WORKER_FILES)
+
+
+def test_the_cache_key_follows_hyblint_s_own_code(tmp_path, monkeypatch):
+    """A change to a rule or the analysis changes the diagnostics verify judges: cached answers
+    from before it are not reused."""
+    from hyblint.verify import batch, runner
+    rule = tmp_path / "rules" / "hyb001.py"
+    rule.parent.mkdir()
+    rule.write_text("CODE = 'HYB001'\n")
+    monkeypatch.setattr(batch, "LINT_FOLDER", tmp_path)
+    options = runner.VerifyOptions()
+    before = batch.fingerprint(options, "")
+    assert batch.fingerprint(options, "") == before
+    rule.write_text("CODE = 'HYB001'  # reports more\n")
+    assert batch.fingerprint(options, "") != before

@@ -25,6 +25,8 @@ TRANSIENT = (runner.TIMEOUT, runner.CRASHED)
 _HERE = Path(__file__).resolve().parent
 # The files a worker runs: the worker and the siblings it loads by path; a change to any changes answers.
 WORKER_FILES = ("worker.py", "schedule.py", "discovery.py")
+# hyblint's own code: the static diagnostics that verify judges come from its rules and analysis.
+LINT_FOLDER = _HERE.parent
 
 
 def _files_digest(folder: Path, pattern: str) -> str:
@@ -37,8 +39,9 @@ def _files_digest(folder: Path, pattern: str) -> str:
 
 
 def fingerprint(options: runner.VerifyOptions, extend_select: str) -> str:
-    """What, besides a module's text, decides its answer: hyblint's version and verification code,
-    the runtime (its code) or the --python interpreter, and the options."""
+    """What, besides a module's text, decides its answer: hyblint's version and code (its rules give
+    the diagnostics judged; the worker's files run the module), the runtime (its code) or the
+    --python interpreter, and the options."""
     from hyblint import __version__
     digest = hashlib.sha256()
     for name in WORKER_FILES:
@@ -54,7 +57,8 @@ def fingerprint(options: runner.VerifyOptions, extend_select: str) -> str:
                     shapes=options.shapes, fix=options.fix, unsafe=options.unsafe_fixes, discover=options.discover,
                     timeout=options.timeout, seed=options.seed, rtol=options.rtol, atol=options.atol,
                     extend_select=extend_select)
-    digest.update(json.dumps([__version__, backend, settings], sort_keys=True, default=str).encode())
+    lint = _files_digest(LINT_FOLDER, "*.py")
+    digest.update(json.dumps([__version__, backend, lint, settings], sort_keys=True, default=str).encode())
     return digest.hexdigest()
 
 
