@@ -263,11 +263,9 @@ def test_blocks_built_in_another_module_judge_the_diagnostics_of_the_classes_the
     (package / "__init__.py").write_text("")
     (package / "parts.py").write_text(PARTS)
     (package / "presets.py").write_text(ZOO)
-    parser = argparse.ArgumentParser()
-    arguments.add_arguments(parser)
-    command.run(parser.parse_args([str(package), "--discover", "--no-cache", "--format", "sarif",
-                                   "--shapes", "stack_small=2x3", "--shapes", "picker_small=2x3"]))
-    sarif = json.loads(capsys.readouterr().out)
+    _, out = run(capsys, package, "--discover", "--no-cache", "--format", "sarif",
+                 "--shapes", "stack_small=2x3", "--shapes", "picker_small=2x3")
+    sarif = json.loads(out)
     results = {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]): r
                for r in sarif["runs"][0]["results"]}
     frozen = results[("HYB013", line_of("if autograd.is_training():", PARTS))]["properties"]["verify"]
@@ -295,10 +293,8 @@ def test_a_branch_whose_calls_fail_eagerly_is_not_refuted(tmp_path, capsys):
     """Train mode raised eagerly, so the frozen branch was never compared: no refutation."""
     path = tmp_path / "untried.py"
     path.write_text(UNTRIED)
-    parser = argparse.ArgumentParser()
-    arguments.add_arguments(parser)
-    command.run(parser.parse_args([str(path), "--no-cache", "--format", "json", "--shapes", "Trains=2x3"]))
-    [block] = json.loads(capsys.readouterr().out)
+    _, out = run(capsys, path, "--no-cache", "--format", "json", "--shapes", "Trains=2x3")
+    [block] = json.loads(out)
     assert block["status"] == "agrees" and block["findings"] == []
     found = verdict(block, "HYB013")
     assert found["verdict"] == "inconclusive", found
@@ -338,11 +334,9 @@ BACKENDS = [[]] + ([["--python", os.environ["HYBLINT_MXNET_PYTHON"]]] if os.envi
 def test_train_mode_values_that_random_draws_decide_are_not_compared(tmp_path, capsys, backend):
     path = tmp_path / "draws.py"
     path.write_text(DRAWS)
-    parser = argparse.ArgumentParser()
-    arguments.add_arguments(parser)
-    command.run(parser.parse_args([str(path), "--no-cache", "--format", "json", "--shapes", "WeightDrop=4x30",
-                                   "--shapes", "Scaled=2x3"] + backend))
-    blocks = {b["block"]: b for b in json.loads(capsys.readouterr().out)}
+    _, out = run(capsys, path, "--no-cache", "--format", "json", "--shapes", "WeightDrop=4x30",
+                 "--shapes", "Scaled=2x3", *backend)
+    blocks = {b["block"]: b for b in json.loads(out)}
     assert blocks["WeightDrop"]["status"] == "agrees", blocks["WeightDrop"]
     assert blocks["WeightDrop"]["findings"] == []
     assert blocks["Scaled"]["status"] == "disagrees", blocks["Scaled"]
@@ -364,10 +358,8 @@ RESNET_V2 = textwrap.dedent("""\
 def test_train_mode_values_that_rounding_decides_are_not_compared(tmp_path, capsys, backend):
     path = tmp_path / "zoo.py"
     path.write_text(RESNET_V2)
-    parser = argparse.ArgumentParser()
-    arguments.add_arguments(parser)
-    command.run(parser.parse_args([str(path), "--no-cache", "--discover", "--format", "json"] + backend))
-    [block] = json.loads(capsys.readouterr().out)
+    _, out = run(capsys, path, "--no-cache", "--discover", "--format", "json", *backend)
+    [block] = json.loads(out)
     assert block["inputs"][0] == "(2, 3, 32, 32)"
     assert block["status"] == "agrees" and block["findings"] == [], block
 
