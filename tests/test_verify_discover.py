@@ -292,7 +292,9 @@ def test_discover_tries_a_block_without_parameters_on_guessed_inputs(tmp_path):
     assert results["Scores"]["inputs"][0] == "(2, 5, 8), (2, 5, 8)"
     assert results["Pool"]["status"] == "no-inputs", results
     assert "guessed" in results["Pool"]["detail"]
+    # without --discover nothing is guessed for a block without parameters
     done = verify("free.py", "--format", "json", cwd=tmp_path)
+    assert {r["block"]: r["status"] for r in json.loads(done.stdout)}["Scores"] == "no-inputs"
     assert {r["block"]: r["status"] for r in json.loads(done.stdout)} == {"Scores": "no-inputs", "Pool": "no-inputs"}
 
 
