@@ -103,7 +103,7 @@ def _triage(source: str, filename: str, settings: Settings, codes: Tuple[str, ..
         return result
     if can_screen(codes):
         aliases = tuple(sorted(result.imports.aliases.items()))
-        helpers = _HelperTexts(source)
+        helpers = _helper_texts(source)
         result.snippets = [s for s in snippets if _screened(s.text, result.imports, aliases, helpers)]
     else:
         result.snippets = snippets
@@ -141,15 +141,17 @@ _NOT_A_TENSOR = frozenset({Kind.PYTHON, Kind.UNKNOWN, Kind.SEQUENCE, Kind.GROUP}
 
 def _screen_again(first: Triage) -> None:
     """Drop the methods the screen clears once it knows what the index says their callers pass (a
-    list, Python values): `x[0]` on a parameter every caller gives a list is not a tensor's."""
+    list, Python values) and what their children return: `x[0]` on a parameter every caller gives
+    a list is not a tensor's, nor `y[0]` on a child's result, a tensor or a tuple of them."""
     texts = None
     kept = []
     for snippet in first.snippets:
         context = first.context.get(snippet.owner)
         received = {name: kind for name, kind, _ in context.parameters} if context is not None else {}
-        if any(kind in _NOT_A_TENSOR for kind in received.values()):
-            texts = texts or _HelperTexts(first.source)
-            if not may_report(snippet.text, first.imports, texts.record(), received):
+        if any(kind in _NOT_A_TENSOR for kind in received.values()) or _CALLED_ATTRIBUTE.search(snippet.text):
+            texts = texts or _helper_texts(first.source)
+            children = dict(context.children) if context is not None else {}
+            if not may_report(snippet.text, first.imports, texts.record(), received, children):
                 continue
         kept.append(snippet)
     first.snippets = kept
@@ -178,6 +180,23 @@ def _screened(text: str, imports: ModuleFacts, aliases: tuple, helpers: "_Helper
 
 
 _DEF_LINE = re.compile(r"^(?P<indent>[ \t]*)def[ \t]+(?P<name>\w+)", re.MULTILINE)
+
+
+# The helper texts (and the screen's verdicts on them) of the files triaged last: the second
+# screening of a file's methods, once the index is read, asks for the same helpers again.
+_HELPERS: "OrderedDict[str, _HelperTexts]" = OrderedDict()
+_HELPERS_SIZE = 16
+
+
+def _helper_texts(source: str) -> "_HelperTexts":
+    found = _HELPERS.get(source)
+    if found is None:
+        found = _HELPERS[source] = _HelperTexts(source)
+        if len(_HELPERS) > _HELPERS_SIZE:
+            _HELPERS.popitem(last=False)
+    else:
+        _HELPERS.move_to_end(source)
+    return found
 
 
 class _HelperTexts:

@@ -43,7 +43,7 @@ def main() -> int:
         first = engine.with_context(triage.triage(source.text, path, settings, extra_hybrid_classes=extra), package)
         engine._SNIPPET_CACHE.clear()
         screened = engine.finish(first)
-        triage.may_report = lambda text, imports, helpers=None, received=None: True
+        triage.may_report = lambda *args, **kwargs: True
         triage._VERDICTS.clear()
         try:
             everything = engine.with_context(

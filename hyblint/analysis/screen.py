@@ -21,6 +21,7 @@ screened and unscreened checks of generated methods, so a screen that misses a c
 from __future__ import annotations
 
 import ast
+from collections import OrderedDict
 from typing import Callable, Dict, Iterable, List, Optional
 
 from hyblint.analysis.kinds import Kind
@@ -68,15 +69,37 @@ HelperTexts = Callable[[str], Optional[List[str]]]
 
 
 def may_report(source: str, imports: ModuleFacts, helpers: Optional[HelperTexts] = None,
-               received: Optional[Dict[str, Kind]] = None) -> bool:
+               received: Optional[Dict[str, Kind]] = None, children: Optional[Dict[str, Kind]] = None) -> bool:
     """False only when no screened rule can report in the hybrid_forward that `source` (a method cut
     out of its file and dedented) defines, nor in the helpers it calls with F or tensors (found by
     `helpers`); True when it may, or when the text is not one method. `received`: what the package
-    index says the block's callers pass, by parameter (`ClassContext.parameters`)."""
-    function = _one_function(source)
+    index says the block's callers pass, by parameter (`ClassContext.parameters`); `children`: what
+    it says the children called return (`ClassContext.children`; a child it does not list gives
+    what the analysis takes for a child's result), None before the index is read."""
+    function, nodes = _parsed_method(source)
     if function is None:
         return True
-    return _Screen(function, imports, helpers=helpers, received=received).may_report()
+    return _Screen(function, imports, helpers=helpers, received=received, children=children,
+                   nodes=nodes).may_report()
+
+
+# The last methods screened, parsed and walked: a method kept by the first screening is screened
+# again once the index is read (the screen never changes a tree).
+_PARSED: "OrderedDict[str, tuple]" = OrderedDict()
+_PARSED_SIZE = 64
+
+
+def _parsed_method(source: str) -> tuple:
+    """(the function `source` defines, every node under it), or (None, None)."""
+    found = _PARSED.get(source)
+    if found is None:
+        function = _one_function(source)
+        found = _PARSED[source] = (function, _walk(function) if function is not None else None)
+        if len(_PARSED) > _PARSED_SIZE:
+            _PARSED.popitem(last=False)
+    else:
+        _PARSED.move_to_end(source)
+    return found
 
 
 def _one_function(source: str) -> Optional[ast.FunctionDef]:
@@ -127,8 +150,12 @@ def _dotted(node: ast.expr) -> Optional[str]:
 _NOT_CHILDREN = {"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "kind",
                  "asname", "rest", "kwd_attrs", "conversion", "is_async", "simple", "type_comment", "type_ignores"}
 _CHILD_FIELDS: Dict[type, tuple] = {ast.Constant: ()}
-T = 1  # may be a tensor, or a child block's result
+T = 1  # may be a tensor
 G = 2  # may be a group or list of tensors
+M = 4  # may be a child block's result the package index does not know: a tensor, or a tuple of them
+TM = T | M
+# (every rule that reports on M reports on T too, so that T alone may stand for both: only the
+# results of child blocks, once the index has said what they return, are M without T)
 
 
 def _child_fields(kind: type) -> tuple:
@@ -169,11 +196,14 @@ def _walk(root: ast.AST) -> List[ast.AST]:
 
 class _Screen:
     def __init__(self, function: ast.FunctionDef, imports: ModuleFacts, helpers: Optional[HelperTexts] = None,
-                 helper: bool = False, namespace: Optional[int] = None, received: Optional[Dict[str, Kind]] = None):
+                 helper: bool = False, namespace: Optional[int] = None, received: Optional[Dict[str, Kind]] = None,
+                 children: Optional[Dict[str, Kind]] = None, nodes: Optional[List[ast.AST]] = None):
         """A hybrid_forward, or a `helper` whose parameter number `namespace` receives F (None:
-        none does); `received`: what a hybrid_forward's callers pass."""
+        none does); `received`: what a hybrid_forward's callers pass; `children`: what the index
+        says its children return (None: not known yet, so any child may return a tensor)."""
         self.imports = imports
         self.helpers = helpers
+        self.children = children
         arguments = function.args
         positional = [a.arg for a in arguments.args]
         self.instance = positional[0] if positional else None  # `self`
@@ -195,17 +225,17 @@ class _Screen:
             self.namespace = positional[namespace] if namespace is not None and namespace < len(positional) else None
             for name in positional + [a.arg for a in arguments.kwonlyargs]:
                 if name not in ("self", self.namespace):
-                    self.flavors[name] = T | G  # whatever the calls pass
+                    self.flavors[name] = TM | G  # whatever the calls pass
         if arguments.vararg is not None:
             self.flavors[arguments.vararg.arg] = G
-        self.nodes = _walk(function)
+        self.nodes = nodes if nodes is not None else _walk(function)
         # the analysis takes a builtin's result for a Python value, unless the method binds its name
         self.locals = {node.id for node in self.nodes if type(node) is ast.Name and type(node.ctx) is not ast.Load}
         self.locals.update(positional, (a.arg for a in arguments.kwonlyargs),
                            (star.arg for star in (arguments.vararg, arguments.kwarg) if star is not None))
         self._flavor_of: Dict[ast.AST, int] = {}
         if not helper:  # (a helper's parameters are what the calls pass, whatever the uses say)
-            for name in _lists_by_usage(self.nodes, [n for n, f in self.flavors.items() if f == T | G],
+            for name in _lists_by_usage(self.nodes, [n for n, f in self.flavors.items() if f == TM | G],
                                         self.namespace):
                 self.flavors[name] = G
         self.initial = dict(self.flavors)
@@ -282,11 +312,12 @@ class _Screen:
                         changed = True
         # the last round changed nothing, so what it computed stands
 
-    def maybe_tensor_before(self, node: ast.AST) -> bool:
-        """As maybe_tensor; for a name outside loops and nested scopes, only the bindings that end
-        before it count, as the analysis walks in order (`x = F.concat(*x)` reads the parameter)."""
+    def tensor_before(self, node: ast.AST) -> bool:
+        """As may_be_plain_tensor (for HYB015); for a name outside loops and nested scopes, only the
+        bindings that end before it count, as the analysis walks in order (`x = F.concat(*x)`
+        reads the parameter)."""
         if type(node) is not ast.Name:
-            return self.maybe_tensor(node)
+            return self.may_be_plain_tensor(node)
         if self._earlier is None:
             self._earlier = {}
             self._loops = [n for n in self.nodes[1:] if type(n) in _LOOPS]  # (nodes[0]: the method)
@@ -297,7 +328,7 @@ class _Screen:
                         self._earlier.setdefault(name, []).append((end, flavor))
         start = (node.lineno, node.col_offset)
         if any(_encloses(loop, start) for loop in self._loops):
-            return self.maybe_tensor(node)
+            return self.may_be_plain_tensor(node)
         flavor = self.initial.get(node.id, 0)
         for end, bound in self._earlier.get(node.id, ()):
             if end[0] is None or end <= start:  # (a clause without a position: taken to reach it)
@@ -316,9 +347,9 @@ class _Screen:
         elif kind is ast.AugAssign:
             if type(node.target) is ast.Name:
                 value, target = self.flavor(node.value), self.flavors.get(node.target.id, 0)
-                yield node.target.id, ((value | target) & T) | (target & G)
+                yield node.target.id, (TM if (value | target) & TM else 0) | (target & G)
         elif kind in (ast.For, ast.AsyncFor, ast.comprehension):
-            yield from _unpacked(node.target, T if self.flavor(node.iter) else 0)
+            yield from _unpacked(node.target, TM if self.flavor(node.iter) else 0)
         elif kind is ast.withitem:
             if node.optional_vars is not None:
                 yield from _unpacked(node.optional_vars, self.flavor(node.context_expr))
@@ -331,7 +362,7 @@ class _Screen:
                 for inner, item in zip(target.elts, value.elts):
                     yield from self._assigned(inner, item)
             else:
-                yield from _unpacked(target, T if self.flavor(value) else 0)
+                yield from _unpacked(target, TM if self.flavor(value) else 0)
         elif type(target) is ast.Name:
             yield target.id, self.flavor(value)
         elif type(target) is ast.Starred:
@@ -339,6 +370,11 @@ class _Screen:
 
     def maybe_tensor(self, node: ast.AST) -> bool:
         """Whether `node`'s value may be a tensor (or a child block's result)."""
+        return bool(self.flavor(node) & TM)
+
+    def may_be_plain_tensor(self, node: ast.AST) -> bool:
+        """Whether `node`'s value may be what the analysis takes for a tensor, not only a child's
+        result (the rules that report on tensors alone: HYB005, HYB006, HYB008, HYB011, HYB015)."""
         return bool(self.flavor(node) & T)
 
     def flavor(self, node: ast.AST) -> int:
@@ -355,30 +391,33 @@ class _Screen:
             return self._call_flavor(node)
         if kind is ast.Attribute:
             # `x.T` is a tensor; `.shape` and the like are Python values, anything else unknown
-            return T if node.attr == "T" and self.flavor(node.value) & T else 0
+            return TM if node.attr == "T" and self.flavor(node.value) & TM else 0
         if kind is ast.Subscript:
             if self.keywords is not None and _is_name(node.value, self.keywords):
-                return T
+                return TM
             base = self.flavor(node.value)
             # libcst reads `x[(a, b)]` as one index and `x[a, b]` as two: a tuple may be either
             whole = type(node.slice) is not ast.Slice
             parts = type(node.slice) in (ast.Slice, ast.Tuple)
-            return (base & T) | (T if base & G and whole else 0) | (G if base & G and parts else 0)
+            # (a child's result indexed by one index is another, or unknown: `out[1:]`)
+            flavor = TM if base & T or base & G and whole else M if base & M and whole else 0
+            return flavor | (G if base & G and parts else 0)
         if kind is ast.BinOp:
             either = self.flavor(node.left) | self.flavor(node.right)
-            return (either & T) | (either & G if type(node.op) in (ast.Add, ast.Mult) else 0)
+            # (a child's result times a number is a tensor to the analysis)
+            return (TM if either & TM else 0) | (either & G if type(node.op) in (ast.Add, ast.Mult) else 0)
         if kind is ast.UnaryOp:
             operand = self.flavor(node.operand)
-            return operand & T if type(node.op) is ast.Not else operand
+            return (T if operand & T else 0) if type(node.op) is ast.Not else operand
         if kind is ast.Compare:
             if any(type(op) in _IDENTITY for op in node.ops):
                 return 0  # `x is None`, `k in kwargs`: a Python bool whatever x is
-            return T if any(self.flavor(part) & T for part in [node.left] + node.comparators) else 0
+            return TM if any(self.flavor(part) & TM for part in [node.left] + node.comparators) else 0
         if kind is ast.BoolOp:
-            common = T | G  # the analysis keeps a kind only when both sides have it
-            for value in node.values:
-                common &= self.flavor(value)
-            return common
+            # the analysis keeps a kind only when both sides have it (a tensor's and a child's
+            # result may meet as either)
+            flavors = [self.flavor(value) for value in node.values]
+            return (TM if all(f & TM for f in flavors) else 0) | (G if all(f & G for f in flavors) else 0)
         if kind is ast.IfExp:
             self.flavor(node.test)
             return self.flavor(node.body) | self.flavor(node.orelse)
@@ -397,7 +436,9 @@ class _Screen:
                 return _namespace_flavor(rest, node)
             if head == "self" and rest and "." not in rest:
                 # a child block: its result may be a tensor, or what the package index says it is
-                return T | G if any(arguments) else 0
+                if not any(arguments):
+                    return 0
+                return TM | G if self.children is None else _kind_flavor(self.children.get(rest))
             if "." not in name and name in PYTHON_BUILTINS and name not in self.locals:
                 return 0
             resolved = self.imports.resolve_dotted(name) if head != "self" else None
@@ -406,16 +447,18 @@ class _Screen:
                 imported = _namespace_flavor(resolved.split(".", 2)[2], node)
             if package in ("mxnet", "numpy", "math") and head not in self.locals:
                 return imported  # (a name bound in the method may still be the module to the analysis)
-        if type(func) is ast.Attribute and self.flavor(func.value) & T:
+        if type(func) is ast.Attribute and self.flavor(func.value) & TM:
             if func.attr in GROUP_OPS:  # a method of the output table: one output or several
                 return imported | _outputs_flavor(func.attr, node, 1)
-            return imported | (0 if func.attr in PYTHON_METHODS or func.attr not in TENSOR_METHODS else T)
+            return imported | (0 if func.attr in PYTHON_METHODS or func.attr not in TENSOR_METHODS else TM)
         return imported
 
     def _reportable(self, node: ast.AST) -> bool:
         """Whether some rule could report on `node`, given what its operands may be."""
         if isinstance(node, ast.Subscript):                                   # HYB001, HYB005
-            return self.maybe_tensor(node.value)
+            base = self.flavor(node.value)
+            # a child's result is flagged only where a tuple of outputs could not be indexed so
+            return bool(base & T) or bool(base & M) and not _tuple_can_take(node.slice)
         if isinstance(node, ast.Attribute):                                   # HYB002-004, HYB007
             if node.attr in _TENSOR_ATTRIBUTES and self.maybe_tensor(node.value):
                 return True
@@ -424,19 +467,19 @@ class _Screen:
         if isinstance(node, ast.AugAssign):                                   # HYB006, HYB017
             return self.maybe_tensor(node.target) or self.maybe_tensor(node.value) or self._on_instance(node.target)
         if isinstance(node, (ast.For, ast.comprehension, ast.Starred)):      # HYB015
-            return self.maybe_tensor_before(node.iter if not isinstance(node, ast.Starred) else node.value)
+            return self.tensor_before(node.iter if not isinstance(node, ast.Starred) else node.value)
         if isinstance(node, ast.Assign):                                      # HYB015 unpacking, HYB017
             return any(self._on_instance(target) for target in node.targets) and self._changes(node.value) or (
                 any(type(target) in (ast.Tuple, ast.List) for target in node.targets)
-                and not self._child_call(node.value) and self.maybe_tensor_before(node.value))
+                and self.tensor_before(node.value))  # (a child the index says returns one tensor too)
         if isinstance(node, ast.AnnAssign):                                   # HYB017
             return self._on_instance(node.target) and node.value is not None and self._changes(node.value)
         if isinstance(node, _TESTED):                                         # HYB008
-            return self.maybe_tensor(node.test)  # (HYB013's calls are found as calls)
+            return self.may_be_plain_tensor(node.test)  # (HYB013's calls are found as calls)
         if isinstance(node, ast.UnaryOp):                                     # HYB008 `not`
-            return isinstance(node.op, ast.Not) and self.maybe_tensor(node.operand)
+            return isinstance(node.op, ast.Not) and self.may_be_plain_tensor(node.operand)
         if isinstance(node, ast.BoolOp):                                      # HYB008 `and`/`or`
-            return any(self.maybe_tensor(value) for value in node.values)
+            return any(self.may_be_plain_tensor(value) for value in node.values)
         if isinstance(node, ast.Call):
             return self._reportable_call(node)
         return False
@@ -448,7 +491,7 @@ class _Screen:
         if isinstance(func, ast.Name):
             if func.id in _CALLS_ON_TENSORS and tensor_argument:              # HYB002 len, HYB007, HYB010
                 return True
-            if func.id in ITERATING_BUILTINS and any(self.maybe_tensor_before(arg) for arg in node.args):  # HYB015
+            if func.id in ITERATING_BUILTINS and any(self.tensor_before(arg) for arg in node.args):  # HYB015
                 return True
             if func.id == "setattr":                                          # HYB017
                 return True
@@ -473,12 +516,6 @@ class _Screen:
         """HYB017's test, over-approximated: anything but a literal value, `len(...)` of one, or a
         display of them (the analysis's PYTHON, with no attribute of the block in it)."""
         return not _plain_python(value)
-
-    def _child_call(self, value: ast.expr) -> bool:
-        """`self.child(...)`: a child block's or helper's result, which the analysis never takes for
-        one tensor (a tuple of them, or unknown)."""
-        name = _dotted(value.func) if type(value) is ast.Call else None
-        return name is not None and name.count(".") == 1 and name.partition(".")[0] == self.instance == "self"
 
     def _on_instance(self, target: ast.expr) -> bool:
         """An attribute of the block (`self.a`, `self.a.b`), or one inside a tuple target."""
@@ -534,6 +571,14 @@ class _Screen:
             return False
         dimensions = call.args[1:] if on_namespace else call.args
         return len(dimensions) >= 2 and not any(isinstance(d, (ast.Tuple, ast.List)) for d in dimensions)
+
+
+def _tuple_can_take(index: ast.expr) -> bool:
+    """As HYB001's test: `y[0]` or `y[1:]` work on a tuple of outputs too. (`ast` reads `y[a, b]`
+    and `y[(a, b)]` alike, where libcst sees two indices and one: a tuple is taken for two.)"""
+    if type(index) is ast.Slice:
+        return True
+    return type(index) is not ast.Tuple and not (type(index) is ast.Constant and index.value is None)
 
 
 def _negative_index(call: ast.Call) -> bool:
@@ -645,7 +690,7 @@ def _parameter_flavor(name: str, default: Optional[ast.expr]) -> int:
     lowered = name.lower()
     if any(word in lowered for word in STATE_WORDS) or lowered.endswith("list"):
         return G
-    return T | G
+    return TM | G
 
 
 def _received_flavor(kind: Kind) -> int:
@@ -657,7 +702,19 @@ def _received_flavor(kind: Kind) -> int:
         return 0
     if kind in (Kind.SEQUENCE, Kind.GROUP):
         return G
-    return T | G
+    return TM | G
+
+
+def _kind_flavor(kind: Optional[Kind]) -> int:
+    """What the call of a child gives, given the kind the package index says it returns (None:
+    unknown, a child's result to the analysis)."""
+    if kind is None or kind is Kind.MAYBE:
+        return M
+    if kind is Kind.TENSOR:
+        return T
+    if kind in (Kind.SEQUENCE, Kind.GROUP):
+        return G
+    return 0
 
 
 def _namespace_flavor(op: str, call: ast.Call) -> int:
@@ -668,7 +725,7 @@ def _namespace_flavor(op: str, call: ast.Call) -> int:
     if op.startswith(("np.", "npx.")):
         return 0
     if short not in GROUP_OPS:
-        return T
+        return TM
     return _outputs_flavor(short, call, 0)
 
 
@@ -678,7 +735,7 @@ def _outputs_flavor(op: str, call: ast.Call, shift: int) -> int:
                          lambda index: _literal_argument(call, index - shift))
     # where `ast` reads a literal that libcst does not (`"bo" "th"` is one string here), the
     # analysis may see a group; an unknown flag makes a tensor or a group
-    return G if count > 1 or op in COUNTED_OUTPUTS and count == UNKNOWN_COUNT else T | G
+    return G if count > 1 or op in COUNTED_OUTPUTS and count == UNKNOWN_COUNT else TM | G
 
 
 def _literal_argument(call: ast.Call, which):
