@@ -13,6 +13,7 @@ from collections import OrderedDict
 from dataclasses import replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
 
+import hyblint.cst_import  # noqa: F401  (first: it imports libcst with its dataclasses' code compiled once)
 import libcst as cst
 
 from hyblint.analysis.function import analyze, analyze_helper
