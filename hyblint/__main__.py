@@ -1,4 +1,4 @@
-from hyblint.cli import entry
+from hyblint.early import entry
 
 if __name__ == "__main__":  # not when a spawned process (the language server's fixer) imports it
     entry()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional
 
 from hyblint import __version__
+from hyblint.early import CACHE_DIR_VARIABLE, CACHE_FOLDER  # (defined where the console script reads them first)
 from hyblint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, Related, Severity
 from hyblint.settings import Settings
 
@@ -33,10 +34,6 @@ def _diagnostic_from_json(data: dict) -> Diagnostic:
     related = tuple(Related(r["filename"], Location(**r["location"]), r["message"]) for r in data.get("related", ()))
     return Diagnostic(data["code"], data["message"], data["filename"], Location(**data["location"]),
                       Location(**data["end_location"]), Severity(data["severity"]), fix, data["url"], related)
-
-
-CACHE_FOLDER = ".hyblint_cache"
-CACHE_DIR_VARIABLE = "HYBLINT_CACHE_DIR"
 
 
 def cache_folder(root: Path, given: Optional[str] = None) -> Path:

@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from hyblint import __version__
+from hyblint.early import COMMANDS, stop_checkers
 from hyblint.workers import WorkerError
-
-COMMANDS = ("check", "rule", "verify", "lsp", "clean")
 
 
 def _codes(text: str) -> List[str]:
@@ -118,16 +117,12 @@ def main(argv: Optional[Sequence[str]] = None, *, process_ends: bool = False) ->
 
 
 def entry() -> None:
-    """The console script and `python -m hyblint`: `main`, then an exit that does not tear the
-    interpreter down object by object, which after a check of a large tree costs more than
-    reporting it. Everything hyblint writes is written by then: files atomically, caches saved,
-    worker processes stopped; the standard streams are flushed here."""
-    if _early_workers_pay(sys.argv[1:]):
-        from hyblint import lint
-        lint.start_crew_early()
+    """The console script and `python -m hyblint` (after `early.entry`): `main`, then an exit that
+    does not tear the interpreter down object by object, which after a check of a large tree costs
+    more than reporting it. Everything hyblint writes is written by then: files atomically, caches
+    saved, worker processes stopped; the standard streams are flushed here."""
     code = main(process_ends=True)
-    if "hyblint.lint" in sys.modules:
-        sys.modules["hyblint.lint"].stop_early_crew()  # (a run that never reached the files)
+    stop_checkers()  # (started for a run that never reached the files)
     for stream in (sys.stdout, sys.stderr):
         if stream.closed:  # the language server closes its output at `exit`: nothing is left in it
             continue
@@ -136,36 +131,6 @@ def entry() -> None:
         except (BrokenPipeError, OSError, ValueError):
             code = code or 1
     os._exit(code)
-
-
-# What makes a command line anything but a check of files on disk.
-_NOT_A_TREE = ("-", "--stdin-filename", "--show-files", "--show-settings", "-h", "--help", "--version")
-
-
-# Options with which a check reads no cache.
-_UNCACHED = ("--no-cache", "-n", "--fix", "--fix-only", "--diff", "--add-noqa")
-
-
-def _early_workers_pay(argv: Sequence[str]) -> bool:
-    """Whether the command line (before parsing) looks like a check of a directory that no cache
-    answers: its workers may then start at once (`lint.start_crew_early`). A guess, which a small
-    run undoes; a cache that exists may be warm, and a warm run needs no worker at all."""
-    if argv and argv[0] in COMMANDS and argv[0] != "check":
-        return False
-    if any(arg in _NOT_A_TREE or arg.startswith("--stdin-filename=") for arg in argv):
-        return False
-    named = [arg for arg in argv[1 if argv and argv[0] == "check" else 0:] if not arg.startswith("-")]
-    folders = [Path(arg).resolve() for arg in named if os.path.isdir(arg)] if named else [Path.cwd()]
-    if not folders:
-        return False
-    if any(arg in _UNCACHED for arg in argv):
-        return True
-    from hyblint.cache import CACHE_DIR_VARIABLE, CACHE_FOLDER
-    if os.environ.get(CACHE_DIR_VARIABLE) or any(arg.startswith("--cache-dir") for arg in argv):
-        return False
-    # (a project's cache is in its root, above the folders checked, or else in the current one)
-    places = folders + [Path.cwd()]
-    return not any((above / CACHE_FOLDER).is_dir() for folder in places for above in (folder, *folder.parents))
 
 
 def _rule(args) -> int:

@@ -23,6 +23,7 @@ from hyblint.analysis.screen import can_screen, helper_may_report
 from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Related, Severity, physical_lines
 from hyblint.fixes._code import block_indent, render
 from hyblint.guard import guarded
+from hyblint.parsing import parse_module
 from hyblint.positions import positions_of
 from hyblint.rules import ALL_RULES
 from hyblint.rules.base import REMOVE, Rule, Violation
@@ -103,7 +104,7 @@ def _check_helpers(first: Triage, rules, settings, lines) -> List[Diagnostic]:
             relative = _SNIPPET_CACHE[key] = []  # the screen clears it as it would for its caller
         if relative is None:
             try:
-                module = cst.parse_module(snippet.text)
+                module = parse_module(snippet.text)
             except (cst.ParserSyntaxError, ValueError):
                 continue
             functions = [s for s in module.body if isinstance(s, cst.FunctionDef)]
@@ -130,7 +131,7 @@ def _check_snippet(text: str, settings, rules, imports, context: Optional[ClassC
         _SNIPPET_CACHE.move_to_end(key)
         return found
     try:
-        module = cst.parse_module(text)
+        module = parse_module(text)
     except (cst.ParserSyntaxError, ValueError):
         return None
     functions = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward"]
@@ -189,7 +190,7 @@ def _place(d: Diagnostic, filename: str, row_offset: int, indent: str) -> Diagno
 
 def _check_whole_module(source, filename, rules, imports, scope, contexts=None) -> List[Diagnostic]:
     try:
-        module = cst.parse_module(source)
+        module = parse_module(source)
     except cst.ParserSyntaxError as exc:
         # Python's own parser names the cause and the place more precisely, when it disagrees too
         return [syntax_error(source, filename) or _parse_failure(exc, filename)]

@@ -8,7 +8,6 @@ import re
 import stat
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 

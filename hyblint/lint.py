@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
+from hyblint import early
 from hyblint.analysis.hierarchy import hybrid_class_names, scan_class_bases
 from hyblint.analysis.index import Package
 from hyblint.diagnostics import Diagnostic, Location, Severity
@@ -27,10 +28,14 @@ EARLY_START_THRESHOLD = 200
 # An idle screener takes check jobs too (importing libcst first) only when this many characters of
 # methods wait for a checker: below, the import (~0.2 s) costs more than the help.
 STEAL_THRESHOLD = 100_000
-# Jobs a worker holds at once: the next is there when it ends one, however long this process is
-# busy with a file of its own before it answers (on the public corpus, two CPUs: 2 left the
-# checker idle a fifth of its time; 4 to 8 kept it busy; 16 let one take too much at the end).
-QUEUED_JOBS = 4
+# The work a worker holds at once, so that the next job is there when it ends one, however long
+# this process is busy with a file of its own before it answers: about 20 ms of it (as characters
+# screened; a character checked with libcst costs twenty), and never more than a share of all that
+# is left, so that the workers do not hold the last jobs while this process waits for them (on the
+# public corpus, two CPUs: four jobs of any size left the checker waiting a tenth of its time).
+QUEUED_WORK = 600_000
+LIBCST_COST = 20
+QUEUED_JOBS = 16
 
 
 @dataclass
@@ -111,11 +116,6 @@ def _start_screener(package: Package = None) -> None:
     gc.disable()
 
 
-def _start_checker() -> None:
-    gc.disable()
-    import hyblint.engine  # noqa: F401  (libcst, once per checker, while the parent reads files)
-
-
 @contextlib.contextmanager
 def _collector_paused():
     enabled = gc.isenabled()
@@ -134,16 +134,16 @@ class _Crew:
     holds the index and every text already, and would otherwise only wait (on two CPUs, a check
     runs one checker and no screener process)."""
 
-    def __init__(self, count: int, setup: Optional[Callable[[], None]] = None):
-        """`setup`: run in each worker once it has started (picklable, for spawn)."""
+    def __init__(self, count: int, setup: Optional[Callable[[], None]] = None, checkers: Sequence[Worker] = ()):
+        """`setup`: run in each worker once it has started (picklable, for spawn); `checkers`: those
+        started already (`early.start_checkers`), to take instead of starting new ones."""
         self.context = start_context()
         self.setup = setup
-        checkers = max(1, count // 2)
-        self.screeners = max(1, count - checkers)
+        self.screeners = max(1, count - max(1, count // 2))
         # checkers fork at once, to import libcst while this process reads the files; screeners
         # fork in `run`, with the index of the files read, so that they read it, not this process
-        self.members = [Worker(self.context, self._with_setup(_start_checker), "check")
-                        for _ in range(checkers)]
+        self.members = list(checkers) or [Worker(self.context, self._with_setup(early.start_checker), "check")
+                                          for _ in range(max(1, count // 2))]
 
     def _with_setup(self, initializer):
         return initializer if self.setup is None else functools.partial(run_all, (initializer, self.setup))
@@ -165,8 +165,11 @@ class _Crew:
         self.stop()
 
     def run(self, jobs: List[tuple], package: Package) -> List[Tuple[tuple, List[Diagnostic]]]:
-        package.prepare()  # once here, not once per screener
-        self._start_screeners(package, self.screeners - 1)
+        if self.screeners > 1:
+            # once here, not once per screener (with none, when the first file needs it: meanwhile
+            # the checker has files to screen)
+            package.prepare()
+            self._start_screeners(package, self.screeners - 1)
         # largest first, here and in the workers, so that the small files even out the end (the
         # workers taking the smallest left this process most of the screening: on two CPUs, the
         # checker was idle a fifth of its time and the check took 5% longer)
@@ -174,18 +177,25 @@ class _Crew:
         to_finish: deque = deque()
         needs_context: deque = deque()  # triaged files whose methods left wait for the index
         waiting = 0  # characters of method text in to_finish
+        unscreened = sum(len(job[1]) for job in to_screen)  # characters in to_screen
+        held = {id(member): 0 for member in self.members}  # the work each worker holds
         results = []
         while True:
             for member in self.members:
-                while len(member.jobs) < QUEUED_JOBS:
+                limit = min(QUEUED_WORK, (unscreened + LIBCST_COST * waiting) // (len(self.members) + 1))
+                while len(member.jobs) < QUEUED_JOBS and (held[id(member)] < limit or member.job is None):
                     steal = member.kind == "screen" and not to_screen and waiting > STEAL_THRESHOLD
                     if to_finish and (member.kind == "check" or steal):
                         job, first = to_finish.popleft()
-                        waiting -= _method_text(first)
-                        member.send(_finish_one, first, (job, "finish"))
+                        size = _method_text(first)
+                        waiting -= size
+                        member.send(_finish_one, first, (job, "finish", LIBCST_COST * size))
+                        held[id(member)] += LIBCST_COST * size
                     elif to_screen:
                         job = to_screen.popleft()
-                        member.send(_triage_one, job, (job, "triage"))
+                        unscreened -= len(job[1])
+                        member.send(_triage_one, job, (job, "triage", len(job[1])))
+                        held[id(member)] += len(job[1])
                     else:
                         break
             busy = any(member.job is not None for member in self.members)
@@ -198,6 +208,7 @@ class _Crew:
                 ready = wait_for_any(self.members, timeout=0)
             elif to_screen:  # screened here, one file at a time, likewise
                 job = to_screen.popleft()
+                unscreened -= len(job[1])
                 first = triage(job[1], job[0], job[2], extra_hybrid_classes=job[3])
                 if first.settled:
                     results.append((job, first.diagnostics))
@@ -213,7 +224,8 @@ class _Crew:
                 done, value = member.receive()
                 if done is STARTING:
                     continue
-                job, step = done
+                job, step, cost = done
+                held[id(member)] -= cost
                 if step != "triage" or isinstance(value, list):
                     results.append((job, value))
                 elif isinstance(value, tuple):  # read with the index already
@@ -265,40 +277,18 @@ def settings_for(path: str, settings: Settings, root: Path) -> Settings:
     return replace(settings, ignore=settings.ignore + extra) if extra else settings
 
 
-# The crew started when the command line was read (`start_crew_early`), for `lint_files`.
-_EARLY_CREW: Optional["_Crew"] = None
-
-
-def start_crew_early() -> None:
-    """Starts the workers of a check before the command line is parsed or the files found, so that
-    checkers import libcst meanwhile: a check of a tree that turns out small, or cached, stops
-    them unused (on another CPU, they cost it little)."""
-    global _EARLY_CREW
-    count = min(os.cpu_count() or 1, 8)
-    if _EARLY_CREW is None and count > 1:
-        _EARLY_CREW = _Crew(count)
-
-
-def stop_early_crew() -> None:
-    global _EARLY_CREW
-    if _EARLY_CREW is not None:
-        _EARLY_CREW.stop()
-        _EARLY_CREW = None
-
-
 def lint_files(paths: Sequence[str], settings: Settings, root: Path, cache=None,
                configured: Optional[Dict[str, Tuple[Settings, Path]]] = None) -> LintRun:
     """`configured`: each path's own (settings, root), where they are not the run's."""
-    global _EARLY_CREW
     count = min(os.cpu_count() or 1, 8)
     cold = cache is None or len(cache.entries) < len(paths) // 2
-    early, _EARLY_CREW = _EARLY_CREW, None
+    started = early.take_checkers()  # (by the console script, before it read the command line)
     if cold and len(paths) >= EARLY_START_THRESHOLD and count > 1:
-        # forked now, before this process reads anything or starts a thread, unless it was earlier
-        with (early or _Crew(count)) as crew, _collector_paused():
+        # forked now, before this process reads anything or starts a thread, unless they were earlier
+        with _Crew(count, checkers=started) as crew, _collector_paused():
             return _lint_files(paths, settings, root, cache, crew, count, configured or {})
-    if early is not None:
-        early.stop()
+    for checker in started:
+        checker.stop()
     with _collector_paused():
         return _lint_files(paths, settings, root, cache, None, count, configured or {})
 

@@ -198,25 +198,30 @@ def test_the_index_reads_the_same_in_workers_and_through_the_cache(tmp_path, mon
     assert lint.lint_files(paths, Settings(), tmp_path, cache).diagnostics == serial
 
 
-def test_a_crew_started_with_the_command_line_is_used_by_a_cold_check_or_stopped(tmp_path, monkeypatch):
+def test_checkers_started_with_the_command_line_are_used_by_a_cold_check_or_stopped(tmp_path, monkeypatch):
     import multiprocessing
+    from hyblint import early
     monkeypatch.setattr(lint.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(early.os, "cpu_count", lambda: 2)
     paths = corpus(tmp_path)
     monkeypatch.setattr(lint, "EARLY_START_THRESHOLD", 2)
-    lint.start_crew_early()
-    crew = lint._EARLY_CREW
-    assert crew is not None and multiprocessing.active_children()
+    early.start_checkers()
+    started = list(early._CHECKERS)
+    assert len(started) == 1 and multiprocessing.active_children()
+    used = []
+    monkeypatch.setattr(lint._Crew, "run", lambda self, jobs, package, run=lint._Crew.run: (
+        used.extend(self.members), run(self, jobs, package))[1])
     run = lint.lint_files(paths, Settings(), tmp_path)
-    assert run.diagnostics == one_by_one(paths) and lint._EARLY_CREW is None
+    assert run.diagnostics == one_by_one(paths) and early._CHECKERS == [] and used[0] is started[0]
     assert multiprocessing.active_children() == []
     monkeypatch.setattr(lint, "EARLY_START_THRESHOLD", 10 ** 6)  # too few files: stopped unused
-    lint.start_crew_early()
+    early.start_checkers()
     assert lint.lint_files(paths[:3], Settings(), tmp_path).files_checked == 3
-    assert lint._EARLY_CREW is None and multiprocessing.active_children() == []
+    assert early._CHECKERS == [] and multiprocessing.active_children() == []
 
 
 def test_workers_start_with_the_command_line_only_for_a_check_of_a_folder_no_cache_answers(tmp_path, monkeypatch):
-    from hyblint.cli import _early_workers_pay
+    from hyblint.early import workers_pay as _early_workers_pay
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("HYBLINT_CACHE_DIR", raising=False)
     (tmp_path / "src").mkdir()

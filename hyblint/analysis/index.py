@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import hashlib
 import re
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
@@ -855,6 +854,7 @@ class _Scope:
         self.imports = info.imports if info is not None else ModuleFacts()
         self.namespace, self.nodes, self.bindings = _reading(method)
         self._busy: Set[str] = set()
+        self._stores: Optional[Counter] = None  # how often each name is bound, anywhere in the method
 
     def returned(self, depth: int) -> Kind:
         kinds = [self.kind(node.value) if node.value is not None else Kind.NONE
@@ -913,9 +913,10 @@ class _Scope:
                  if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None
                  and [_is_name(t, name) for t in (statement.targets if isinstance(statement, ast.Assign)
                                                    else [statement.target])] == [True]]
-        stores = sum(1 for node in ast.walk(self.method)
-                     if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load))
-        if stores != len(plain):
+        if self._stores is None:  # (asked per name and call: counted once per method)
+            self._stores = Counter(node.id for node in self.nodes
+                                   if type(node) is ast.Name and type(node.ctx) is not ast.Load)
+        if self._stores[name] != len(plain):
             return None  # bound in a branch, a loop, an unpacking: no single binding reaches
         before = [value for i, value in plain if i < at]
         if before:
