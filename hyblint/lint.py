@@ -26,13 +26,14 @@ PARALLEL_THRESHOLD = 24
 # that checkers import libcst while this process reads and scans.
 EARLY_START_THRESHOLD = 200
 # An idle screener takes check jobs too (importing libcst first) only when this many characters of
-# methods wait for a checker: below, the import (~0.2 s) costs more than the help.
+# methods wait for a checker: below, the import (~0.1 s) costs more than the help.
 STEAL_THRESHOLD = 100_000
 # The work a worker holds at once, so that the next job is there when it ends one, however long
-# this process is busy with a file of its own before it answers: about 20 ms of it (as characters
-# screened; a character checked with libcst costs twenty), and never more than a share of all that
-# is left, so that the workers do not hold the last jobs while this process waits for them (on the
-# public corpus, two CPUs: four jobs of any size left the checker waiting a tenth of its time).
+# this process is busy with a file of its own before it answers (reading a large file's context
+# takes it tens of ms): up to 80 ms of it (as characters screened; a character checked with libcst
+# costs twenty), and never more than a share of all that is left, so that the workers do not hold
+# the last jobs while this process waits for them (on the public corpus, two CPUs: four jobs of any
+# size left the checker waiting a tenth of its time).
 QUEUED_WORK = 600_000
 LIBCST_COST = 20
 QUEUED_JOBS = 16
