@@ -91,10 +91,18 @@ def _triage_one(job: Tuple[str, str, Settings, FrozenSet[str]]) -> Union[Triage,
     first = triage(text, path, settings, extra_hybrid_classes=extra)
     if first.settled:
         return first.diagnostics
-    if _PACKAGE is None:
-        return first
-    with_context(first, _PACKAGE)
-    return first, _PACKAGE.noted()
+    if _PACKAGE is not None:
+        with_context(first, _PACKAGE)
+    # The text goes back without the file's own text, which the other side has (`_returned`): a
+    # reply larger than the pipe holds would keep this worker waiting until it is read.
+    first.source = ""
+    return first if _PACKAGE is None else (first, _PACKAGE.noted())
+
+
+def _returned(first: Triage, job: tuple) -> Triage:
+    """A triage come back from a worker, with its file's text again."""
+    first.source = job[1]
+    return first
 
 
 def _finish_one(first: Triage) -> List[Diagnostic]:
@@ -232,10 +240,10 @@ class _Crew:
                 elif isinstance(value, tuple):  # read with the index already
                     first, noted = value
                     package.note(noted)
-                    to_finish.append((job, first))
+                    to_finish.append((job, _returned(first, job)))
                     waiting += _method_text(first)
                 else:
-                    needs_context.append((job, value))
+                    needs_context.append((job, _returned(value, job)))
 
 
     def map(self, function: Callable[[Any], Any], jobs: Sequence[Any],
