@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import gc
 import os
 import sys
@@ -436,6 +435,7 @@ def _apply_fixes(args, run, settings, configured):
 def _patch_lines(before: str, after: str, path: str):
     """A unified diff that `patch` and `git apply` accept: a last line without a newline is
     followed by the marker that says so, rather than running into the next line of the diff."""
+    import difflib
     for line in difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
                                      fromfile=path, tofile=path):
         if line.endswith("\n"):

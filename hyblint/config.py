@@ -10,11 +10,6 @@ from hyblint.files import InputError, read_regular
 from hyblint.rebase import rebased_table
 from hyblint.settings import DEFAULT_HYBRID_BASES, Settings
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 MAX_CONFIG_BYTES = 1024 * 1024
 KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
               "hybrid-bases", "respect-gitignore", "extend", "verify", "fixable", "unfixable"}
@@ -56,6 +51,11 @@ def _load(path: Path) -> Dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise ConfigError("%s: not valid UTF-8 (byte 0x%02x on line %d)"
                           % (path, raw[exc.start], raw[:exc.start].count(b"\n") + 1)) from None
+    # (imported here: a tree with no configuration file, checked as it is, never needs the parser)
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         return tomllib.loads(text)
     except ValueError as exc:  # TOMLDecodeError, and odd values

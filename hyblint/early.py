@@ -12,8 +12,10 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import List, Sequence
+TYPE_CHECKING = False  # (typing itself is not imported: see below)
 
+if TYPE_CHECKING:  # (nothing but what starting a worker needs is imported before it starts)
+    from typing import List, Sequence
 COMMANDS = ("check", "rule", "verify", "lsp", "clean")
 # The results cache's folder, and the variable that moves it (`hyblint.cache` reads them here).
 CACHE_FOLDER = ".hyblint_cache"
@@ -23,7 +25,7 @@ _NOT_A_TREE = ("-", "--stdin-filename", "--show-files", "--show-settings", "-h",
 # Options with which a check reads no cache.
 _UNCACHED = ("--no-cache", "-n", "--fix", "--fix-only", "--diff", "--add-noqa")
 
-_CHECKERS: List = []  # the checker processes started here, until a check takes them
+_CHECKERS: "List" = []  # the checker processes started here, until a check takes them
 
 
 def entry() -> None:

@@ -18,9 +18,11 @@ import queue
 import signal
 import sys
 import threading
-import traceback
 from collections import deque
-from typing import Any, Callable, Dict, List, Optional, Tuple
+TYPE_CHECKING = False  # (typing itself is not imported: see below)
+
+if TYPE_CHECKING:  # (the console script imports this module before anything else: kept light)
+    from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
 class WorkerError(RuntimeError):
@@ -55,6 +57,7 @@ def _serve(connection, initializer: Callable[[], None]) -> None:
             try:
                 reply = (True, function(argument))
             except Exception:
+                import traceback
                 reply = (False, traceback.format_exc())
             connection.send(reply)
     except (EOFError, OSError):
