@@ -151,7 +151,8 @@ def _screen_again(first: Triage) -> None:
         if any(kind in _NOT_A_TENSOR for kind in received.values()) or _CALLED_ATTRIBUTE.search(snippet.text):
             texts = texts or _helper_texts(first.source)
             children = dict(context.children) if context is not None else {}
-            if not may_report(snippet.text, first.imports, texts.record(), received, children):
+            aliases = tuple(sorted(first.imports.aliases.items()))
+            if not _screened(snippet.text, first.imports, aliases, texts, received, children):
                 continue
         kept.append(snippet)
     first.snippets = kept
@@ -163,16 +164,19 @@ _VERDICTS: "OrderedDict[tuple, bool]" = OrderedDict()
 _VERDICTS_SIZE = 4096
 
 
-def _screened(text: str, imports: ModuleFacts, aliases: tuple, helpers: "_HelperTexts") -> bool:
+def _screened(text: str, imports: ModuleFacts, aliases: tuple, helpers: "_HelperTexts",
+              received: Optional[Dict[str, Kind]] = None, children: Optional[Dict[str, Kind]] = None) -> bool:
     """Whether the method `text` may have something to report (see `analysis.screen`), in itself or
-    in the helpers it calls with F or tensors (a verdict stands while their texts do)."""
-    key = (text, aliases)
+    in the helpers it calls with F or tensors (a verdict stands while their texts do), given what
+    the index says of its callers and children (None: not read yet)."""
+    key = (text, aliases, tuple(sorted(received.items())) if received else (),
+           None if children is None else tuple(sorted(children.items())))
     found = _VERDICTS.get(key)
     if found is not None and all(helpers(name) == texts for name, texts in found[1]):
         _VERDICTS.move_to_end(key)
         return found[0]
     consulted = helpers.record()
-    verdict = may_report(text, imports, consulted)
+    verdict = may_report(text, imports, consulted, received, children)
     _VERDICTS[key] = (verdict, tuple(consulted.asked.items()))
     if len(_VERDICTS) > _VERDICTS_SIZE:
         _VERDICTS.popitem(last=False)
