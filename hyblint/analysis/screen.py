@@ -8,13 +8,16 @@ libcst and the full analysis.
 The screen must never clear a method that the full check reports in, so it over-approximates the
 analysis (`analysis/function.py`), whose rules it mirrors:
 - each name gets *flavors*: T when some binding of it, anywhere in the method (order and branches
-  ignored), could make it a tensor or a child block's result (the analysis's TENSOR, MAYBE), and G
-  when one could make it a group or list of tensors (GROUP, SEQUENCE); the flavors of an
-  expression follow the analysis's own rules, taking the union wherever it would pick one kind;
+  ignored), could make it a tensor (the analysis's TENSOR, or MAYBE: T stands for both), M when
+  one could make it a child block's result and nothing else (MAYBE), and G when one could make it
+  a group or list of tensors (GROUP, SEQUENCE); the flavors of an expression follow the analysis's
+  own rules, taking the union wherever it would pick one kind;
 - a method is cleared only when no construct that a screened rule reports has an operand of the
   flavor that rule needs. A rule it does not know (HYB012 here) turns the screen off;
-- a method kept is screened again once the package index has read its block's callers: a
-  parameter that they pass a list, or Python values, has that kind to the analysis too.
+- a method kept is screened again once the package index has read its block's callers and
+  children: a parameter that they pass a list, or Python values, has that kind to the analysis
+  too, and a child's call gives what the index says it returns (M where it says nothing; before
+  the index is read, a child may return anything).
 The tests run every rule's examples through the full engine, screen included, and compare
 screened and unscreened checks of generated methods, so a screen that misses a case fails them.
 """
