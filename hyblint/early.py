@@ -31,6 +31,10 @@ _CHECKERS: "List" = []  # the checker processes started here, until a check take
 def entry() -> None:
     """The console script and `python -m hyblint`."""
     if workers_pay(sys.argv[1:]):
+        # a check: the process ends with it (`cli.main` turns the cycle collector off for the same
+        # reason), and its imports and the checkers', a few thousand classes and functions, would
+        # only be scanned by it again and again
+        gc.disable()
         start_checkers()
     from hyblint.cli import entry as run_command
     run_command()
