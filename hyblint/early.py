@@ -80,7 +80,11 @@ def start_checkers() -> None:
         return
     from hyblint.workers import Worker, start_context
     context = start_context()
-    _CHECKERS.extend(Worker(context, start_checker, "check") for _ in range(checker_count()))
+    try:
+        for _ in range(checker_count()):
+            _CHECKERS.append(Worker(context, start_checker, "check"))
+    except OSError:  # no process to be had now (a limit reached): the check starts its own, or says why
+        stop_checkers()
 
 
 def start_checker() -> None:
