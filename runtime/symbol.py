@@ -7,6 +7,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from runtime import attribute
 from runtime import name as naming
 from runtime.base import MXNetError, NotImplementedForSymbol
 from runtime.invoke import present_inputs, split_arguments
@@ -412,24 +413,8 @@ class Symbol:
 
     # ---- serialization (MXNet's JSON graph format)
     def tojson(self) -> str:
-        order = self._order()
-        index = {id(n): i for i, n in enumerate(order)}
-        nodes = []
-        for node in order:
-            entry = {"op": "null" if node.is_variable else node.op.name, "name": node.name}
-            attrs = {} if node.is_variable else {k: _attr_text(v) for k, v in node.attrs.items()
-                                                 if v is not None and not _is_default(node.op, k, v)}
-            attrs.update(node.extra)
-            if attrs:
-                entry["attrs"] = attrs
-            entry["inputs"] = [[index[id(child)], i, 0] for child, i in node.inputs]
-            nodes.append(entry)
-        row_ptr = [0]
-        for node in order:
-            row_ptr.append(row_ptr[-1] + node.num_outputs())
-        graph = {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(order) if n.is_variable],
-                 "node_row_ptr": row_ptr, "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
-                 "attrs": {"mxnet_version": ["int", MXNET_VERSION]}}
+        graph = _graph_dict(self)
+        graph["attrs"] = {"mxnet_version": ["int", MXNET_VERSION]}
         from runtime.util import is_np_shape
         if is_np_shape():  # MXNet marks graphs made under NumPy shape semantics
             graph["attrs"]["is_np_shape"] = ["int", 1]
@@ -446,6 +431,30 @@ class Symbol:
     def save(self, fname: str) -> None:
         with open(fname, "w") as handle:
             handle.write(self.tojson())
+
+
+def _graph_dict(symbol: Symbol) -> Dict:
+    """MXNet's JSON form of the graph (without the file's attributes): a control-flow node's own
+    graphs go under its `subgraphs`, in the same form."""
+    order = symbol._order()
+    index = {id(n): i for i, n in enumerate(order)}
+    nodes = []
+    for node in order:
+        entry = {"op": "null" if node.is_variable else node.op.name, "name": node.name}
+        attrs = {} if node.is_variable else {k: _attr_text(v) for k, v in node.attrs.items()
+                                             if v is not None and not _is_default(node.op, k, v)}
+        attrs.update(node.extra)
+        if attrs:
+            entry["attrs"] = attrs
+        entry["inputs"] = [[index[id(child)], i, 0] for child, i in node.inputs]
+        if not node.is_variable and node.op.subgraphs:
+            entry["subgraphs"] = [_graph_dict(graph.symbol) for graph in node.op.subgraphs]
+        nodes.append(entry)
+    row_ptr = [0]
+    for node in order:
+        row_ptr.append(row_ptr[-1] + node.num_outputs())
+    return {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(order) if n.is_variable],
+            "node_row_ptr": row_ptr, "heads": [[index[id(n)], i, 0] for n, i in symbol._outputs]}
 
 
 def _attr_text(value) -> str:
@@ -511,7 +520,7 @@ def compose(op: OpDef, public_name: str, args, kwargs) -> Symbol:
             raise MXNetError("Symbol.ComposeKeyword argument name %s not found." % stray[0])
         kwargs = {k: v for k, v in kwargs.items() if k not in stray}  # as MXNet: an operator without inputs drops them
     inputs, attrs = split_arguments(op, args, kwargs, lambda v: isinstance(v, Symbol))
-    extra = _node_attributes(attrs, attr)
+    extra = attribute.current().get(_node_attributes(attrs, attr))  # the AttrScope's, then the node's own
     parsed = op.parse_attrs(attrs)
     # (MXNet names a node after its front-end function: `contrib.div_sqrt_dim`, not the operator)
     hint = public_name.rsplit(".", 1)[-1].lower().replace("_contrib_", "", 1)
@@ -547,7 +556,7 @@ def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         **kwargs) -> Symbol:
     if not isinstance(name, str):
         raise TypeError("Expect a string for variable `name`")
-    extra = {k: str(v) for k, v in (attr or {}).items()}
+    extra = attribute.current().get({k: str(v) for k, v in (attr or {}).items()})  # the AttrScope's too
     if shape is not None:
         extra["__shape__"] = str(tuple(shape))
     if dtype is not None:
@@ -576,7 +585,10 @@ def Group(symbols: List[Symbol]) -> Symbol:
 
 
 def load_json(text: str) -> Symbol:
-    graph = json.loads(text)
+    return _graph_from_dict(json.loads(text))
+
+
+def _graph_from_dict(graph: Dict) -> Symbol:
     nodes: List[Node] = []
     for entry in graph["nodes"]:
         raw = dict(entry.get("attrs") or entry.get("attr") or entry.get("param") or {})
@@ -586,6 +598,9 @@ def load_json(text: str) -> Symbol:
         if entry["op"] not in REGISTRY:
             raise MXNetError("Cannot find operator %s" % entry["op"])
         op = REGISTRY[entry["op"]]
+        if entry.get("subgraphs"):  # a control-flow node: its operator runs these graphs
+            from runtime.subgraph import Subgraph
+            op = op.with_subgraphs([Subgraph(_graph_from_dict(g)) for g in entry["subgraphs"]])
         extra = {k: v for k, v in raw.items() if k.startswith("__")}
         parsed = op.parse_attrs({k: v for k, v in raw.items() if not k.startswith("__")})
         inputs = [(nodes[i], out) for i, out, *_ in entry["inputs"]]
