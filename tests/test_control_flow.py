@@ -102,3 +102,27 @@ def test_while_loop_pads_to_max_iterations_and_carries_gradients():
     # stacked rows s*w and s*w^2, final s*w^2: d/ds = w + 2 w^2, d/dw = s + 4 s w
     np.testing.assert_allclose(grads["s"].asnumpy(), [3 + 18, 0.5 + 0.5])
     np.testing.assert_allclose(grads["w"].asnumpy(), [1 + 12, 2 + 4])
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_gradient_reads_the_dropout_masks_of_its_forward_pass(hybridize):
+    """A body with Dropout in training: the gradient follows the masks the forward pass drew (the
+    steps' values are kept for backward, as MXNet keeps them), not masks drawn again."""
+    with runtime.as_mxnet():
+        import mxnet as mx
+
+        class Net(mx.gluon.HybridBlock):
+            def hybrid_forward(self, F, x, s):
+                return F.contrib.foreach(lambda row, st: (F.Dropout(row, p=0.5) + st[0], [st[0] + 1]), x, [s])[0]
+
+        net = Net()
+        if hybridize:
+            net.hybridize()
+        x = mx.nd.array(np.random.RandomState(0).uniform(1, 2, (6, 50)))
+        x.attach_grad()
+        with mx.autograd.record():
+            out = net(x, mx.nd.zeros((50,)))
+        out.backward()
+        kept = (out.asnumpy() - np.arange(6)[:, None]) != 0
+        assert 0 < kept.mean() < 1
+        np.testing.assert_allclose(x.grad.asnumpy(), kept * 2.0)

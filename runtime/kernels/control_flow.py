@@ -3,16 +3,34 @@
 Each runs graphs of its node (`graphs`: objects with run / values / outputs / gradients, see
 runtime/subgraph.py) over NumPy arrays; the locations say which of the node's inputs feeds which
 input of a graph, as MXNet's attributes do. Gradients run the forward pass again, keeping every
-step's values, then the graphs' gradients from the last step to the first (MXNet keeps the
-forward's values instead; the results are the same for operators without randomness).
+step's values, then the graphs' gradients from the last step to the first. A forward pass in
+training keeps its steps' values for its gradient (with the node's first output: they go when it
+does), as MXNet's does, so that a body with Dropout differentiates the masks it drew.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+import weakref
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
 from runtime.base import MXNetError
+
+
+# id of a node's first output -> (a weak reference to it, the values of its forward pass's steps)
+_KEPT: Dict[int, tuple] = {}
+
+
+def _keep(outputs: Sequence[np.ndarray], saved) -> None:
+    if outputs:
+        key = id(outputs[0])
+        _KEPT[key] = (weakref.ref(outputs[0], lambda _, key=key, kept=_KEPT: kept.pop(key, None)), saved)
+
+
+def _kept(outputs: Sequence[np.ndarray]):
+    """The steps' values kept by the forward pass that gave these outputs, if it kept them."""
+    entry = _KEPT.get(id(outputs[0])) if len(outputs) else None
+    return entry[1] if entry is not None and entry[0]() is outputs[0] else None
 
 
 def _graphs(graphs, count: int, op_name: str):
@@ -72,18 +90,23 @@ def _foreach_steps(arrays, body, is_train, num_out_data, in_data_locs, in_state_
 def foreach(*arrays, graphs=(), is_train=False, num_outputs, num_out_data, in_data_locs, in_state_locs,
             remain_locs, num_args=None):
     body, = _graphs(graphs, 1, "_foreach")
-    outputs, states, _ = _foreach_steps(arrays, body, is_train, num_out_data, in_data_locs, in_state_locs,
-                                        remain_locs, keep=False)
+    outputs, states, saved = _foreach_steps(arrays, body, is_train, num_out_data, in_data_locs, in_state_locs,
+                                            remain_locs, keep=is_train)
     if any(not steps for steps in outputs):
         raise MXNetError("foreach over a data array of length 0 has no outputs to stack")
-    return tuple([np.stack(steps) for steps in outputs] + [_fresh(s, arrays) for s in states])
+    results = tuple([np.stack(steps) for steps in outputs] + [_fresh(s, arrays) for s in states])
+    if is_train:
+        _keep(results, saved)
+    return results
 
 
 def foreach_gradient(inputs, outputs, out_grads, graphs=(), is_train=True, num_outputs=None, num_out_data=0,
                      in_data_locs=(), in_state_locs=(), remain_locs=(), num_args=None):
     body, = _graphs(graphs, 1, "_foreach")
-    _, _, saved = _foreach_steps(inputs, body, is_train, num_out_data, in_data_locs, in_state_locs, remain_locs,
-                                 keep=True)
+    saved = _kept(outputs)
+    if saved is None:
+        _, _, saved = _foreach_steps(inputs, body, is_train, num_out_data, in_data_locs, in_state_locs,
+                                     remain_locs, keep=True)
     n_data, n_states = len(in_data_locs), len(in_state_locs)
     data = inputs[:n_data]
     data_grads = [np.zeros(d.shape, np.result_type(d.dtype, np.float32) if d.dtype.kind in "iub" else d.dtype)
@@ -135,8 +158,8 @@ def _while_steps(arrays, cond, func, is_train, max_iterations, num_out_data, con
 def while_loop(*arrays, graphs=(), is_train=False, max_iterations, num_outputs, num_out_data, cond_input_locs,
                func_input_locs, func_var_locs, num_args=None):
     cond, func = _graphs(graphs, 2, "_while_loop")
-    outputs, func_in, _ = _while_steps(arrays, cond, func, is_train, max_iterations, num_out_data, cond_input_locs,
-                                       func_input_locs, func_var_locs, keep=False)
+    outputs, func_in, saved = _while_steps(arrays, cond, func, is_train, max_iterations, num_out_data,
+                                           cond_input_locs, func_input_locs, func_var_locs, keep=is_train)
     stacked = []
     for i, steps in enumerate(outputs):
         if steps:
@@ -150,7 +173,10 @@ def while_loop(*arrays, graphs=(), is_train=False, max_iterations, num_outputs, 
                 raise MXNetError("while_loop ran no step and cannot infer the shape of output %d" % i)
             out = np.zeros((max_iterations,) + tuple(shapes[i]), dtypes[i] or np.float32)
         stacked.append(out)
-    return tuple(stacked + [_fresh(func_in[loc], arrays) for loc in func_var_locs])
+    results = tuple(stacked + [_fresh(func_in[loc], arrays) for loc in func_var_locs])
+    if is_train:
+        _keep(results, saved)
+    return results
 
 
 def _step_signature(func, arrays):
@@ -162,8 +188,10 @@ def _step_signature(func, arrays):
 def while_loop_gradient(inputs, outputs, out_grads, graphs=(), is_train=True, max_iterations=1, num_outputs=None,
                         num_out_data=0, cond_input_locs=(), func_input_locs=(), func_var_locs=(), num_args=None):
     cond, func = _graphs(graphs, 2, "_while_loop")
-    _, _, saved = _while_steps(inputs, cond, func, is_train, max_iterations, num_out_data, cond_input_locs,
-                               func_input_locs, func_var_locs, keep=True)
+    saved = _kept(outputs)
+    if saved is None:
+        _, _, saved = _while_steps(inputs, cond, func, is_train, max_iterations, num_out_data, cond_input_locs,
+                                   func_input_locs, func_var_locs, keep=True)
     in_grads: List[Optional[np.ndarray]] = [None] * len(inputs)
     var_grads = list(out_grads[num_out_data:])
     variables = set(func_var_locs)
@@ -190,14 +218,22 @@ def cond(*arrays, graphs=(), is_train=False, num_outputs, cond_input_locs, then_
          num_args=None):
     graphs = _graphs(graphs, 3, "_cond")
     branch, locs = _branch(arrays, graphs, is_train, cond_input_locs, then_input_locs, else_input_locs)
-    return tuple(_fresh(o, arrays) for o in branch.run([arrays[p] for p in locs], is_train))
+    values = branch.values([arrays[p] for p in locs], is_train)
+    results = tuple(_fresh(o, arrays) for o in branch.outputs(values))
+    if is_train:
+        _keep(results, (branch, locs, values))
+    return results
 
 
 def cond_gradient(inputs, outputs, out_grads, graphs=(), is_train=True, num_outputs=None, cond_input_locs=(),
                   then_input_locs=(), else_input_locs=(), num_args=None):
     graphs = _graphs(graphs, 3, "_cond")
-    branch, locs = _branch(inputs, graphs, is_train, cond_input_locs, then_input_locs, else_input_locs)
-    values = branch.values([inputs[p] for p in locs], is_train)
+    kept = _kept(outputs)
+    if kept is not None:
+        branch, locs, values = kept
+    else:
+        branch, locs = _branch(inputs, graphs, is_train, cond_input_locs, then_input_locs, else_input_locs)
+        values = branch.values([inputs[p] for p in locs], is_train)
     in_grads: List[Optional[np.ndarray]] = [None] * len(inputs)
     for position, grad in zip(locs, branch.gradients(values, out_grads, is_train)):
         in_grads[position] = _add(in_grads[position], grad)
