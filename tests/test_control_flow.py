@@ -126,3 +126,50 @@ def test_gradient_reads_the_dropout_masks_of_its_forward_pass(hybridize):
         kept = (out.asnumpy() - np.arange(6)[:, None]) != 0
         assert 0 < kept.mean() < 1
         np.testing.assert_allclose(x.grad.asnumpy(), kept * 2.0)
+
+
+def _numeric_gradient(run, values, name, step=1e-6):
+    """d sum(outputs * weights) / d values[name] by central differences, in float64."""
+    grad = np.zeros_like(values[name])
+    for index in np.ndindex(values[name].shape):
+        for sign in (1, -1):
+            shifted = dict(values)
+            shifted[name] = values[name].copy()
+            shifted[name][index] += sign * step
+            grad[index] += sign * run(shifted) / (2 * step)
+    return grad
+
+
+@pytest.mark.parametrize("which", ["foreach", "while_loop", "cond"])
+def test_gradients_match_differences(which):
+    """Each operator's gradient (executor backward over the node) against central differences."""
+    sym, nd = runtime.sym, runtime.nd
+    x, s, w = sym.var("x"), sym.var("s"), sym.var("w")
+    if which == "foreach":
+        outs, states = sym.contrib.foreach(lambda row, st: (sym.tanh(row * w + st[0]), [sym.sin(st[0]) * row]),
+                                           x, [s])
+        graph = sym.Group([outs] + states)
+    elif which == "while_loop":
+        outs, (_, final) = sym.contrib.while_loop(
+            lambda i, a: i < 3, lambda i, a: (sym.tanh(a * w), [i + 1, sym.broadcast_add(sym.sin(a) * w, sym.sum(x))]),
+            [sym.zeros((1,)), s], max_iterations=4)
+        graph = sym.Group([outs[0], final])
+    else:
+        graph = sym.contrib.cond(sym.sum(s) > 0, lambda: sym.broadcast_add(sym.tanh(s * w), sym.sum(x)), lambda: s - w)
+    rng = np.random.RandomState(3)
+    values = {"x": rng.uniform(-1, 1, (3, 2)), "s": rng.uniform(0.1, 1, (2,)), "w": rng.uniform(-1, 1, (2,))}
+    names = [n for n in graph.list_arguments() if n in values]
+    _, out_shapes, _ = graph.infer_shape(**{n: values[n].shape for n in names})
+    weights = [rng.uniform(-1, 1, shape) for shape in out_shapes]
+
+    def run(given):
+        executor = graph.bind(None, {n: nd.array(given[n], dtype="float64") for n in names})
+        return sum(float((o.asnumpy() * wt).sum()) for o, wt in zip(executor.forward(), weights))
+
+    grads = {n: nd.zeros(values[n].shape, dtype="float64") for n in names}
+    executor = graph.bind(None, {n: nd.array(values[n], dtype="float64") for n in names}, args_grad=grads)
+    executor.forward(is_train=True)
+    executor.backward([nd.array(wt, dtype="float64") for wt in weights])
+    for name in names:
+        np.testing.assert_allclose(grads[name].asnumpy(), _numeric_gradient(run, values, name), rtol=1e-5, atol=1e-7,
+                                   err_msg=name)
