@@ -50,7 +50,8 @@ class Subgraph:
     def run(self, arrays: Sequence[np.ndarray], is_train: bool) -> List[np.ndarray]:
         return self.outputs(self.values(arrays, is_train))
 
-    def gradients(self, values, out_grads: Sequence[Optional[np.ndarray]], is_train: bool) -> List[Optional[np.ndarray]]:
+    def gradients(self, values, out_grads: Sequence[Optional[np.ndarray]],
+                  is_train: bool) -> List[Optional[np.ndarray]]:
         """The gradient reaching each input (None where none does) from these of the outputs
         (None: zeros), over the values of one forward pass."""
         from runtime.executor import graph_gradients

@@ -84,7 +84,8 @@ def test_foreach_shapes_infer_through_the_body():
     _, out_shapes, _ = outs.infer_shape_partial()
     assert tuple(out_shapes[0]) == (0, 3, 4)
     arg_shapes, out_shapes, _ = sym.Group([outs] + states).infer_shape(data=(5, 3, 4))
-    assert [tuple(s) for s in arg_shapes] == [(5, 3, 4), (3, 4)] and [tuple(s) for s in out_shapes] == [(5, 3, 4), (3, 4)]
+    assert [tuple(s) for s in arg_shapes] == [(5, 3, 4), (3, 4)]
+    assert [tuple(s) for s in out_shapes] == [(5, 3, 4), (3, 4)]
 
 
 def test_while_loop_pads_to_max_iterations_and_carries_gradients():

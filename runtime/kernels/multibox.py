@@ -24,7 +24,8 @@ def _overlaps(anchors: np.ndarray, labels: np.ndarray) -> np.ndarray:
     width = np.maximum(zero, np.minimum(a[..., 2], g[..., 2]) - np.maximum(a[..., 0], g[..., 0]))
     height = np.maximum(zero, np.minimum(a[..., 3], g[..., 3]) - np.maximum(a[..., 1], g[..., 1]))
     inter = width * height
-    union = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]) + (g[..., 2] - g[..., 0]) * (g[..., 3] - g[..., 1]) - inter
+    anchor_area = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
+    union = anchor_area + (g[..., 2] - g[..., 0]) * (g[..., 3] - g[..., 1]) - inter
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(union == 0, zero, inter / np.where(union == 0, 1, union)).astype(anchors.dtype)
 
