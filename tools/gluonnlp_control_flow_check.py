@@ -1,9 +1,12 @@
-"""GluonNLP 0.10.0's HybridBeamSearchSampler (contrib.while_loop and contrib.cond in a hybridized
-block) on the runtime against real MXNet 1.9.1.
+"""GluonNLP 0.10.0's users of the control-flow operators on the runtime against real MXNet 1.9.1:
+HybridBeamSearchSampler (contrib.while_loop and contrib.cond) and BiLMEncoder (ELMo's encoder:
+contrib.foreach per layer and direction).
 
-    python tools/beam_search_check.py --mxnet MXNET_PYTHON [--source GLUONNLP_SRC]
+    python tools/gluonnlp_control_flow_check.py --mxnet MXNET_PYTHON [--source GLUONNLP_SRC]
 
-A small decoder (embedding, GRU cell, dense layer over 12 words) with seeded parameters is searched
+BiLMEncoder: two layers of LSTMP cells with cell and projection clipping, seeded parameters, inputs,
+states and a mask, eagerly and hybridized; its outputs and final states must equal MXNet's (within
+1e-5). HybridBeamSearchSampler: a small decoder (embedding, GRU cell, dense layer over 12 words) with seeded parameters is searched
 with beam sizes 1 and 3 from seeded start words and states; the sampler runs eagerly and
 hybridized. MXNet's samples, scores and valid lengths come from MXNet_PYTHON (this script run there
 with --emit); the runtime's must equal them (scores within 1e-4). MXNet 1.9.1 fails the hybridized
@@ -65,8 +68,25 @@ def search(mx, nlp, beam_size, hybridize):
             "valid_length": lengths.asnumpy().tolist()}
 
 
+def encode(mx, nlp, hybridize):
+    encoder = nlp.model.BiLMEncoder("lstmpc", 2, 6, 8, proj_size=5, cell_clip=1.0, proj_clip=0.5, prefix="bilm_")
+    encoder.initialize()
+    rng = np.random.RandomState(31)
+    for _, param in sorted(encoder.collect_params().items()):
+        param.set_data(mx.nd.array(rng.uniform(-0.6, 0.6, param.shape)))
+    if hybridize:
+        encoder.hybridize()
+    inputs = mx.nd.array(rng.uniform(-1, 1, (4, BATCH, 6)))
+    states = encoder.begin_state(lambda shape, **kwargs: mx.nd.array(rng.uniform(-1, 1, shape)), batch_size=BATCH)
+    mask = mx.nd.array([[1, 1, 1, 1], [1, 1, 0, 0]])
+    out, (forward, backward) = encoder(inputs, states, mask)
+    flat = [s for layer in forward + backward for s in layer]
+    return {"outputs": [out.asnumpy().astype(np.float64).tolist()] + [s.asnumpy().astype(np.float64).tolist()
+                                                                       for s in flat]}
+
+
 def run_all(mx, nlp):
-    found = {}
+    found = {"bilm_%s" % mode: encode(mx, nlp, mode == "hybridized") for mode in ("eager", "hybridized")}
     for beam in (1, 3):
         for mode in ("eager", "hybridized"):
             try:
@@ -104,11 +124,15 @@ def main():
         if "error" in expected:  # then the same search run eagerly on MXNet is the reference
             print("%-18s fails on MXNet 1.9.1: %s" % (name, expected["error"]))
             expected, against = reference[name.replace("hybridized", "eager")], " (to MXNet's eager results)"
-        same = got["samples"] == expected["samples"] and got["valid_length"] == expected["valid_length"] \
-            and np.allclose(got["scores"], expected["scores"], rtol=1e-4, atol=1e-5)
+        if name.startswith("bilm"):
+            same = len(got["outputs"]) == len(expected["outputs"]) and all(
+                np.allclose(a, b, rtol=1e-5, atol=1e-5) for a, b in zip(got["outputs"], expected["outputs"]))
+        else:
+            same = got["samples"] == expected["samples"] and got["valid_length"] == expected["valid_length"] \
+                and np.allclose(got["scores"], expected["scores"], rtol=1e-4, atol=1e-5)
         failures += not same
-        print("%-18s %s%s" % (name, "equal" if same else "DIFFER\n  runtime %s\n  mxnet   %s" % (got, expected),
-                              against))
+        print("%-18s %s%s" % (name, "equal" if same else "DIFFER\n  runtime %s\n  mxnet   %s"
+                              % (str(got)[:2000], str(expected)[:2000]), against))
     return 1 if failures else 0
 
 
