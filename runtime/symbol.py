@@ -130,6 +130,8 @@ class Symbol:
 
     def attr(self, key: str) -> Optional[str]:
         node = self._outputs[0][0]
+        if key in HIDDEN_KEYS:  # kept as __lr_mult__, read under either name (MXNet's C API)
+            key = "__%s__" % key
         if key in node.extra:
             return node.extra[key]
         value = node.attrs.get(key)
@@ -138,7 +140,7 @@ class Symbol:
     def list_attr(self) -> Dict[str, str]:
         node = self._outputs[0][0]
         out = {k: str(v) for k, v in node.attrs.items()}
-        out.update(node.extra)
+        out.update(_shown(node.extra))
         return out
 
     def attr_dict(self) -> Dict[str, Dict[str, str]]:
@@ -146,7 +148,7 @@ class Symbol:
         found = {}
         for node in self._order():
             attrs = {k: str(v) for k, v in node.attrs.items()}
-            attrs.update(node.extra)
+            attrs.update(_shown(node.extra))
             if attrs:
                 found[node.name] = attrs
         return found
@@ -495,15 +497,31 @@ def _substitute(symbol: Symbol, mapping: Dict[str, Tuple[Node, int]]) -> Symbol:
 HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage", "profiler_scope")
 
 
+def _hidden(extra: Dict[str, str]) -> Dict[str, str]:
+    """A node's string attributes as MXNet keeps them: a hidden key given plainly (`lr_mult`,
+    `force_mirroring`) is stored as `__lr_mult__`, which is what its JSON holds."""
+    for key in [k for k in extra if k in HIDDEN_KEYS]:
+        extra["__%s__" % key] = extra.pop(key)
+    return extra
+
+
+def _shown(extra: Dict[str, str]) -> Dict[str, str]:
+    """A node's string attributes as MXNet lists them: each hidden key under both its names."""
+    shown = dict(extra)
+    for key in HIDDEN_KEYS:
+        if "__%s__" % key in extra:
+            shown[key] = extra["__%s__" % key]
+    return shown
+
+
 def _node_attributes(attrs: Dict, attr) -> Dict[str, str]:
-    """The node's own attributes: `attr=`, and the hidden keys taken out of `attrs` (both as MXNet
-    keeps them: `__lr_mult__` and `lr_mult`)."""
+    """The node's own attributes: `attr=`, and the hidden keys taken out of `attrs` (as MXNet
+    keeps them: `__lr_mult__`)."""
     extra = {k: str(v) for k, v in (attr or {}).items()}
     for key in list(attrs):
         for hidden in HIDDEN_KEYS:
             if key == hidden:
-                value = str(attrs.pop(key))
-                extra["__%s__" % key] = extra[key] = value
+                extra["__%s__" % key] = str(attrs.pop(key))
             elif key.endswith("_" + hidden):
                 raise MXNetError("setting variable attributes with %s is deprecated. please instead use\n"
                                  "w = Variable(%s=%s)\nsym = YourSymbolName(%s=w)"
@@ -520,7 +538,7 @@ def compose(op: OpDef, public_name: str, args, kwargs) -> Symbol:
             raise MXNetError("Symbol.ComposeKeyword argument name %s not found." % stray[0])
         kwargs = {k: v for k, v in kwargs.items() if k not in stray}  # as MXNet: an operator without inputs drops them
     inputs, attrs = split_arguments(op, args, kwargs, lambda v: isinstance(v, Symbol))
-    extra = attribute.current().get(_node_attributes(attrs, attr))  # the AttrScope's, then the node's own
+    extra = _hidden(attribute.current().get(_node_attributes(attrs, attr)))  # the AttrScope's, then the node's own
     parsed = op.parse_attrs(attrs)
     # (MXNet names a node after its front-end function: `contrib.div_sqrt_dim`, not the operator)
     hint = public_name.rsplit(".", 1)[-1].lower().replace("_contrib_", "", 1)
@@ -556,7 +574,7 @@ def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         **kwargs) -> Symbol:
     if not isinstance(name, str):
         raise TypeError("Expect a string for variable `name`")
-    extra = attribute.current().get({k: str(v) for k, v in (attr or {}).items()})  # the AttrScope's too
+    extra = _hidden(attribute.current().get({k: str(v) for k, v in (attr or {}).items()}))  # the AttrScope's too
     if shape is not None:
         extra["__shape__"] = str(tuple(shape))
     if dtype is not None:
