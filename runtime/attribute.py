@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import threading
+from collections import defaultdict
 from typing import Dict, Optional
 
 
 class AttrScope:
     _current = threading.local()
+    # how many graphs of each name the control-flow operators made (foreach0, foreach1...)
+    _subgraph_names: Dict[str, int] = defaultdict(int)
 
     def __init__(self, **kwargs):
         for value in kwargs.values():

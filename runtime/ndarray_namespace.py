@@ -115,6 +115,8 @@ def build_module(name: str) -> types.ModuleType:
     top["Custom"] = custom_op.eager  # operators written in Python (runtime.operator)
     from runtime.adamw import FUNCTIONS as adamw_functions  # Python front-end functions in MXNet too
     subs["contrib"].update(adamw_functions)
+    from runtime import control_flow  # foreach, while_loop, cond: Python loops and branches eagerly
+    subs["contrib"].update(control_flow.EAGER)
     from runtime.cached_op import CachedOp
     top["CachedOp"] = CachedOp
     from runtime import dlpack

@@ -18,6 +18,8 @@ filled in, out_shapes); without it, output shapes come from running the kernel o
 from __future__ import annotations
 
 import ast
+import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -282,6 +284,19 @@ class OpDef:
     # an unknown size outside np_shape() (boolean_mask's shape depends on the values; one_hot's
     # depth 0 and AdaptiveAvgPooling2D's output_size 0 pass as recorded)
     allows_empty: bool = False
+    # the graphs a control-flow operator runs (runtime.subgraph.Subgraph: foreach's body...), bound
+    # to one node's declaration by with_subgraphs; MXNet's JSON keeps them under the node's `subgraphs`
+    subgraphs: Tuple = ()
+
+    def with_subgraphs(self, graphs: Sequence) -> "OpDef":
+        """This declaration with its kernel, inference and gradient reading these graphs (given
+        to them as `graphs=`): the operator of one control-flow node."""
+        graphs = tuple(graphs)
+
+        def bind(function):
+            return None if function is None else functools.partial(function, graphs=graphs)
+        return dataclasses.replace(self, subgraphs=graphs, kernel=bind(self.kernel), infer=bind(self.infer),
+                                   types=bind(self.types), gradient=bind(self.gradient))
 
     @property
     def variadic(self) -> bool:

@@ -80,6 +80,7 @@ MODULES: Dict[str, str] = {
     "mxnet.gluon.contrib": "runtime.gluon.contrib",
     "mxnet.gluon.contrib.nn": "runtime.gluon.contrib:nn",
     "mxnet.gluon.contrib.rnn": "runtime.gluon.contrib:rnn",
+    "mxnet.gluon.contrib.rnn.rnn_cell": "runtime.gluon.contrib:rnn.rnn_cell",
     "mxnet.gluon.contrib.data": "runtime.gluon.contrib:data",
     "mxnet.gluon.contrib.cnn": "runtime.gluon.contrib_cnn",
     # the training API

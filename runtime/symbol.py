@@ -7,6 +7,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from runtime import attribute
 from runtime import name as naming
 from runtime.base import MXNetError, NotImplementedForSymbol
 from runtime.invoke import present_inputs, split_arguments
@@ -129,6 +130,8 @@ class Symbol:
 
     def attr(self, key: str) -> Optional[str]:
         node = self._outputs[0][0]
+        if key in HIDDEN_KEYS:  # kept as __lr_mult__, read under either name (MXNet's C API)
+            key = "__%s__" % key
         if key in node.extra:
             return node.extra[key]
         value = node.attrs.get(key)
@@ -137,7 +140,7 @@ class Symbol:
     def list_attr(self) -> Dict[str, str]:
         node = self._outputs[0][0]
         out = {k: str(v) for k, v in node.attrs.items()}
-        out.update(node.extra)
+        out.update(_shown(node.extra))
         return out
 
     def attr_dict(self) -> Dict[str, Dict[str, str]]:
@@ -145,7 +148,7 @@ class Symbol:
         found = {}
         for node in self._order():
             attrs = {k: str(v) for k, v in node.attrs.items()}
-            attrs.update(node.extra)
+            attrs.update(_shown(node.extra))
             if attrs:
                 found[node.name] = attrs
         return found
@@ -412,24 +415,8 @@ class Symbol:
 
     # ---- serialization (MXNet's JSON graph format)
     def tojson(self) -> str:
-        order = self._order()
-        index = {id(n): i for i, n in enumerate(order)}
-        nodes = []
-        for node in order:
-            entry = {"op": "null" if node.is_variable else node.op.name, "name": node.name}
-            attrs = {} if node.is_variable else {k: _attr_text(v) for k, v in node.attrs.items()
-                                                 if v is not None and not _is_default(node.op, k, v)}
-            attrs.update(node.extra)
-            if attrs:
-                entry["attrs"] = attrs
-            entry["inputs"] = [[index[id(child)], i, 0] for child, i in node.inputs]
-            nodes.append(entry)
-        row_ptr = [0]
-        for node in order:
-            row_ptr.append(row_ptr[-1] + node.num_outputs())
-        graph = {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(order) if n.is_variable],
-                 "node_row_ptr": row_ptr, "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
-                 "attrs": {"mxnet_version": ["int", MXNET_VERSION]}}
+        graph = _graph_dict(self)
+        graph["attrs"] = {"mxnet_version": ["int", MXNET_VERSION]}
         from runtime.util import is_np_shape
         if is_np_shape():  # MXNet marks graphs made under NumPy shape semantics
             graph["attrs"]["is_np_shape"] = ["int", 1]
@@ -446,6 +433,30 @@ class Symbol:
     def save(self, fname: str) -> None:
         with open(fname, "w") as handle:
             handle.write(self.tojson())
+
+
+def _graph_dict(symbol: Symbol) -> Dict:
+    """MXNet's JSON form of the graph (without the file's attributes): a control-flow node's own
+    graphs go under its `subgraphs`, in the same form."""
+    order = symbol._order()
+    index = {id(n): i for i, n in enumerate(order)}
+    nodes = []
+    for node in order:
+        entry = {"op": "null" if node.is_variable else node.op.name, "name": node.name}
+        attrs = {} if node.is_variable else {k: _attr_text(v) for k, v in node.attrs.items()
+                                             if v is not None and not _is_default(node.op, k, v)}
+        attrs.update(node.extra)
+        if attrs:
+            entry["attrs"] = attrs
+        entry["inputs"] = [[index[id(child)], i, 0] for child, i in node.inputs]
+        if not node.is_variable and node.op.subgraphs:
+            entry["subgraphs"] = [_graph_dict(graph.symbol) for graph in node.op.subgraphs]
+        nodes.append(entry)
+    row_ptr = [0]
+    for node in order:
+        row_ptr.append(row_ptr[-1] + node.num_outputs())
+    return {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(order) if n.is_variable],
+            "node_row_ptr": row_ptr, "heads": [[index[id(n)], i, 0] for n, i in symbol._outputs]}
 
 
 def _attr_text(value) -> str:
@@ -486,15 +497,31 @@ def _substitute(symbol: Symbol, mapping: Dict[str, Tuple[Node, int]]) -> Symbol:
 HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage", "profiler_scope")
 
 
+def _hidden(extra: Dict[str, str]) -> Dict[str, str]:
+    """A node's string attributes as MXNet keeps them: a hidden key given plainly (`lr_mult`,
+    `force_mirroring`) is stored as `__lr_mult__`, which is what its JSON holds."""
+    for key in [k for k in extra if k in HIDDEN_KEYS]:
+        extra["__%s__" % key] = extra.pop(key)
+    return extra
+
+
+def _shown(extra: Dict[str, str]) -> Dict[str, str]:
+    """A node's string attributes as MXNet lists them: each hidden key under both its names."""
+    shown = dict(extra)
+    for key in HIDDEN_KEYS:
+        if "__%s__" % key in extra:
+            shown[key] = extra["__%s__" % key]
+    return shown
+
+
 def _node_attributes(attrs: Dict, attr) -> Dict[str, str]:
-    """The node's own attributes: `attr=`, and the hidden keys taken out of `attrs` (both as MXNet
-    keeps them: `__lr_mult__` and `lr_mult`)."""
+    """The node's own attributes: `attr=`, and the hidden keys taken out of `attrs` (as MXNet
+    keeps them: `__lr_mult__`)."""
     extra = {k: str(v) for k, v in (attr or {}).items()}
     for key in list(attrs):
         for hidden in HIDDEN_KEYS:
             if key == hidden:
-                value = str(attrs.pop(key))
-                extra["__%s__" % key] = extra[key] = value
+                extra["__%s__" % key] = str(attrs.pop(key))
             elif key.endswith("_" + hidden):
                 raise MXNetError("setting variable attributes with %s is deprecated. please instead use\n"
                                  "w = Variable(%s=%s)\nsym = YourSymbolName(%s=w)"
@@ -511,7 +538,7 @@ def compose(op: OpDef, public_name: str, args, kwargs) -> Symbol:
             raise MXNetError("Symbol.ComposeKeyword argument name %s not found." % stray[0])
         kwargs = {k: v for k, v in kwargs.items() if k not in stray}  # as MXNet: an operator without inputs drops them
     inputs, attrs = split_arguments(op, args, kwargs, lambda v: isinstance(v, Symbol))
-    extra = _node_attributes(attrs, attr)
+    extra = _hidden(attribute.current().get(_node_attributes(attrs, attr)))  # the AttrScope's, then the node's own
     parsed = op.parse_attrs(attrs)
     # (MXNet names a node after its front-end function: `contrib.div_sqrt_dim`, not the operator)
     hint = public_name.rsplit(".", 1)[-1].lower().replace("_contrib_", "", 1)
@@ -547,7 +574,7 @@ def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         **kwargs) -> Symbol:
     if not isinstance(name, str):
         raise TypeError("Expect a string for variable `name`")
-    extra = {k: str(v) for k, v in (attr or {}).items()}
+    extra = _hidden(attribute.current().get({k: str(v) for k, v in (attr or {}).items()}))  # the AttrScope's too
     if shape is not None:
         extra["__shape__"] = str(tuple(shape))
     if dtype is not None:
@@ -576,7 +603,10 @@ def Group(symbols: List[Symbol]) -> Symbol:
 
 
 def load_json(text: str) -> Symbol:
-    graph = json.loads(text)
+    return _graph_from_dict(json.loads(text))
+
+
+def _graph_from_dict(graph: Dict) -> Symbol:
     nodes: List[Node] = []
     for entry in graph["nodes"]:
         raw = dict(entry.get("attrs") or entry.get("attr") or entry.get("param") or {})
@@ -586,6 +616,9 @@ def load_json(text: str) -> Symbol:
         if entry["op"] not in REGISTRY:
             raise MXNetError("Cannot find operator %s" % entry["op"])
         op = REGISTRY[entry["op"]]
+        if entry.get("subgraphs"):  # a control-flow node: its operator runs these graphs
+            from runtime.subgraph import Subgraph
+            op = op.with_subgraphs([Subgraph(_graph_from_dict(g)) for g in entry["subgraphs"]])
         extra = {k: v for k, v in raw.items() if k.startswith("__")}
         parsed = op.parse_attrs({k: v for k, v in raw.items() if not k.startswith("__")})
         inputs = [(nodes[i], out) for i, out, *_ in entry["inputs"]]

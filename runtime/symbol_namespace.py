@@ -80,6 +80,8 @@ def build_module(name: str) -> types.ModuleType:
     })
     from runtime import custom_op
     top["Custom"] = custom_op.symbolic  # operators written in Python (runtime.operator)
+    from runtime import control_flow  # foreach, while_loop, cond: traced graphs run by one node
+    subs["contrib"].update(control_flow.SYMBOLIC)
     from runtime.ops.sparse import namespace_functions
     subs["sparse"] = namespace_functions(function_for)
     return namespace.build_module(name, "MXNet-compatible deferred operators (Symbol).", top, subs)

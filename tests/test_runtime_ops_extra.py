@@ -168,6 +168,8 @@ def test_every_declared_operator_has_a_golden_case_or_a_case_here():
     golden |= {"BatchNorm_v1"}  # symbolic only in MXNet: tests/test_runtime_recorded_fixes.py
     golden |= {"_contrib_ModulatedDeformableConvolution"}  # tests/test_runtime_modulated_deformable.py
     golden |= {"_contrib_box_decode", "_contrib_box_encode", "amp_multicast"}  # tests/test_runtime_box_coder.py
+    golden |= {"_foreach", "_while_loop", "_cond"}  # tests/test_control_flow.py (blocks and MXNet's JSON)
+    golden |= {"_contrib_MultiBoxTarget"}  # tests/test_multibox_target.py
     # and nd.image's operators (tools/record_image_ops.py)
     image_ops = json.loads((Path(__file__).resolve().parent / "data" / "image_ops_cases.json").read_text())
     golden |= {"_image_" + name for name in ("to_tensor", "normalize") if image_ops[name]}

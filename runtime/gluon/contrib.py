@@ -128,4 +128,7 @@ data.__dict__.update(IntervalSampler=IntervalSampler)
 rnn = types.ModuleType("mxnet.gluon.contrib.rnn")
 rnn.__dict__.update({name: getattr(contrib_cells, name) for name in (
     "LSTMPCell", "VariationalDropoutCell", "Conv1DRNNCell", "Conv2DRNNCell", "Conv3DRNNCell", "Conv1DLSTMCell",
-    "Conv2DLSTMCell", "Conv3DLSTMCell", "Conv1DGRUCell", "Conv2DGRUCell", "Conv3DGRUCell")})
+    "Conv2DLSTMCell", "Conv3DLSTMCell", "Conv1DGRUCell", "Conv2DGRUCell", "Conv3DGRUCell", "dynamic_unroll")})
+# MXNet's module of the cells and dynamic_unroll, which code reaches as contrib.rnn.rnn_cell
+rnn.rnn_cell = types.ModuleType("mxnet.gluon.contrib.rnn.rnn_cell")
+rnn.rnn_cell.__dict__.update({k: v for k, v in rnn.__dict__.items() if not k.startswith("__")})

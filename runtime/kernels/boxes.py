@@ -49,14 +49,40 @@ def _greedy_keep(order, corners, overlap_thresh):
     return kept[:total]
 
 
+def _greedy_keep_half(order, corners, overlap_thresh):
+    """_greedy_keep for float16 boxes (which Numba lacks): NumPy's float16 operations round every
+    result to half precision, as MXNet's half_t arithmetic does; the overlap is compared with the
+    threshold in single precision, as MXNet compares a half with its float threshold."""
+    boxes = corners[order]
+    left, top, right, bottom = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
+    zero = np.float16(0)
+    width, height = right - left, bottom - top
+    areas = np.where((width < zero) | (height < zero), zero, width * height)
+    removed = np.zeros(len(order), bool)
+    kept = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(len(order)):
+            if removed[i]:
+                continue
+            kept.append(order[i])
+            others = np.arange(i + 1, len(order))[~removed[i + 1:]]
+            w = np.minimum(right[i], right[others]) - np.maximum(left[i], left[others])
+            h = np.minimum(bottom[i], bottom[others]) - np.maximum(top[i], top[others])
+            intersection = np.where(w > zero, w, zero) * np.where(h > zero, h, zero)
+            overlap = intersection / (areas[i] + areas[others] - intersection)
+            removed[others[overlap.astype(np.float32) > np.float32(overlap_thresh)]] = True
+    return np.array(kept, np.int64)
+
+
 def _keep(order, corners, classes, overlap_thresh, by_class):
     """The greedy pass, over each class on its own when only boxes of one class suppress each other
     (a third of the pairs with three classes); the kept boxes come back in score order."""
+    greedy_keep = _greedy_keep_half if corners.dtype == np.float16 else _greedy_keep
     if not by_class:
-        return _greedy_keep(order, corners, overlap_thresh)
+        return greedy_keep(order, corners, overlap_thresh)
     grouped = order[np.argsort(classes[order], kind="stable")]  # each class's boxes, still best first
     bounds = np.flatnonzero(np.diff(classes[grouped])) + 1
-    kept = [_greedy_keep(part, corners, overlap_thresh) for part in np.split(grouped, bounds)]
+    kept = [greedy_keep(part, corners, overlap_thresh) for part in np.split(grouped, bounds)]
     rank = np.empty(classes.shape[0], np.int64)
     rank[order] = np.arange(order.shape[0])
     merged = np.concatenate(kept) if kept else order[:0]
@@ -86,7 +112,7 @@ def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, 
     for b, boxes in enumerate(batches):
         scores = boxes[:, score_index]
         valid = scores > dtype(valid_thresh)
-        if id_index >= 0 and background_id >= 0:
+        if id_index >= 0:  # MXNet drops the background class, -1 (its default) included
             valid &= boxes[:, id_index] != dtype(background_id)
         candidates = np.flatnonzero(valid)
         # best first; equal scores keep their input order
@@ -98,7 +124,9 @@ def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, 
         corners = _to_corners(coords) if in_format == "center" else coords
         # MXNet compares class ids as integers: ids 0.02 and 0.11 are one class
         classes = boxes[:, id_index if id_index >= 0 else score_index].astype(np.int64)
-        kept = _keep(order.astype(np.int64), corners, classes, dtype(overlap_thresh), by_class)
+        # (MXNet compares a half overlap with its float threshold: float16 keeps the threshold as given)
+        threshold = overlap_thresh if dtype is np.float16 else dtype(overlap_thresh)
+        kept = _keep(order.astype(np.int64), corners, classes, threshold, by_class)
         rows = out[b, :kept.shape[0]]
         rows[:] = boxes[kept]
         if out_format != in_format:

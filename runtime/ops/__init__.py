@@ -21,3 +21,4 @@ from runtime.ops import image  # noqa: F401,E402  (nd.image: to_tensor, normaliz
 from runtime.ops import multi_tensor  # noqa: F401,E402  (multi_sum_sq)
 from runtime.ops import sparse  # noqa: F401,E402  (storage operators; storage rules of the operators above)
 from runtime.ops import optimizer  # noqa: F401,E402  (the fused optimizer updates, sgd_update...)
+from runtime.ops import control_flow  # noqa: F401,E402  (_foreach, _while_loop, _cond: graphs run by one node)

@@ -146,6 +146,7 @@ gradient_of("SequenceLast")(selection("SequenceLast"))
 gradient_of("SequenceReverse")(selection("SequenceReverse"))
 gradient_of("_contrib_box_iou")(zero_gradient)
 gradient_of("_contrib_bipartite_matching")(zero_gradient)
+gradient_of("_contrib_MultiBoxTarget")(zero_gradient)  # MXNet writes zeros for the class predictions
 gradient_of("_contrib_MultiBoxPrior")(zero_gradient)
 
 

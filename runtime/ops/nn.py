@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from runtime.base import MXNetError
-from runtime.kernels import boxes
+from runtime.kernels import boxes, multibox
 from runtime.kernels import nn as k
 from runtime.registry import (Attr, bool_, choice, declare, dtype_, float_, floats_, int_, optional, shape_,
                               shape_inconsistent, str_, uniform_types)
@@ -454,6 +454,44 @@ declare("_contrib_MultiBoxPrior", attrs=[Attr("sizes", floats_, (1.0,)), Attr("r
                                          Attr("clip", bool_, False), Attr("steps", floats_, (-1.0, -1.0)),
                                          Attr("offsets", floats_, (0.5, 0.5))],
         kernel=_multibox_prior, aliases=("contrib.MultiBoxPrior",), infer=_prior_shapes, types=_float32_only)
+
+
+def _multibox_target_shapes(in_shapes, attrs):
+    """MXNet 1.9.1's checks, in its words: anchors (1, N, 4), labels (batch, M, >= 5), class
+    predictions (batch, classes, N); outputs (batch, N * 4) twice and (batch, N)."""
+    anchor, label, pred = in_shapes
+    checks = [(len(anchor) == 3, "Check failed: ashape.ndim() == 3 (%d vs. 3) : Anchor should be batch shared N*4 tensor"
+               % len(anchor))]
+    checks += [(anchor[0] == 1, "Check failed: ashape[0] == 1 (%d vs. 1) : Anchors are shared across batches, first "
+                "dimension should be 1" % anchor[0]),
+               (anchor[1] > 0, "Check failed: ashape[1] > 0 (%d vs. 0) : Number boxes should be greater than 0"
+                % anchor[1]),
+               (anchor[2] == 4, "Check failed: ashape[2] == 4 (%d vs. 4) : Box dimension should be 4: "
+                "[xmin, ymin, xmax, ymax]" % anchor[2])] if len(anchor) == 3 else []
+    checks += [(len(label) == 3, "Check failed: lshape.ndim() == 3 (%d vs. 3) : Label should be [batch, num_labels, "
+                "label_width] tensor" % len(label))]
+    checks += [(label[1] > 0, "Check failed: lshape[1] > 0 (%d vs. 0) : Padded label should be greater than 0"
+                % label[1]),
+               (label[2] >= 5, "Check failed: lshape[2] >= 5 (%d vs. 5) : Label width should be greater than or "
+                "equal to 5" % label[2])] if len(label) == 3 else []
+    checks += [(len(pred) == 3, "Check failed: pshape.ndim() == 3 (%d vs. 3) : Prediction: [batch, num_classes, "
+                "num_anchors]" % len(pred))]
+    checks += [(len(pred) != 3 or len(anchor) != 3 or pred[2] == anchor[1],
+                "Check failed: pshape[2] == ashape[1] (%d vs. %d) : Number of anchors mismatch"
+                % (pred[-1], anchor[1] if len(anchor) > 1 else -1))]
+    for passed, message in checks:
+        if not passed:
+            raise MXNetError(message)
+    boxes_count = anchor[1]
+    return in_shapes, [(label[0], boxes_count * 4), (label[0], boxes_count * 4), (label[0], boxes_count)]
+
+
+declare("_contrib_MultiBoxTarget", ("anchor", "label", "cls_pred"),
+        [Attr("overlap_threshold", float_, 0.5), Attr("ignore_label", float_, -1.0),
+         Attr("negative_mining_ratio", float_, -1.0), Attr("negative_mining_thresh", float_, 0.5),
+         Attr("minimum_negative_samples", int_, 0), Attr("variances", floats_, (0.1, 0.1, 0.2, 0.2))],
+        kernel=multibox.multibox_target, aliases=("contrib.MultiBoxTarget",), infer=_multibox_target_shapes,
+        types=_float32_only, num_outputs=3, output_names=("loc_target", "loc_mask", "cls_target"))
 
 
 def _box_nms_check(in_shapes, attrs):

@@ -257,3 +257,46 @@ Conv1DLSTMCell, Conv2DLSTMCell, Conv3DLSTMCell = (
 Conv1DGRUCell, Conv2DGRUCell, Conv3DGRUCell = (
     _conv_cell(_ConvGRUCell, d, _LAYOUTS[d], "Convolutional GRU cell over %d spatial dimension(s)." % d)
     for d in (1, 2, 3))
+
+
+def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0, layout="TNC", valid_length=None):
+    """`gluon.contrib.rnn.dynamic_unroll`: the cell run over the time axis by `contrib.foreach`, so
+    a hybridized graph holds one loop node rather than a copy of the cell per step. With
+    `valid_length`, each sequence's states stop changing after its length (a step counter rides
+    along as an extra state) and its outputs after that are zeros (SequenceMask). As in MXNet
+    1.9.1, Dropout on the inputs and outputs shares its mask along the axis the layout names time."""
+    import runtime
+    from runtime.symbol import Symbol
+    symbolic = isinstance(inputs, Symbol) or (isinstance(inputs, (list, tuple)) and isinstance(inputs[0], Symbol))
+    F = runtime.sym if symbolic else runtime.nd
+    axis = layout.find("T")
+    if isinstance(inputs, (list, tuple)):  # steps given one by one: merged along the time axis
+        inputs = F.stack(*inputs, axis=axis)
+    axes = None
+    if axis != 0:  # the loop runs over axis 0
+        axes = list(range(len(layout)))
+        axes[0], axes[axis] = axes[axis], axes[0]
+        inputs = F.transpose(inputs, axes=axes)
+    if drop_inputs:
+        inputs = F.Dropout(inputs, p=drop_inputs, axes=(axis,))
+    states = begin_state
+    if valid_length is None:
+        def body(step, states):
+            return cell(step, states)
+    else:
+        states = list(states) + [F.zeros((1,))]
+
+        def body(step, states):
+            previous, counter = states[:-1], states[-1]
+            out, new_states = cell(step, previous)
+            alive = F.broadcast_greater(valid_length, counter)
+            return out, [F.where(alive, new, old) for new, old in zip(new_states, previous)] + [counter + 1]
+    outputs, states = F.contrib.foreach(body, inputs, states)
+    if drop_outputs:
+        outputs = F.Dropout(outputs, p=drop_outputs, axes=(axis,))
+    if axes is not None:
+        outputs = F.transpose(outputs, axes=axes)
+    if valid_length is None:
+        return outputs, states
+    outputs = F.SequenceMask(outputs, sequence_length=valid_length, use_sequence_length=True, axis=axis)
+    return outputs, states[:-1]
