@@ -139,6 +139,10 @@ STATEMENTS = [
     "if F is mx.sym:\n    raise ValueError('symbols')", "if not F is nd:\n    z = x.shape",
     "if F == mx.symbol:\n    y = y * 2\nelse:\n    s = x.shape", "nd = F", "if F is nd:\n    return x.asnumpy()",
     "if isinstance(x, mx.sym.Symbol):\n    y = x\nelif F is nd:\n    y = x[0]",
+    # rebinding in order, in branches, in loops and closures (what the screen reads in order)
+    "x = F.split(x, num_outputs=2)", "x = x[0]", "g = x", "if self.flag:\n    g = F.relu(x)",
+    "for q in range(2):\n    y = g[0]\n    g = F.relu(x)", "y = [g[0] for _ in range(2)][0]", "f = lambda: g[0]",
+    "g = F.split(x, num_outputs=2)\ny = g[0]", "while n < 2:\n    y = t[0]\n    n += 1",
 ]
 
 

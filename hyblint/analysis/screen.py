@@ -243,6 +243,9 @@ class _Screen:
                 self.flavors[name] = G
         self.initial = dict(self.flavors)
         self._earlier: Optional[Dict[str, list]] = None
+        self.function = function
+        self._assignments: Optional[Dict[str, list]] = None
+        self._loops: Optional[List[ast.AST]] = None
 
     def may_report(self) -> bool:
         if not self.usable or any(isinstance(node, _UNFOLLOWED) for node in self.nodes):
@@ -323,7 +326,8 @@ class _Screen:
             return self.may_be_plain_tensor(node)
         if self._earlier is None:
             self._earlier = {}
-            self._loops = [n for n in self.nodes[1:] if type(n) in _LOOPS]  # (nodes[0]: the method)
+            if self._loops is None:
+                self._loops = [n for n in self.nodes[1:] if type(n) in _LOOPS]  # (nodes[0]: the method)
             for binding in self.nodes:
                 if type(binding) in _BINDINGS:
                     end = (getattr(binding, "end_lineno", None), getattr(binding, "end_col_offset", None))
@@ -337,6 +341,50 @@ class _Screen:
             if end[0] is None or end <= start:  # (a clause without a position: taken to reach it)
                 flavor |= bound
         return bool(flavor & T)
+
+    def _reaching_flavor(self, node: ast.Name) -> Optional[int]:
+        """The flavor of a name where it is read, when one plain assignment of the method's own body
+        (`x = value`, not in a branch or loop) surely reaches the read: the last one before it, with
+        no other binding of the name between them, none in a loop around the read, and the read in
+        no nested function (which may run later). The analysis, walking in order, holds there what
+        that assignment bound (`x = F.split(x, num_outputs=4)` and then `x[0]`); None otherwise."""
+        if self._assignments is None:
+            self._read_assignments()
+        assigned = self._assignments.get(node.id)
+        if not assigned or (len(self._binding_places[node.id]) == 1 and node.id not in self.initial):
+            return None  # (bound once: what that binding gives is all the name may hold anyway)
+        at = (node.lineno, node.col_offset)
+        chosen = None
+        for end, value in assigned:  # (in order)
+            if end > at:
+                break
+            chosen = (end, value)
+        if chosen is None:
+            return None
+        bindings = self._binding_places.get(node.id, ())
+        if any(place is None or chosen[0] < place < at for place in bindings):
+            return None  # (a clause that binds without a place of its own may be anywhere)
+        for scope in self._loops:
+            if _encloses(scope, at) and (type(scope) in _NESTED or any(_encloses(scope, place) for place in bindings)):
+                return None
+        return self.flavor(chosen[1])
+
+    def _read_assignments(self) -> None:
+        self._assignments = {}
+        for statement in self.function.body:
+            if type(statement) is ast.Assign and len(statement.targets) == 1 and type(statement.targets[0]) is ast.Name:
+                self._assignments.setdefault(statement.targets[0].id, []).append(
+                    ((statement.end_lineno, statement.end_col_offset), statement.value))
+        self._binding_places: Dict[str, list] = {}
+        for binding in self.nodes:
+            if type(binding) in _BINDINGS:
+                # an assignment binds once its value is computed, a loop before its body runs
+                place = None if not hasattr(binding, "lineno") else (binding.end_lineno, binding.end_col_offset) \
+                    if type(binding) in _BOUND_AFTER else (binding.lineno, binding.col_offset)
+                for name in _names_bound(binding):
+                    self._binding_places.setdefault(name, []).append(place)
+        if self._loops is None:
+            self._loops = [n for n in self.nodes[1:] if type(n) in _LOOPS]  # (nodes[0]: the method)
 
     def _bound(self, node: ast.AST):
         """(name, flavor) for each name that the binding statement or clause `node` binds."""
@@ -389,7 +437,8 @@ class _Screen:
     def _compute_flavor(self, node: ast.AST) -> int:
         kind = type(node)
         if kind is ast.Name:
-            return self.flavors.get(node.id, 0)
+            reached = self._reaching_flavor(node) if type(node.ctx) is ast.Load else None
+            return self.flavors.get(node.id, 0) if reached is None else reached
         if kind is ast.Call:
             return self._call_flavor(node)
         if kind is ast.Attribute:
@@ -615,6 +664,33 @@ def _negative_number(node: ast.expr) -> bool:
 # Loops, and scopes whose code may run after what follows them: inside these, any binding may reach a use.
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda,
           ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+_NESTED = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)
+_BOUND_AFTER = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)
+
+
+def _names_bound(node: ast.AST) -> List[str]:
+    """The names a binding statement or clause binds (as `_Screen._bound` finds them)."""
+    kind = type(node)
+    if kind is ast.Assign:
+        targets = list(node.targets)  # (a copy: the tree stays as it is)
+    elif kind in (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr):
+        targets = [node.target]
+    elif kind is ast.withitem:
+        targets = [node.optional_vars] if node.optional_vars is not None else []
+    else:
+        targets = []
+    names = []
+    while targets:
+        target = targets.pop()
+        if type(target) is ast.Name:
+            names.append(target.id)
+        elif type(target) in (ast.Tuple, ast.List):
+            targets.extend(target.elts)
+        elif type(target) is ast.Starred:
+            targets.append(target.value)
+    return names
 
 
 def _encloses(node: ast.AST, position) -> bool:
