@@ -24,7 +24,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from hyblint.analysis.kinds import Kind, join
 # a faster walk than ast.walk, over the nodes that matter; literal arguments as the analysis reads them
-from hyblint.analysis.screen import _dotted, _literal_argument, _walk
+from hyblint.analysis.flavors import _dotted, _literal_argument, _walk
 from hyblint.analysis.module import ClassLine, ModuleFacts, collect_imports, scan_classes
 from hyblint.analysis.vocabulary import (COUNTED_OUTPUTS, GROUP_OPS, NAMESPACE_PREFIXES, NESTED_OPS, PYTHON_BUILTINS,
                                          PYTHON_METHODS, STATE_WORDS, TENSOR_METHODS, TENSOR_PLURALS, UNKNOWN_COUNT,
