@@ -6,8 +6,8 @@ contrib.foreach per layer and direction).
 
 BiLMEncoder: two layers of LSTMP cells with cell and projection clipping, seeded parameters, inputs,
 states and a mask, eagerly and hybridized; its outputs and final states must equal MXNet's (within
-1e-5). HybridBeamSearchSampler: a small decoder (embedding, GRU cell, dense layer over 12 words) with seeded parameters is searched
-with beam sizes 1 and 3 from seeded start words and states; the sampler runs eagerly and
+1e-5). HybridBeamSearchSampler: a small decoder (embedding, GRU cell, dense layer over 12 words)
+with seeded parameters is searched with beam sizes 1 and 3 from seeded start words and states; the sampler runs eagerly and
 hybridized. MXNet's samples, scores and valid lengths come from MXNet_PYTHON (this script run there
 with --emit); the runtime's must equal them (scores within 1e-4). MXNet 1.9.1 fails the hybridized
 sampler (a type inference error in the cond after the loop): the runtime's hybridized results are

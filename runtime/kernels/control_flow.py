@@ -107,7 +107,7 @@ def foreach_gradient(inputs, outputs, out_grads, graphs=(), is_train=True, num_o
     if saved is None:
         _, _, saved = _foreach_steps(inputs, body, is_train, num_out_data, in_data_locs, in_state_locs,
                                      remain_locs, keep=True)
-    n_data, n_states = len(in_data_locs), len(in_state_locs)
+    n_data = len(in_data_locs)
     data = inputs[:n_data]
     data_grads = [np.zeros(d.shape, np.result_type(d.dtype, np.float32) if d.dtype.kind in "iub" else d.dtype)
                   for d in data]
