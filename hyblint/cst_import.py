@@ -22,6 +22,7 @@ import marshal
 import os
 import sys
 import tempfile
+import types
 from typing import Dict
 
 _NAME = "libcst-dataclasses.%s.bin" % sys.implementation.cache_tag
@@ -43,9 +44,13 @@ def _load(path: str) -> Dict[bytes, object]:
         if not data.startswith(importlib.util.MAGIC_NUMBER):
             return {}
         codes = marshal.loads(data[len(importlib.util.MAGIC_NUMBER):])
-        return codes if type(codes) is dict else {}
     except (OSError, ValueError, EOFError, TypeError):
         return {}
+    if type(codes) is not dict:
+        return {}
+    # (a damaged file may still unmarshal: only code objects under digests are taken)
+    return {key: code for key, code in codes.items()
+            if type(key) is bytes and len(key) == 16 and type(code) is types.CodeType}
 
 
 def _save(path: str, codes: Dict[bytes, object]) -> None:

@@ -52,3 +52,16 @@ def test_a_corrupt_cache_is_compiled_again_and_replaced(tmp_path):
 def test_nothing_is_written_where_python_writes_no_bytecode(tmp_path):
     assert run_probe(tmp_path, write=False)[1] > 100
     assert cache_files(tmp_path) == []
+
+
+def test_a_cache_of_other_objects_is_not_run(tmp_path):
+    import importlib.util
+    import marshal
+    run_probe(tmp_path)
+    (path,) = cache_files(tmp_path)
+    with open(path, "rb") as handle:
+        codes = marshal.loads(handle.read()[len(importlib.util.MAGIC_NUMBER):])
+    with open(path, "wb") as handle:  # every digest now names a string, not code
+        handle.write(importlib.util.MAGIC_NUMBER + marshal.dumps({key: "x = 1" for key in codes}))
+    assert run_probe(tmp_path)[1] > 100  # compiled again, and the import works
+    assert run_probe(tmp_path)[1] == 0
