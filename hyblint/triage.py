@@ -143,7 +143,7 @@ def _screen_again(first: Triage) -> None:
     """Drop the methods the screen clears once it knows what the index says their callers pass (a
     list, Python values) and what their children return: `x[0]` on a parameter every caller gives
     a list is not a tensor's, nor `y[0]` on a child's result, a tensor or a tuple of them."""
-    texts = None
+    texts = aliases = None
     kept = []
     for snippet in first.snippets:
         context = first.context.get(snippet.owner)
@@ -151,7 +151,8 @@ def _screen_again(first: Triage) -> None:
         if any(kind in _NOT_A_TENSOR for kind in received.values()) or _CALLED_ATTRIBUTE.search(snippet.text):
             texts = texts or _helper_texts(first.source)
             children = dict(context.children) if context is not None else {}
-            aliases = tuple(sorted(first.imports.aliases.items()))
+            if aliases is None:
+                aliases = tuple(sorted(first.imports.aliases.items()))
             if not _screened(snippet.text, first.imports, aliases, texts, received, children):
                 continue
         kept.append(snippet)

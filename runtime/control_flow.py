@@ -225,20 +225,8 @@ def _cut(graph, name: str):
 
 def _marked_order(heads, name: str) -> list:
     """The marked nodes that the heads reach through marked nodes, inputs before their readers."""
-    order, seen = [], set()
-    stack = [(node, False) for node, _ in reversed(heads) if _marked(node, name)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        stack.extend((child, False) for child, _ in reversed(node.inputs)
-                     if _marked(child, name) and id(child) not in seen)
-    return order
+    from runtime.symbol import topological
+    return topological(heads, keep=lambda node: _marked(node, name))
 
 
 def _control_node(op_name: str, graphs, inputs, attrs) -> list:

@@ -40,10 +40,12 @@ class Node:
         return 1 if self.op is None else self.op.visible(self.attrs)
 
 
-def topological(heads: List[Tuple[Node, int]]) -> List[Node]:
+def topological(heads: List[Tuple[Node, int]], keep=None) -> List[Node]:
+    """The nodes the heads reach, inputs before their readers; with `keep`, only the nodes it
+    accepts, reached through such nodes."""
     order: List[Node] = []
     seen = set()
-    stack = [(node, False) for node, _ in reversed(heads)]
+    stack = [(node, False) for node, _ in reversed(heads) if keep is None or keep(node)]
     while stack:
         node, expanded = stack.pop()
         if expanded:
@@ -54,7 +56,7 @@ def topological(heads: List[Tuple[Node, int]]) -> List[Node]:
         seen.add(id(node))
         stack.append((node, True))
         for child, _ in reversed(node.inputs):
-            if id(child) not in seen:
+            if id(child) not in seen and (keep is None or keep(child)):
                 stack.append((child, False))
     return order
 

@@ -56,17 +56,6 @@ def _child_fields(kind: type) -> tuple:
     return found
 
 
-def _children(node: ast.AST) -> List[ast.AST]:
-    found = []
-    for name in _child_fields(type(node)):
-        value = getattr(node, name, None)
-        if type(value) is list:
-            found.extend(item for item in value if item is not None)  # `{**d}` has a None key
-        elif value is not None:
-            found.append(value)
-    return found
-
-
 def _walk(root: ast.AST) -> List[ast.AST]:
     """Every node under `root` that can hold or be an expression or statement, breadth first."""
     nodes = [root]
@@ -159,15 +148,13 @@ class Flavors:
             return self.may_be_plain_tensor(node)
         if self._earlier is None:
             self._earlier = {}
-            if self._loops is None:
-                self._loops = [n for n in self.nodes[1:] if type(n) in _LOOPS]  # (nodes[0]: the method)
             for binding in self.nodes:
                 if type(binding) in _BINDINGS:
                     end = (getattr(binding, "end_lineno", None), getattr(binding, "end_col_offset", None))
                     for name, flavor in self._bound(binding):
                         self._earlier.setdefault(name, []).append((end, flavor))
         start = (node.lineno, node.col_offset)
-        if any(_encloses(loop, start) for loop in self._loops):
+        if any(_encloses(loop, start) for loop in self._scopes()):
             return self.may_be_plain_tensor(node)
         flavor = self.initial.get(node.id, 0)
         for end, bound in self._earlier.get(node.id, ()):
@@ -197,7 +184,7 @@ class Flavors:
         bindings = self._binding_places.get(node.id, ())
         if any(place is None or chosen[0] < place < at for place in bindings):
             return None  # (a clause that binds without a place of its own may be anywhere)
-        for scope in self._loops:
+        for scope in self._scopes():
             if _encloses(scope, at) and (type(scope) in _NESTED or any(_encloses(scope, place) for place in bindings)):
                 return None
         return self.flavor(chosen[1])
@@ -216,8 +203,12 @@ class Flavors:
                     if type(binding) in _BOUND_AFTER else (binding.lineno, binding.col_offset)
                 for name in _names_bound(binding):
                     self._binding_places.setdefault(name, []).append(place)
+
+    def _scopes(self) -> List[ast.AST]:
+        """The method's loops and nested scopes (`_LOOPS`)."""
         if self._loops is None:
             self._loops = [n for n in self.nodes[1:] if type(n) in _LOOPS]  # (nodes[0]: the method)
+        return self._loops
 
     def _bound(self, node: ast.AST):
         """(name, flavor) for each name that the binding statement or clause `node` binds."""

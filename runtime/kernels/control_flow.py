@@ -62,6 +62,18 @@ def as_condition(array: np.ndarray, what: str) -> bool:
     return bool(array.reshape(-1)[0])
 
 
+def _step(graph, feed, is_train, outputs: List[list], saved: Optional[list]) -> list:
+    """One step of a loop's graph: its results, the first of them (its data outputs) added to
+    `outputs`, its values to `saved` (for the gradient) unless that is None."""
+    values = graph.values(feed, is_train)
+    results = graph.outputs(values)
+    if saved is not None:
+        saved.append(values)
+    for steps, result in zip(outputs, results):
+        steps.append(result)
+    return results
+
+
 # ---- foreach
 def _foreach_steps(arrays, body, is_train, num_out_data, in_data_locs, in_state_locs, remain_locs, keep):
     n_data, n_states = len(in_data_locs), len(in_state_locs)
@@ -77,13 +89,7 @@ def _foreach_steps(arrays, body, is_train, num_out_data, in_data_locs, in_state_
             feed[loc] = _step_slice(array, step)
         for loc, state in zip(in_state_locs, states):
             feed[loc] = state
-        values = body.values(feed, is_train)
-        results = body.outputs(values)
-        if keep:
-            saved.append(values)
-        for i in range(num_out_data):
-            outputs[i].append(results[i])
-        states = results[num_out_data:]
+        states = _step(body, feed, is_train, outputs, saved if keep else None)[num_out_data:]
     return outputs, states, saved
 
 
@@ -141,12 +147,7 @@ def _while_steps(arrays, cond, func, is_train, max_iterations, num_out_data, con
     for _ in range(max_iterations):
         if not as_condition(cond.run(cond_in, is_train)[0], "while_loop's condition"):
             break
-        values = func.values(func_in, is_train)
-        results = func.outputs(values)
-        if keep:
-            saved.append(values)
-        for i in range(num_out_data):
-            outputs[i].append(results[i])
+        results = _step(func, func_in, is_train, outputs, saved if keep else None)
         func_in = list(func_in)
         for k, loc in enumerate(func_var_locs):
             func_in[loc] = results[num_out_data + k]

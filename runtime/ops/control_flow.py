@@ -98,33 +98,31 @@ declare("_foreach", ("*data",),
 
 
 # ---- _while_loop
-def _while_shapes(in_shapes, attrs, graphs=()):
+def _looped(infer: str, given, attrs, graphs, stacked):
+    """What while_loop's graphs infer (`infer`: their "infer_shapes" or "infer_types"): the
+    inputs completed, and the outputs, the stacked ones through `stacked`."""
     cond, func = graphs
-    completed = list(in_shapes)
-    found, out = func.infer_shapes(_gather(in_shapes, attrs["func_input_locs"]))
+    completed = list(given)
+    found, out = getattr(func, infer)(_gather(given, attrs["func_input_locs"]))
     _scatter(completed, attrs["func_input_locs"], found)
-    cond_found, _ = cond.infer_shapes(_gather(completed, attrs["cond_input_locs"]))
+    cond_found, _ = getattr(cond, infer)(_gather(completed, attrs["cond_input_locs"]))
     _scatter(completed, attrs["cond_input_locs"], cond_found)
     num_out_data = attrs["num_out_data"]
-    outputs = [None if s is None else (attrs["max_iterations"],) + tuple(s) for s in out[:num_out_data]]
+    outputs = [stacked(value) for value in out[:num_out_data]]
     for i, loc in enumerate(attrs["func_var_locs"]):
-        shape = out[num_out_data + i]
-        outputs.append(tuple(shape) if shape is not None else completed[attrs["func_input_locs"][loc]])
+        value = out[num_out_data + i]
+        outputs.append(tuple(value) if isinstance(value, (tuple, list)) else value if value is not None
+                       else completed[attrs["func_input_locs"][loc]])
     return completed, outputs
+
+
+def _while_shapes(in_shapes, attrs, graphs=()):
+    rows = attrs["max_iterations"]
+    return _looped("infer_shapes", in_shapes, attrs, graphs, lambda s: None if s is None else (rows,) + tuple(s))
 
 
 def _while_types(in_dtypes, attrs, names, graphs=()):
-    cond, func = graphs
-    completed = list(in_dtypes)
-    found, out = func.infer_types(_gather(in_dtypes, attrs["func_input_locs"]))
-    _scatter(completed, attrs["func_input_locs"], found)
-    cond_found, _ = cond.infer_types(_gather(completed, attrs["cond_input_locs"]))
-    _scatter(completed, attrs["cond_input_locs"], cond_found)
-    num_out_data = attrs["num_out_data"]
-    outputs = list(out[:num_out_data])
-    for i, loc in enumerate(attrs["func_var_locs"]):
-        outputs.append(out[num_out_data + i] or completed[attrs["func_input_locs"][loc]])
-    return completed, outputs
+    return _looped("infer_types", in_dtypes, attrs, graphs, lambda dtype: dtype)
 
 
 declare("_while_loop", ("*data",),
