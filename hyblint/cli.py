@@ -129,6 +129,8 @@ def entry() -> None:
             stream.flush()
         except (BrokenPipeError, OSError, ValueError):
             code = code or 1
+    from hyblint import compiled_once
+    compiled_once.end()  # (the code its dataclasses generated, kept for the next start)
     os._exit(code)
 
 

@@ -36,6 +36,8 @@ def entry() -> None:
         # only be scanned by it again and again
         gc.disable()
         start_checkers()
+    from hyblint import compiled_once
+    compiled_once.begin("main")  # (ended by `cli.entry`, before the process exits)
     from hyblint.cli import entry as run_command
     run_command()
 
@@ -93,8 +95,10 @@ def start_checker() -> None:
     # Checking builds many short-lived trees without reference cycles; the cycle collector would
     # only scan them again and again. A worker lives for one run.
     gc.disable()
-    import hyblint.engine  # noqa: F401
-    import hyblint.lint  # noqa: F401
+    from hyblint.compiled_once import compiled_once
+    with compiled_once("checker"):
+        import hyblint.engine  # noqa: F401
+        import hyblint.lint  # noqa: F401
 
 
 def take_checkers() -> List:

@@ -14,6 +14,7 @@ this process reads them, cannot block a send: neither side waits on the other's 
 from __future__ import annotations
 
 import os
+import pickle
 import queue
 import signal
 import sys
@@ -30,12 +31,12 @@ class WorkerError(RuntimeError):
 
 
 def _read_jobs(connection, inbox: "queue.SimpleQueue") -> None:
+    """Takes every job off the pipe as it comes, unread: unpickling a job imports its function's
+    module, which is the worker's own thread's to do, after its initializer (two threads importing
+    at once would each see the other's modules half made, and `compiled_once` the other's role)."""
     try:
         while True:
-            message = connection.recv()
-            inbox.put(message)
-            if message is None:
-                return
+            inbox.put(connection.recv_bytes())
     except (EOFError, OSError):
         inbox.put(None)
 
@@ -50,7 +51,8 @@ def _serve(connection, initializer: Callable[[], None]) -> None:
     try:
         connection.send((True, None))  # ready: what a job costs from now on is its own
         while True:
-            message = inbox.get()
+            data = inbox.get()
+            message = None if data is None else pickle.loads(data)
             if message is None:
                 return
             function, argument = message

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import sys
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
@@ -92,7 +93,9 @@ class ClassInfo:
 
 # (also the tail of `aB(`: a file read for nothing; not a class's own line, where a block whose
 # file holds no call of it would be looked for among its own children)
-_CALLED = re.compile(r"([A-Z]\w*)[ \t]*\(")
+# (possessive where Python has it, 3.11 on: its engine would otherwise back off through every
+# capitalized word that is not called, one character at a time; twice as fast, the same matches)
+_CALLED = re.compile(r"[A-Z]\w*+(?=[ \t]*\()" if sys.version_info >= (3, 11) else r"[A-Z]\w*(?=[ \t]*\()")
 _CLASS_LINE_CALL = re.compile(r"class ([A-Z]\w*)[ \t]*\(")  # the matches of _CALLED that are not calls
 _NEWLINE = re.compile("\n")
 _DEF_LINE = re.compile(r"^([ \t]*)def[ \t]+(\w+)", re.MULTILINE)
