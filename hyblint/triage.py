@@ -18,7 +18,8 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from hyblint.analysis.index import ClassContext, Helper, Package, block_end, helpers
 from hyblint.analysis.kinds import Kind
-from hyblint.analysis.module import ClassLine, ModuleFacts, collect_imports, in_scope_classes, scan_classes
+from hyblint.analysis.module import (ClassLine, ModuleFacts, collect_imports, in_scope_classes, line_matches,
+                                     scan_classes)
 from hyblint.analysis.screen import can_screen, may_report
 from hyblint.diagnostics import Diagnostic, Location, Severity, physical_lines
 from hyblint.guard import guarded
@@ -225,7 +226,7 @@ class _HelperTexts:
     def _texts(self, name: str) -> Optional[List[str]]:
         if self._defs is None:  # every def line of the file, in one pass
             self._defs = {}
-            for match in _DEF_LINE.finditer(self.source):
+            for match in line_matches(_DEF_LINE, "def", self.source):
                 self._defs.setdefault(match.group("name"), []).append((match.start(), match.group("indent")))
         texts = []
         for start, indent in self._defs.get(name, ()):
@@ -306,7 +307,7 @@ def _confirmed(source: str, classes, listed):
         classes = [c for _, c in kept]
     if sorted(expected_classes) != sorted((row, c.name) for row, c in kept):
         return None
-    matches = list(_DEF.finditer(source))
+    matches = list(line_matches(_DEF, "hybrid_forward", source))
     rows = _rows(source, [m.start() for m in matches])
     owners = _Owners(classes)
     found = [(row, owners.at(m.start(), len(m.group("indent").expandtabs())), m) for row, m in zip(rows, matches)]

@@ -1,5 +1,6 @@
 """Module-level facts read from the text: import aliases and class lines."""
 from hyblint.analysis.module import collect_imports
+from hypothesis import given, strategies as st
 
 SOURCE = '''"""A module.
 
@@ -49,3 +50,23 @@ def test_imports_after_indented_code_and_on_continued_lines():
               "from mxnet import sym  # import at the end")
     assert collect_imports(source).aliases == {
         "os": "os", "np": "numpy", "nd": "mxnet.nd", "sym": "mxnet.sym"}
+
+
+# A line-start pattern found through a word it holds: the same matches as the engine's own scan.
+_LINE_TEXTS = st.lists(st.sampled_from([
+    "def f(x):", "    def hybrid_forward(self, F, x):", "\tdef g():", "import os", "from a.b import c",
+    "x = 1  # def not", "undefined = 2", "  import  numpy as np", "s = 'import x'", "", "   ", "default()",
+    "defx = 3", "\r", "class A:", "def\th(y): return import_it"]), max_size=12).map("\n".join)
+
+
+@given(_LINE_TEXTS, st.integers(0, 40), st.integers(0, 200))
+def test_line_matches_are_the_engines(text, start, length):
+    import re
+    from hyblint.analysis.module import _IMPORT, line_matches
+    from hyblint.triage import _DEF, _DEF_LINE
+    start = text.rfind("\n", 0, min(start, len(text))) + 1  # (callers start at a line's start)
+    end = min(len(text), start + length)
+    for pattern, word in ((_DEF, "hybrid_forward"), (_DEF_LINE, "def"), (_IMPORT, "import")):
+        assert pattern.flags & re.MULTILINE
+        ours = [(m.start(), m.end(), m.groups()) for m in line_matches(pattern, word, text, start, end)]
+        assert ours == [(m.start(), m.end(), m.groups()) for m in pattern.finditer(text, start, end)]

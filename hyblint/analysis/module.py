@@ -64,18 +64,28 @@ class ModuleFacts:
         return self.resolve(expr, shadowed) in SYM_MODULES
 
 
-def _import_lines(source: str):
-    """`_IMPORT`'s matches, in order: tried only on the lines that hold the word (a scan of every
-    line start costs more than finding the few that do)."""
-    position = source.find("import")
+def line_matches(pattern: "re.Pattern", word: str, source: str, start: int = 0, end: Optional[int] = None):
+    """`pattern.finditer(source, start, end)` for a pattern that matches only at a line's start (`^`
+    under re.MULTILINE) and within that line, which then holds `word`: tried only on the lines that
+    hold the word. Python's engine tries such a pattern at every character, which costs several
+    times more than finding the word (a tenth of the screening of a corpus, in five scans)."""
+    end = len(source) if end is None else end
+    position = source.find(word, start, end)
     while position >= 0:
-        match = _IMPORT.match(source, source.rfind("\n", 0, position) + 1)
-        if match is not None:
-            yield match
-        line_end = source.find("\n", position)
+        line = source.rfind("\n", 0, position) + 1
+        if line >= start:
+            match = pattern.match(source, line, end)
+            if match is not None:
+                yield match
+        line_end = source.find("\n", position, end)
         if line_end < 0:
             return
-        position = source.find("import", line_end)
+        position = source.find(word, line_end, end)
+
+
+def _import_lines(source: str):
+    """`_IMPORT`'s matches, in order."""
+    return line_matches(_IMPORT, "import", source)
 
 
 def _statement_text(source: str, start: int) -> str:
