@@ -651,9 +651,10 @@ class Package:
         `HybridSequential` passes one input, so a multi-input block in one is called by whoever
         iterates it, with arguments read nowhere here."""
         for method in parent.methods.containing([cls.name + "("]):
-            made = {_dotted(target): node.value for node in _walk(method) if isinstance(node, ast.Assign)
+            nodes = _nodes(method)
+            made = {_dotted(target): node.value for node in nodes if isinstance(node, ast.Assign)
                     for target in node.targets if isinstance(node.value, ast.Call)}
-            for node in _walk(method):
+            for node in nodes:
                 if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add"
                         and any(isinstance(arg, ast.Call) and _last_name(arg.func) == cls.name for arg in node.args)):
                     continue
@@ -788,7 +789,7 @@ def _helper(target: ast.FunctionDef, calls) -> Optional[Helper]:
 
 
 def _calls_of(method: ast.FunctionDef, attrs: List[str]) -> Iterable[ast.Call]:
-    for node in _walk(method):
+    for node in _nodes(method):
         if isinstance(node, ast.Call) and _is_self_attribute(node.func) and node.func.attr in attrs:
             yield node
 
@@ -815,7 +816,7 @@ def _reading(method: ast.FunctionDef) -> Tuple[Optional[str], List[ast.AST], Dic
         bindings[args.vararg.arg] = [Kind.SEQUENCE]
     if args.kwarg is not None:
         bindings[args.kwarg.arg] = [Kind.PYTHON]
-    nodes = list(_walk(method))
+    nodes = _nodes(method)
     for node in nodes:
         if isinstance(node, ast.Assign):
             for target in node.targets:
@@ -835,6 +836,19 @@ def _reading(method: ast.FunctionDef) -> Tuple[Optional[str], List[ast.AST], Dic
     return reading
 
 
+def _nodes(method: ast.FunctionDef) -> List[ast.AST]:
+    """Every node of a method (`_walk`), listed once: a method is read as a container's builder, a
+    caller and a child (the list is only read, never changed)."""
+    found = _NODES.get(id(method))
+    if found is not None and found[0] is method:
+        return found[1]
+    nodes = _walk(method)
+    _NODES[id(method)] = (method, nodes)  # the method is kept: its id is not reused meanwhile
+    if len(_NODES) > _DEFINITIONS_SIZE:
+        _NODES.popitem(last=False)
+    return nodes
+
+
 def _bind(bindings: Dict[str, List[object]], target, value) -> None:
     if isinstance(target, ast.Name):
         bindings.setdefault(target.id, []).append(value)
@@ -850,6 +864,7 @@ def _bind(bindings: Dict[str, List[object]], target, value) -> None:
 
 
 _READINGS: "OrderedDict[int, tuple]" = OrderedDict()
+_NODES: "OrderedDict[int, tuple]" = OrderedDict()
 
 
 class _Scope:
