@@ -14,9 +14,9 @@ import re
 import symtable
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
-from hyblint.analysis.index import ClassContext, Helper, Package, block_end, helpers
+from hyblint.analysis.index import ClassContext, Helper, Package, block_end, definition, helpers, nodes_of
 from hyblint.analysis.kinds import Kind
 from hyblint.analysis.module import (ClassLine, ModuleFacts, collect_imports, in_scope_classes, line_matches,
                                      scan_classes)
@@ -39,6 +39,9 @@ class Snippet:
     row: int      # 1-based row of the snippet's first line in the file
     indent: str   # the indentation removed from every line
     owner: str = ""  # the class it belongs to
+    # where its def line starts in the file when it is the `index.definition` there (no decorators,
+    # the same lines), whose tree the screen may take instead of parsing the text; else -1
+    start: int = -1
 
 
 @dataclass
@@ -105,7 +108,8 @@ def _triage(source: str, filename: str, settings: Settings, codes: Tuple[str, ..
     if can_screen(codes):
         aliases = tuple(sorted(result.imports.aliases.items()))
         helpers = _helper_texts(source)
-        result.snippets = [s for s in snippets if _screened(s.text, result.imports, aliases, helpers)]
+        result.snippets = [s for s in snippets if _screened(s.text, result.imports, aliases, helpers,
+                                                            tree=_tree_of(source, s))]
     else:
         result.snippets = snippets
     return result
@@ -154,7 +158,8 @@ def _screen_again(first: Triage) -> None:
             children = dict(context.children) if context is not None else {}
             if aliases is None:
                 aliases = tuple(sorted(first.imports.aliases.items()))
-            if not _screened(snippet.text, first.imports, aliases, texts, received, children):
+            if not _screened(snippet.text, first.imports, aliases, texts, received, children,
+                             tree=_tree_of(first.source, snippet)):
                 continue
         kept.append(snippet)
     first.snippets = kept
@@ -166,11 +171,26 @@ _VERDICTS: "OrderedDict[tuple, bool]" = OrderedDict()
 _VERDICTS_SIZE = 4096
 
 
+def _tree_of(source: str, snippet: Snippet) -> Optional[Callable[[], Optional[tuple]]]:
+    """How to get the tree of a snippet that is the index's definition (see `Snippet.start`): the
+    index reads the same methods in this process, and each parse is then one."""
+    if snippet.start < 0:
+        return None
+
+    def tree() -> Optional[tuple]:
+        indent = len(snippet.indent.expandtabs())
+        function = definition(source, snippet.start, indent, snippet.row - 1)
+        return None if function is None else (function, nodes_of(function))
+    return tree
+
+
 def _screened(text: str, imports: ModuleFacts, aliases: tuple, helpers: "_HelperTexts",
-              received: Optional[Dict[str, Kind]] = None, children: Optional[Dict[str, Kind]] = None) -> bool:
+              received: Optional[Dict[str, Kind]] = None, children: Optional[Dict[str, Kind]] = None,
+              tree: Optional[Callable[[], Optional[tuple]]] = None) -> bool:
     """Whether the method `text` may have something to report (see `analysis.screen`), in itself or
     in the helpers it calls with F or tensors (a verdict stands while their texts do), given what
-    the index says of its callers and children (None: not read yet)."""
+    the index says of its callers and children (None: not read yet). `tree`: the method's tree
+    and nodes, from the index's definitions (parsed from the text when it gives none)."""
     key = (text, aliases, tuple(sorted(received.items())) if received else (),
            None if children is None else tuple(sorted(children.items())))
     found = _VERDICTS.get(key)
@@ -178,7 +198,8 @@ def _screened(text: str, imports: ModuleFacts, aliases: tuple, helpers: "_Helper
         _VERDICTS.move_to_end(key)
         return found[0]
     consulted = helpers.record()
-    verdict = may_report(text, imports, consulted, received, children)
+    parsed = tree() if tree is not None else None
+    verdict = may_report(text, imports, consulted, received, children, parsed=parsed)
     _VERDICTS[key] = (verdict, tuple(consulted.asked.items()))
     if len(_VERDICTS) > _VERDICTS_SIZE:
         _VERDICTS.popitem(last=False)
@@ -285,7 +306,14 @@ def _cut_snippets(source: str, classes, scope, methods) -> Optional[List[Snippet
                 return None  # a continuation less indented than the method: parse it all
         while text and not text[-1].strip():
             text.pop()
-        snippets.append(Snippet("".join(text), first + 1, indent, owner))
+        start = -1
+        if first == row:  # no decorators: is it the lines that `definition` would parse?
+            end = block_end(source, match.start(), len(indent.expandtabs()))
+            while end > match.start() and source[end - 1] in " \t\r\n":
+                end -= 1
+            if source.count("\n", match.start(), end) == len(text) - 1:
+                start = match.start()
+        snippets.append(Snippet("".join(text), first + 1, indent, owner, start))
     return snippets
 
 

@@ -240,28 +240,9 @@ class FileInfo:
     def _parsed(self, offset: int, indent: int, kind: type, name: str):
         """The definition starting at `offset` (a line start), parsed alone, with the file's rows;
         the whole file is parsed instead when it cannot be cut out cleanly."""
-        end = block_end(self.text, offset, indent)
-        rows = self._row(offset)
-        block = self.text[offset:end]
-        # blank lines above keep the file's rows; an indented definition goes under an `if`,
-        # which keeps its columns too
-        nested = block[:1] in (" ", "\t")
-        if not nested or rows:
-            key = (rows, block, kind)
-            found = _DEFINITIONS.get(key)
-            if found is not None:
-                _DEFINITIONS.move_to_end(key)
-                return found
-            try:
-                tree = ast.parse("\n" * (rows - nested) + ("if 1:\n" if nested else "") + block)
-                body = tree.body[0].body if nested else tree.body
-                if len(body) == 1 and isinstance(body[0], kind):
-                    _DEFINITIONS[key] = body[0]
-                    if len(_DEFINITIONS) > _DEFINITIONS_SIZE:
-                        _DEFINITIONS.popitem(last=False)
-                    return body[0]
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                pass
+        found = definition(self.text, offset, indent, self._row(offset), kind)
+        if found is not None:
+            return found
         if self._tree is None:
             try:
                 self._tree = ast.parse(self.text)
@@ -273,8 +254,36 @@ class FileInfo:
         return None
 
 
-# Definitions parsed, by their text and row: the language server asks again on every keystroke,
-# when one method of the file has changed. (The trees are only read, never changed.)
+def definition(text: str, offset: int, indent: int, rows: int, kind: type = ast.FunctionDef) -> Optional[ast.AST]:
+    """The definition starting at `offset` (a line start, `rows` lines down, indented by `indent`
+    columns) to its `block_end`, parsed alone with the file's rows and columns; None when it does
+    not parse alone as one `kind`. The trees are kept: triage's screen and the index read the same
+    methods, and the language server asks again on every keystroke."""
+    block = text[offset:block_end(text, offset, indent)]
+    # blank lines above keep the file's rows; an indented definition goes under an `if`,
+    # which keeps its columns too
+    nested = block[:1] in (" ", "\t")
+    if nested and not rows:
+        return None
+    key = (rows, block, kind)
+    found = _DEFINITIONS.get(key)
+    if found is not None:
+        _DEFINITIONS.move_to_end(key)
+        return found
+    try:
+        tree = ast.parse("\n" * (rows - nested) + ("if 1:\n" if nested else "") + block)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    body = tree.body[0].body if nested else tree.body
+    if len(body) != 1 or not isinstance(body[0], kind):
+        return None
+    _DEFINITIONS[key] = body[0]
+    if len(_DEFINITIONS) > _DEFINITIONS_SIZE:
+        _DEFINITIONS.popitem(last=False)
+    return body[0]
+
+
+# Definitions parsed, by their text and row (the trees are only read, never changed).
 _DEFINITIONS: "OrderedDict[tuple, ast.AST]" = OrderedDict()
 _DEFINITIONS_SIZE = 4096
 
@@ -651,7 +660,7 @@ class Package:
         `HybridSequential` passes one input, so a multi-input block in one is called by whoever
         iterates it, with arguments read nowhere here."""
         for method in parent.methods.containing([cls.name + "("]):
-            nodes = _nodes(method)
+            nodes = nodes_of(method)
             made = {_dotted(target): node.value for node in nodes if isinstance(node, ast.Assign)
                     for target in node.targets if isinstance(node.value, ast.Call)}
             for node in nodes:
@@ -789,7 +798,7 @@ def _helper(target: ast.FunctionDef, calls) -> Optional[Helper]:
 
 
 def _calls_of(method: ast.FunctionDef, attrs: List[str]) -> Iterable[ast.Call]:
-    for node in _nodes(method):
+    for node in nodes_of(method):
         if isinstance(node, ast.Call) and _is_self_attribute(node.func) and node.func.attr in attrs:
             yield node
 
@@ -816,7 +825,7 @@ def _reading(method: ast.FunctionDef) -> Tuple[Optional[str], List[ast.AST], Dic
         bindings[args.vararg.arg] = [Kind.SEQUENCE]
     if args.kwarg is not None:
         bindings[args.kwarg.arg] = [Kind.PYTHON]
-    nodes = _nodes(method)
+    nodes = nodes_of(method)
     for node in nodes:
         if isinstance(node, ast.Assign):
             for target in node.targets:
@@ -836,7 +845,7 @@ def _reading(method: ast.FunctionDef) -> Tuple[Optional[str], List[ast.AST], Dic
     return reading
 
 
-def _nodes(method: ast.FunctionDef) -> List[ast.AST]:
+def nodes_of(method: ast.FunctionDef) -> List[ast.AST]:
     """Every node of a method (`_walk`), listed once: a method is read as a container's builder, a
     caller and a child (the list is only read, never changed)."""
     found = _NODES.get(id(method))

@@ -64,14 +64,16 @@ def can_screen(codes: Iterable[str]) -> bool:
 
 
 def may_report(source: str, imports: ModuleFacts, helpers: Optional[HelperTexts] = None,
-               received: Optional[Dict[str, Kind]] = None, children: Optional[Dict[str, Kind]] = None) -> bool:
+               received: Optional[Dict[str, Kind]] = None, children: Optional[Dict[str, Kind]] = None,
+               parsed: Optional[tuple] = None) -> bool:
     """False only when no screened rule can report in the hybrid_forward that `source` (a method cut
     out of its file and dedented) defines, nor in the helpers it calls with F or tensors (found by
     `helpers`); True when it may, or when the text is not one method. `received`: what the package
     index says the block's callers pass, by parameter (`ClassContext.parameters`); `children`: what
     it says the children called return (`ClassContext.children`; a child it does not list gives
-    what the analysis takes for a child's result), None before the index is read."""
-    function, nodes = _parsed_method(source)
+    what the analysis takes for a child's result), None before the index is read. `parsed`: the
+    method's tree and its nodes, parsed from the same lines elsewhere (the file's rows, columns)."""
+    function, nodes = parsed if parsed is not None else _parsed_method(source)
     if function is None:
         return True
     return _Screen(function, imports, helpers=helpers, received=received, children=children,
