@@ -39,8 +39,7 @@ class Snippet:
     row: int      # 1-based row of the snippet's first line in the file
     indent: str   # the indentation removed from every line
     owner: str = ""  # the class it belongs to
-    # where its def line starts in the file when it is the `index.definition` there (no decorators,
-    # the same lines), whose tree the screen may take instead of parsing the text; else -1
+    # where its def line starts in the file, when that is its first line (no decorators); else -1
     start: int = -1
 
 
@@ -172,13 +171,20 @@ _VERDICTS_SIZE = 4096
 
 
 def _tree_of(source: str, snippet: Snippet) -> Optional[Callable[[], Optional[tuple]]]:
-    """How to get the tree of a snippet that is the index's definition (see `Snippet.start`): the
-    index reads the same methods in this process, and each parse is then one."""
+    """How to get the tree of a snippet from the index's definitions (`index.definition`), when the
+    snippet is the lines that one parses (from its def line to its block's end): the index reads
+    the same methods in this process, and each is then parsed once (asked for only when the
+    screen has no verdict on the text yet: an edit in the editor changes one method)."""
     if snippet.start < 0:
         return None
 
     def tree() -> Optional[tuple]:
         indent = len(snippet.indent.expandtabs())
+        end = block_end(source, snippet.start, indent)
+        while end > snippet.start and source[end - 1] in " \t\r\n":
+            end -= 1
+        if source.count("\n", snippet.start, end) != snippet.text.rstrip().count("\n"):
+            return None  # (other lines than the snippet's: the text is parsed)
         function = definition(source, snippet.start, indent, snippet.row - 1)
         return None if function is None else (function, nodes_of(function))
     return tree
@@ -306,14 +312,7 @@ def _cut_snippets(source: str, classes, scope, methods) -> Optional[List[Snippet
                 return None  # a continuation less indented than the method: parse it all
         while text and not text[-1].strip():
             text.pop()
-        start = -1
-        if first == row:  # no decorators: is it the lines that `definition` would parse?
-            end = block_end(source, match.start(), len(indent.expandtabs()))
-            while end > match.start() and source[end - 1] in " \t\r\n":
-                end -= 1
-            if source.count("\n", match.start(), end) == len(text) - 1:
-                start = match.start()
-        snippets.append(Snippet("".join(text), first + 1, indent, owner, start))
+        snippets.append(Snippet("".join(text), first + 1, indent, owner, match.start() if first == row else -1))
     return snippets
 
 
