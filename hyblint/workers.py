@@ -41,12 +41,13 @@ def _read_jobs(connection, inbox: "queue.SimpleQueue") -> None:
         inbox.put(None)
 
 
-def _serve(connection, initializer: Callable[[], None]) -> None:
+def _serve(connections, initializer: Callable[[], None]) -> None:
     # Ctrl-C is the parent's to handle: it stops the workers; a worker whose parent is gone sees
     # its pipe closed and ends
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    jobs, connection = connections
     inbox: "queue.SimpleQueue" = queue.SimpleQueue()
-    threading.Thread(target=_read_jobs, args=(connection, inbox), daemon=True).start()
+    threading.Thread(target=_read_jobs, args=(jobs, inbox), daemon=True).start()
     initializer()
     try:
         connection.send((True, None))  # ready: what a job costs from now on is its own
@@ -67,15 +68,24 @@ def _serve(connection, initializer: Callable[[], None]) -> None:
 
 
 STARTING = "starting"
+# The size of a worker's job pipe: Linux lets any process widen a pipe to 1 MiB, which holds all
+# the work a worker is given ahead (`lint.QUEUED_WORK`). The worker's reading thread runs only
+# when its own thread lets go of the interpreter, which a long parse does not: with the default
+# 64 KiB, sending a large file waited for it (on the public corpus, up to 60 ms of this process's
+# time in one run).
+JOB_PIPE_BYTES = 1 << 20
 
 
 class Worker:
     def __init__(self, context, initializer: Callable[[], None], kind: str):
         self.kind = kind
-        self.connection, child_end = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child_end, initializer), daemon=True)
+        jobs_end, self.jobs_connection = context.Pipe(duplex=False)  # (receiving, sending)
+        self.connection, replies_end = context.Pipe(duplex=False)
+        _widen(self.jobs_connection)
+        self.process = context.Process(target=_serve, args=((jobs_end, replies_end), initializer), daemon=True)
         self.process.start()
-        child_end.close()
+        jobs_end.close()
+        replies_end.close()
         # the jobs sent and not yet answered, oldest first; it starts busy with its initializer
         self.jobs: deque = deque([STARTING])
 
@@ -86,7 +96,7 @@ class Worker:
 
     def send(self, function: Callable, argument: Any, job: Any) -> None:
         self.jobs.append(job)
-        self.connection.send((function, argument))
+        self.jobs_connection.send((function, argument))
 
     def receive(self) -> Tuple[Any, Any]:
         """(the job, its result) of the oldest job sent; raises WorkerError for a failed job."""
@@ -104,14 +114,23 @@ class Worker:
             self.process.terminate()  # still importing, for a run that turned out not to need it
         else:
             try:
-                self.connection.send(None)
+                self.jobs_connection.send(None)
             except OSError:
                 pass
+        self.jobs_connection.close()
         self.connection.close()
         self.process.join(timeout=1)
         if self.process.is_alive():
             self.process.terminate()
             self.process.join(timeout=1)
+
+
+def _widen(connection) -> None:
+    try:
+        import fcntl
+        fcntl.fcntl(connection.fileno(), fcntl.F_SETPIPE_SZ, JOB_PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass  # not Linux, or a lower limit set for this machine: a send may wait a little
 
 
 # Overrides how workers start ("fork", "spawn", "forkserver"), to test spawn where fork is the default.

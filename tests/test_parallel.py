@@ -2,6 +2,8 @@
 by one in this process reports."""
 import pathlib
 
+import sys
+
 import pytest
 
 from hyblint import lint
@@ -83,6 +85,31 @@ def test_a_failing_job_raises_with_the_workers_traceback():
     finally:
         worker.stop()
     assert not worker.process.is_alive()
+
+
+def _hold(count):
+    return sum(range(count))  # (one call in C: the interpreter is not let go meanwhile)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pipe sizes are Linux's")
+def test_sending_a_large_job_does_not_wait_for_a_busy_worker():
+    """The job pipe holds what a worker is given ahead: this process goes on while the worker's
+    own thread keeps the interpreter (a long parse), before its reading thread has run."""
+    import time
+    from hyblint.workers import JOB_PIPE_BYTES
+    worker = Worker(start_context(), _nothing, "check")
+    try:
+        assert worker.receive() == (STARTING, None)
+        count = 40_000_000
+        worker.send(_hold, count, "busy")
+        text = "x" * (JOB_PIPE_BYTES * 3 // 4)  # several times the default pipe's 64 KiB
+        started = time.perf_counter()
+        worker.send(len, text, "large")
+        assert time.perf_counter() - started < 0.2
+        assert worker.receive() == ("busy", count * (count - 1) // 2)
+        assert worker.receive() == ("large", len(text))
+    finally:
+        worker.stop()
 
 
 def test_workers_started_early_are_stopped_when_no_file_needs_them(tmp_path, monkeypatch):
