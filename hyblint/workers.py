@@ -82,6 +82,7 @@ class Worker:
         jobs_end, self.jobs_connection = context.Pipe(duplex=False)  # (receiving, sending)
         self.connection, replies_end = context.Pipe(duplex=False)
         _widen(self.jobs_connection)
+        _widen(self.connection)  # (and a worker's reply waits no more for this process's work)
         self.process = context.Process(target=_serve, args=((jobs_end, replies_end), initializer), daemon=True)
         self.process.start()
         jobs_end.close()
