@@ -12,7 +12,7 @@ one kind.
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Set
 
 from hyblint.analysis.kinds import Kind
 from hyblint.analysis.module import ModuleFacts
@@ -116,6 +116,7 @@ class Flavors:
         self.locals.update(positional, (a.arg for a in arguments.kwonlyargs),
                            (star.arg for star in (arguments.vararg, arguments.kwarg) if star is not None))
         self._flavor_of: Dict[ast.AST, int] = {}
+        self._read: Set[str] = set()  # the names whose flavor was read since `_flavor_of` was emptied
         if not helper:  # (a helper's parameters are what the calls pass, whatever the uses say)
             for name in _lists_by_usage(self.nodes, [n for n, f in self.flavors.items() if f == TM | G],
                                         self.namespace):
@@ -128,17 +129,21 @@ class Flavors:
 
     def _spread_flavors(self) -> None:
         bindings = [node for node in self.nodes if type(node) in _BINDINGS]
-        changed = True
-        while changed:  # flavors only grow: at most two rounds per name
-            changed = False
+        stale = True
+        while stale:  # flavors only grow: at most two rounds per name
+            stale = False
             self._flavor_of = {}
+            self._read = set()
             for node in bindings:
                 for name, flavor in self._bound(node):
                     old = self.flavors.get(name, 0)
                     if flavor & ~old:
                         self.flavors[name] = old | flavor
-                        changed = True
-        # the last round changed nothing, so what it computed stands
+                        # a name read before it grew in this round: what was computed from it is
+                        # stale, and another round follows (a name that only grows before it is
+                        # read, as in straight-line code, leaves the round's values standing)
+                        stale = stale or name in self._read
+        # the last round computed every flavor from the names' final flavors, so what it computed stands
 
     def tensor_before(self, node: ast.AST) -> bool:
         """As may_be_plain_tensor (for HYB015); for a name outside loops and nested scopes, only the
@@ -221,6 +226,7 @@ class Flavors:
                 yield from self._assigned(node.target, node.value)
         elif kind is ast.AugAssign:
             if type(node.target) is ast.Name:
+                self._read.add(node.target.id)
                 value, target = self.flavor(node.value), self.flavors.get(node.target.id, 0)
                 yield node.target.id, (TM if (value | target) & TM else 0) | (target & G)
         elif kind in (ast.For, ast.AsyncFor, ast.comprehension):
@@ -261,6 +267,7 @@ class Flavors:
     def _compute_flavor(self, node: ast.AST) -> int:
         kind = type(node)
         if kind is ast.Name:
+            self._read.add(node.id)
             reached = self._reaching_flavor(node) if type(node.ctx) is ast.Load else None
             return self.flavors.get(node.id, 0) if reached is None else reached
         if kind is ast.Call:
