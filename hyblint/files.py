@@ -30,9 +30,20 @@ class SourceFile:
     bom: bool
 
 
+def _first_lines(raw: bytes, count: int = 2):
+    """The first `count` lines, as `raw.split(b"\n")` gives them, without copying the rest of the file."""
+    start = 0
+    for _ in range(count):
+        end = raw.find(b"\n", start)
+        yield raw[start:] if end < 0 else raw[start:end]
+        if end < 0:
+            return
+        start = end + 1
+
+
 def _declared_encoding(raw: bytes) -> str:
     """PEP 263: a coding cookie on one of the first two lines, else UTF-8."""
-    for line in raw.split(b"\n", 2)[:2]:
+    for line in _first_lines(raw):
         match = _CODING.match(line)
         if match:
             name = match.group(1).decode("ascii", "replace")
