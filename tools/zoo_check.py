@@ -156,9 +156,10 @@ def compare(zoo, name: str, work: Path, timeout: int, hybridized_failed=None) ->
             itself = _difference(expected["hybridized"], expected["eager"])
             to_eager = [_difference(ours[stage], expected["eager"]) for stage in ours]
             if itself is not None and itself > NOISE and all(v is not None and v <= NOISE for v in to_eager):
-                return {"status": "close", "detail": "MXNet's hybridized outputs differ from its own eager ones (%.3g); "
-                        "the runtime's equal MXNet's eager outputs in both runs (%s)" % (
-                            itself, ", ".join("%.3g" % v for v in to_eager))}
+                return {"status": "close",
+                        "detail": "MXNet's hybridized outputs differ from its own eager ones (%.3g); the runtime's "
+                                  "equal MXNet's eager outputs in both runs (%s)" % (
+                                      itself, ", ".join("%.3g" % v for v in to_eager))}
         if status == "differ":
             try:
                 runtime_error, mxnet_error = _rounding(zoo, name, work, x, ours, expected)
