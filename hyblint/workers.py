@@ -7,9 +7,10 @@ thread exists in this process (forking a threaded process can deadlock the child
 this is not a concurrent.futures pool: those start a thread per pool).
 
 A worker may hold several jobs, so that the next one is there the moment it finishes one (this
-process answers only between jobs of its own). A thread in the worker reads every job as it comes,
-so a send here never waits on the worker's work, and the worker's replies, which may wait until
-this process reads them, cannot block a send: neither side waits on the other's full pipe.
+process answers only between jobs of its own). Jobs and replies travel on two pipes, each wide
+enough for what a worker holds (`JOB_PIPE_BYTES`), and a thread in the worker takes the jobs off
+theirs: a send here does not wait on the worker's work, nor a reply on this process's, and neither
+side waits on the other's full pipe.
 """
 from __future__ import annotations
 
@@ -31,9 +32,10 @@ class WorkerError(RuntimeError):
 
 
 def _read_jobs(connection, inbox: "queue.SimpleQueue") -> None:
-    """Takes every job off the pipe as it comes, unread: unpickling a job imports its function's
-    module, which is the worker's own thread's to do, after its initializer (two threads importing
-    at once would each see the other's modules half made, and `compiled_once` the other's role)."""
+    """Takes every job off the pipe as it comes, unread: unpickling a job may import its function's
+    module, which the worker's own thread does, after its initializer (what the initializer imports
+    under a cache role of `compiled_once` would otherwise be imported by this thread meanwhile,
+    under whichever role is in place)."""
     try:
         while True:
             inbox.put(connection.recv_bytes())
