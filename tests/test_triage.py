@@ -208,3 +208,45 @@ def test_a_file_is_parsed_whole_when_first_seen_and_part_by_part_when_seen_again
     again = module.triage(source, name)
     assert set(module._PARTS) == {text for _, text in module._parts(source)} and len(module._PARTS) == 4
     assert (first.scope, first.snippets) == (again.scope, again.snippets) and len(first.snippets) == 3
+
+
+SHARED = textwrap.dedent('''\
+    from mxnet.gluon import nn
+
+
+    class Net(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x[0]  # a tensor's row: kept
+
+
+    class Decorated(nn.HybridBlock):
+        @staticmethod
+        def helper(x):
+            return x
+
+        @some_decorator
+        def hybrid_forward(self, F, x):
+            y = x
+            return y.shape
+    ''')
+
+
+def test_the_screen_and_the_index_parse_a_method_once(monkeypatch):
+    """The screen takes a hybrid_forward's tree from the index's definitions, where the snippet is
+    the lines the index parses (no decorators above it): one parse for both in one process."""
+    import ast
+    from hyblint.analysis import index
+    from hyblint.analysis.index import Package
+    from hyblint.triage import with_context
+    monkeypatch.setattr(index, "_DEFINITIONS", type(index._DEFINITIONS)())
+    parsed = []
+    real_parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda text, *a, **k: parsed.append(text) or real_parse(text, *a, **k))
+    first = triage(SHARED, "shared.py")
+    assert [(s.owner, s.start >= 0) for s in first.snippets] == [("Net", True), ("Decorated", False)]
+    screened = len(parsed)
+    with_context(first, Package({"shared.py": SHARED}))
+    # the index reads Net's hybrid_forward (what its callers pass, its children) without parsing it again
+    again = [text for text in parsed[screened:] if "return x[0]" in text]
+    assert again == [], again
+    assert [(d.code, d.location.row) for d in finish(first)] == [("HYB001", 6), ("HYB002", 17)]
