@@ -109,27 +109,22 @@ class CompiledOnce:
 
 
 # The hook of a whole process (`begin` ... `end`): the console script's.
-_PROCESS: "Optional[CompiledOnce]" = None
+_PROCESS: "Optional[compiled_once]" = None
 
 
 def begin(role: str) -> None:
-    """Generated code from here on from the role's cache, until `end` (unless another hook is in place)."""
+    """Generated code from here on from the role's cache, until `end`."""
     global _PROCESS
-    import dataclasses
-    if dataclasses.__dict__.get("exec") is None:
-        _PROCESS = dataclasses.exec = CompiledOnce(cache_path(role))
+    _PROCESS = compiled_once(role)
+    _PROCESS.__enter__()
 
 
 def end() -> None:
     """`dataclasses` compiles with its own `exec` again; what was compiled is kept."""
     global _PROCESS
-    hook, _PROCESS = _PROCESS, None
-    if hook is None:
-        return
-    import dataclasses
-    if dataclasses.__dict__.get("exec") is hook:
-        del dataclasses.exec
-    hook.save()
+    process, _PROCESS = _PROCESS, None
+    if process is not None:
+        process.__exit__(None, None, None)
 
 
 class compiled_once:

@@ -807,9 +807,10 @@ def _reading(method: ast.FunctionDef) -> Tuple[Optional[str], List[ast.AST], Dic
     """(the parameter that receives F, the method's nodes, what each name is bound to): read once
     per method, which is read as a caller, as a child and as a helper's caller, and by the language
     server again on every keystroke (the trees of unchanged methods are kept)."""
-    found = _READINGS.get(id(method))
-    if found is not None and found[0] is method:
-        return found[1]
+    return _kept(_READINGS, method, _read_method)
+
+
+def _read_method(method: ast.FunctionDef) -> Tuple[Optional[str], List[ast.AST], Dict[str, List[object]]]:
     args = method.args
     positional = [a.arg for a in args.args]
     namespace = positional[1] if method.name == "hybrid_forward" and len(positional) > 1 else None
@@ -838,24 +839,26 @@ def _reading(method: ast.FunctionDef) -> Tuple[Optional[str], List[ast.AST], Dic
             _bind(bindings, node.optional_vars, Kind.UNKNOWN)
         elif isinstance(node, ast.NamedExpr):
             _bind(bindings, node.target, node.value)
-    reading = (namespace, nodes, bindings)
-    _READINGS[id(method)] = (method, reading)  # the method is kept: its id is not reused meanwhile
-    if len(_READINGS) > _DEFINITIONS_SIZE:
-        _READINGS.popitem(last=False)
-    return reading
+    return namespace, nodes, bindings
 
 
 def nodes_of(method: ast.FunctionDef) -> List[ast.AST]:
     """Every node of a method (`_walk`), listed once: a method is read as a container's builder, a
     caller and a child (the list is only read, never changed)."""
-    found = _NODES.get(id(method))
+    return _kept(_NODES, method, _walk)
+
+
+def _kept(table: "OrderedDict[int, tuple]", method: ast.FunctionDef, compute):
+    """`compute(method)`, kept in `table` by the method's id, the oldest dropped past
+    _DEFINITIONS_SIZE entries."""
+    found = table.get(id(method))
     if found is not None and found[0] is method:
         return found[1]
-    nodes = _walk(method)
-    _NODES[id(method)] = (method, nodes)  # the method is kept: its id is not reused meanwhile
-    if len(_NODES) > _DEFINITIONS_SIZE:
-        _NODES.popitem(last=False)
-    return nodes
+    value = compute(method)
+    table[id(method)] = (method, value)  # the method is kept: its id is not reused meanwhile
+    if len(table) > _DEFINITIONS_SIZE:
+        table.popitem(last=False)
+    return value
 
 
 def _bind(bindings: Dict[str, List[object]], target, value) -> None:
