@@ -103,3 +103,17 @@ def wide_product(a: np.ndarray, b: np.ndarray, out: Optional[np.ndarray] = None)
         finally:
             _set(1)
     return np.matmul(a, b, out=out)
+
+
+def wide_products(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """a (k, m, c) @ b (k, c, p) into out (k, m, p): k products, the threads decided once for all
+    of them, as `wide_product` decides them for one."""
+    if _most > 1 and a.shape[1] * a.shape[2] * b.shape[2] >= WIDE_PRODUCT:
+        threads = free_cpus()
+        if threads > 1:
+            _set(threads)
+            try:
+                return np.matmul(a, b, out=out)
+            finally:
+                _set(1)
+    return np.matmul(a, b, out=out)

@@ -36,7 +36,7 @@ class _CompileStarts(numba_event.Listener):
 
 def common_kernels() -> None:
     """Runs each kernel once on tiny float32 arrays of the types a forward pass gives it."""
-    from runtime.kernels import conv, nn
+    from runtime.kernels import conv, nn, winograd
 
     f32 = np.float32
 
@@ -58,6 +58,9 @@ def common_kernels() -> None:
     cols = np.empty((9, 18), f32)
     conv.columns(image, 0, 1, 3, 3, 1, 1, 1, 1, 1, 1, 3, 3, cols[:, :9])  # a slice of the buffer
     conv.columns(image, 0, 1, 3, 3, 1, 1, 1, 1, 1, 1, 3, 3, cols[:9, :])
+    weights = np.ones((1, 1, 3, 3), f32)  # Winograd's 3x3 layers, the second call finding the filters kept
+    for _ in range(2):
+        winograd.convolve(image, weights, 1, 1, scale, shift, none, conv.RELU, out)
     for kernel, stride in ((3, 2), (2, 2)):  # ResNet's, SqueezeNet's and DenseNet's pooling windows
         nn.pooling(np.ones((1, 1, 4, 4), f32), kernel=(kernel, kernel), stride=(stride, stride), pool_type="max")
         nn.pooling(np.ones((1, 1, 4, 4), f32), kernel=(kernel, kernel), stride=(stride, stride), pool_type="avg")

@@ -108,3 +108,46 @@ def sum_taps(products, filters, kh, kw, hp, wp, scale, shift, residual, act, out
             total += as_strided(start, (n, filters, oh, ow), (hp * wp * item, row, wp * item, item))
     added = residual if residual.shape[0] > 0 else None
     out[...] = _through_epilogue(total, scale, shift, added, act, multiply=True)
+
+
+def winograd_filters(weight, out):
+    half = weight.dtype.type(0.5)
+    g = weight
+    rows = [g[:, :, 0], (g[:, :, 0] + g[:, :, 1] + g[:, :, 2]) * half, (g[:, :, 0] - g[:, :, 1] + g[:, :, 2]) * half,
+            g[:, :, 2]]  # each (filters, channels, 3)
+    for i, r in enumerate(rows):
+        out[i * 4 + 0] = r[..., 0]
+        out[i * 4 + 1] = (r[..., 0] + r[..., 1] + r[..., 2]) * half
+        out[i * 4 + 2] = (r[..., 0] - r[..., 1] + r[..., 2]) * half
+        out[i * 4 + 3] = r[..., 2]
+
+
+def winograd_blocks(x, ph, pw, bh, bw, out):
+    n, c, h, w = x.shape
+    hp, wp = 2 * bh + 2, 2 * bw + 2
+    plane = np.zeros((n, c, hp, wp), x.dtype)
+    rows, cols = min(h, hp - ph), min(w, wp - pw)
+    plane[:, :, ph:ph + rows, pw:pw + cols] = x[:, :, :rows, :cols]
+    item = plane.itemsize
+    # d[b, ch, by, bx, i, j] = plane[b, ch, 2 * by + i, 2 * bx + j]
+    d = as_strided(plane, (n, c, bh, bw, 4, 4), (c * hp * wp * item, hp * wp * item, 2 * wp * item, 2 * item,
+                                                 wp * item, item))
+    r = [d[..., 0, :] - d[..., 2, :], d[..., 1, :] + d[..., 2, :], d[..., 2, :] - d[..., 1, :],
+         d[..., 1, :] - d[..., 3, :]]  # each (n, c, bh, bw, 4)
+    for i, ri in enumerate(r):
+        for j, v in enumerate((ri[..., 0] - ri[..., 2], ri[..., 1] + ri[..., 2], ri[..., 2] - ri[..., 1],
+                               ri[..., 1] - ri[..., 3])):
+            out[i * 4 + j] = v.transpose(1, 0, 2, 3).reshape(c, n * bh * bw)
+
+
+def winograd_outputs(products, bh, bw, scale, shift, residual, act, out):
+    n, filters, oh, ow = out.shape
+    m = products.reshape(16, filters, n, bh, bw)
+    t = [[m[0 + j] + m[4 + j] + m[8 + j] for j in range(4)], [m[4 + j] - m[8 + j] - m[12 + j] for j in range(4)]]
+    y = np.empty((filters, n, bh, 2, bw, 2), out.dtype)
+    for i in range(2):
+        y[:, :, :, i, :, 0] = t[i][0] + t[i][1] + t[i][2]
+        y[:, :, :, i, :, 1] = t[i][1] - t[i][2] - t[i][3]
+    values = y.reshape(filters, n, 2 * bh, 2 * bw)[:, :, :oh, :ow].transpose(1, 0, 2, 3)
+    added = residual if residual.shape[0] > 0 else None
+    out[...] = _through_epilogue(values, scale, shift, added, act, multiply=added is not None)
