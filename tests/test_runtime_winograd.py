@@ -66,12 +66,14 @@ def test_the_layers_that_gain_take_winograd_and_others_keep_their_method(monkeyp
     taken = []
     monkeypatch.setattr(winograd, "convolve", lambda *args: taken.append(args[1].shape) or args[-1])
     none = conv.no_residual(np.float32)
-    for c, filters, size, stride in ((64, 64, 14, 1), (16, 64, 14, 1), (64, 64, 14, 2), (512, 512, 7, 1)):
+    for c, filters, size, stride in ((64, 64, 14, 1), (16, 64, 14, 1), (64, 64, 14, 2), (256, 256, 7, 1),
+                                     (512, 512, 14, 1)):
         x = np.ones((1, c, size, size), np.float32)
         oh = (size + 2 - 3) // stride + 1
         conv.conv2d(x, np.ones((filters, c * 9), np.float32), (3, 3, stride, stride, 1, 1, 1, 1, oh, oh), 1,
                     np.empty(0, np.float32), np.zeros(filters, np.float32), none, conv.NONE)
-    assert taken == [(64, 64, 3, 3)]  # few channels, a stride, or 16 blocks of 7x7: the column method
+    # few channels, a stride, 16 blocks of 7x7, more than 256 x 256 filters: the column method
+    assert taken == [(64, 64, 3, 3)]
 
 
 def test_transformed_filters_follow_weights_changed_in_place():
@@ -87,13 +89,40 @@ def test_transformed_filters_follow_weights_changed_in_place():
     assert not np.array_equal(first[:, 2], second[:, 2]) and np.array_equal(first[:, :2], second[:, :2])
 
 
-def test_the_kept_filters_are_bounded(monkeypatch):
+def test_the_kept_filters_are_bounded_and_go_with_their_weights(monkeypatch):
     kept = winograd._Filters()
-    monkeypatch.setattr(winograd._Filters, "LIMIT", 3 * (16 + 9) * 4 * 4)  # about three 2x2-filter sets
-    arrays = [RNG.uniform(-1, 1, (2, 2, 3, 3)).astype(np.float32) for _ in range(6)]
-    for weight in arrays:
-        kept.get(weight)
-    assert len(kept.kept) <= 3 and kept.bytes == sum(a.nbytes + b.nbytes for a, b in kept.kept.values())
+    one = (2 * 2 * 9 + 16 * 2 * 2) * 4  # a copy of a (2, 2, 3, 3) weight and its transform, in bytes
+    monkeypatch.setattr(winograd._Filters, "LIMIT", 3 * one)
+    arrays = [RNG.uniform(-1, 1, (2, 2, 3, 3)).astype(np.float32) for _ in range(5)]
+    got = [kept.get(weight) for weight in arrays]
+    assert [g is not None for g in got] == [True, True, True, False, False] and kept.bytes == 3 * one
+    assert kept.get(arrays[0]) is got[0]  # kept: not transformed again
+    del arrays[1], got
+    assert len(kept.kept) == 2 and kept.bytes == 2 * one  # its weights went, so did it
+    assert kept.get(arrays[-1]) is not None
+
+
+def test_a_layer_whose_filters_cannot_be_kept_takes_the_column_method(monkeypatch):
+    monkeypatch.setattr(winograd, "_filters", winograd._Filters())
+    monkeypatch.setattr(winograd._Filters, "LIMIT", 0)
+    x = RNG.uniform(-1, 1, (1, 64, 8, 8)).astype(np.float32)
+    weight = RNG.uniform(-1, 1, (64, 64, 3, 3)).astype(np.float32)
+    none, empty, zeros = conv.no_residual(np.float32), np.empty(0, np.float32), np.zeros(64, np.float32)
+    out = np.empty((1, 64, 8, 8), np.float32)
+    assert winograd.convolve(x, weight, 1, 1, empty, zeros, none, conv.NONE, out) is None
+    out = conv.conv2d(x, weight.reshape(64, -1), (3, 3, 1, 1, 1, 1, 1, 1, 8, 8), 1, empty, zeros, none, conv.NONE)
+    np.testing.assert_allclose(out, reference(x, weight, (1, 1), empty, zeros, none, conv.NONE), rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_images_in_chunks_equal_one_chunk(monkeypatch):
+    x = RNG.uniform(-1, 1, (5, 3, 6, 6)).astype(np.float32)
+    weight = RNG.uniform(-1, 1, (4, 3, 3, 3)).astype(np.float32)
+    residual = RNG.uniform(-1, 1, (5, 4, 6, 6)).astype(np.float32)
+    args = (1, 1, np.empty(0, np.float32), np.zeros(4, np.float32), residual, conv.RELU)
+    whole = winograd.convolve(x, weight, *args, np.empty((5, 4, 6, 6), np.float32))
+    monkeypatch.setattr(winograd, "BLOCK_BYTES", 16 * 4 * 9 * 4 * 2)  # two images at a time
+    same_bits(winograd.convolve(x, weight, *args, np.empty((5, 4, 6, 6), np.float32)), whole)
 
 
 @pytest.mark.parametrize("act,scaled,added", [(conv.NONE, False, False), (conv.RELU, True, False),

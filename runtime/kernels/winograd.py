@@ -15,6 +15,8 @@ A^T = [[1, 1, 1, 0], [0, 1, -1, -1]] (outputs): Y = A^T [(G g G^T) * (B^T d B)] 
 """
 from __future__ import annotations
 
+import weakref
+
 import numba
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -168,33 +170,43 @@ def _same_bits(a, b):
 class _Filters:
     """Transformed filters kept from call to call, by the weight array's memory, with a copy of the
     weights they came from: a call whose weights differ in any bit (a training step, new
-    parameters loaded in place) transforms them again. Bounded by bytes, oldest dropped first."""
+    parameters loaded in place) transforms them again. An entry goes when the array owning the
+    weights does. At most LIMIT bytes are kept: a layer met once they are full is left to the
+    column method (dropping older entries instead would make a model larger than the limit
+    transform every layer at every call)."""
 
-    LIMIT = 256 << 20
+    LIMIT = 64 << 20
 
     def __init__(self):
         self.kept = {}
         self.bytes = 0
 
-    def get(self, weight: np.ndarray) -> np.ndarray:
+    def get(self, weight: np.ndarray):
+        """The transformed filters (16, filters, channels) of weight (filters, channels, 3, 3), or
+        None when they cannot be kept."""
         key = (weight.ctypes.data, weight.shape, weight.dtype.char)
-        entry = self.kept.pop(key, None)
-        bits = weight.reshape(-1).view(np.uint8 if weight.itemsize == 1 else "u%d" % weight.itemsize)
-        if entry is not None and _same_bits(bits, entry[0]):
-            self.kept[key] = entry  # the newest again
-            return entry[1]
-        if entry is not None:
-            self.bytes -= entry[0].nbytes + entry[1].nbytes
+        entry = self.kept.get(key)
+        bits = weight.reshape(-1).view("u%d" % weight.itemsize)
+        if entry is not None and entry[0]() is not None and _same_bits(bits, entry[1]):
+            return entry[2]
         filters, channels = weight.shape[:2]
+        size = bits.nbytes + 16 * filters * channels * weight.itemsize
+        if entry is None and self.bytes + size > self.LIMIT:
+            return None
+        self._drop(key)
         transformed = np.empty((16, filters, channels), weight.dtype)
         transform_filters(weight, transformed)
-        entry = (bits.copy(), transformed)
-        self.kept[key] = entry
-        self.bytes += entry[0].nbytes + entry[1].nbytes
-        while self.bytes > self.LIMIT and len(self.kept) > 1:
-            old = self.kept.pop(next(iter(self.kept)))
-            self.bytes -= old[0].nbytes + old[1].nbytes
+        owner = weight
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        self.kept[key] = (weakref.ref(owner, lambda _, key=key: self._drop(key)), bits.copy(), transformed)
+        self.bytes += size
         return transformed
+
+    def _drop(self, key) -> None:
+        entry = self.kept.pop(key, None)
+        if entry is not None:
+            self.bytes -= entry[1].nbytes + entry[2].nbytes
 
 
 _filters = _Filters()
@@ -218,21 +230,34 @@ def pays(images: int, channels: int, filters: int, oh: int, ow: int) -> bool:
     """Whether this method beats the column method (measured on 2 cores of a Zen 4, one BLAS
     thread): its 16 products run well with 64 channels and filters or more (ResNet's 3x3 layers at
     56, 28 and 14 pixels: 1.5-2.1x), not with fewer (SqueezeNet's 16-64 channels: 0.65-0.9x), nor
-    on too few blocks (512 channels at 7 pixels and one image: 0.76x, the products too narrow)."""
-    return channels >= 64 and filters >= 64 and images * ((oh + 1) // 2) * ((ow + 1) // 2) >= 32
+    on too few blocks (512 channels at 7 pixels and one image: 0.76x, the products too narrow).
+    Layers of more than 256 x 256 filters are left out: their kept filters would cost 2.8 times
+    their weights' memory (a copy and 16/9 of them transformed) for little gain."""
+    return (64 <= channels and 64 <= filters and channels * filters <= 256 * 256
+            and images * ((oh + 1) // 2) * ((ow + 1) // 2) >= 32)
+
+
+# Images are transformed in chunks whose blocks stay under this many bytes (at least one image).
+BLOCK_BYTES = 8 << 20
 
 
 def convolve(x, weight, ph, pw, scale, shift, residual, act, out):
     """out = the epilogue of the 3x3 stride-1 convolution of x (images, channels, h, w) with weight
-    (filters, channels, 3, 3), both C-contiguous, padded by (ph, pw)."""
+    (filters, channels, 3, 3), both C-contiguous, padded by (ph, pw); None (out untouched) when
+    the transformed filters cannot be kept."""
     n, c = x.shape[:2]
     filters, oh, ow = out.shape[1:]
-    bh, bw = (oh + 1) // 2, (ow + 1) // 2
-    blocks = n * bh * bw
     transformed = _filters.get(weight)
-    inputs = _matrices("winograd inputs", c, blocks, x.dtype)
-    transform_blocks(x, ph, pw, bh, bw, inputs)
-    products = _matrices("winograd products", filters, blocks, x.dtype)
-    wide_products(transformed, inputs, products)
-    transform_outputs(products, bh, bw, scale, shift, residual, act, out)
+    if transformed is None:
+        return None
+    bh, bw = (oh + 1) // 2, (ow + 1) // 2
+    chunk = max(1, min(n, BLOCK_BYTES // (16 * max(c, filters) * bh * bw * x.itemsize)))
+    for lo in range(0, n, chunk):
+        hi = min(n, lo + chunk)
+        blocks = (hi - lo) * bh * bw
+        inputs = _matrices("winograd inputs", c, blocks, x.dtype)
+        transform_blocks(x[lo:hi], ph, pw, bh, bw, inputs)
+        products = _matrices("winograd products", filters, blocks, x.dtype)
+        wide_products(transformed, inputs, products)
+        transform_outputs(products, bh, bw, scale, shift, residual[lo:hi], act, out[lo:hi])
     return out
