@@ -115,14 +115,16 @@ def test_a_layer_whose_filters_cannot_be_kept_takes_the_column_method(monkeypatc
                                atol=1e-4)
 
 
-def test_images_in_chunks_equal_one_chunk(monkeypatch):
-    x = RNG.uniform(-1, 1, (5, 3, 6, 6)).astype(np.float32)
+@pytest.mark.parametrize("rows", [1, 2, 3])
+def test_block_rows_in_chunks_equal_one_chunk(monkeypatch, rows):
+    x = RNG.uniform(-1, 1, (3, 3, 7, 6)).astype(np.float32)
     weight = RNG.uniform(-1, 1, (4, 3, 3, 3)).astype(np.float32)
-    residual = RNG.uniform(-1, 1, (5, 4, 6, 6)).astype(np.float32)
+    residual = RNG.uniform(-1, 1, (3, 4, 7, 6)).astype(np.float32)
     args = (1, 1, np.empty(0, np.float32), np.zeros(4, np.float32), residual, conv.RELU)
-    whole = winograd.convolve(x, weight, *args, np.empty((5, 4, 6, 6), np.float32))
-    monkeypatch.setattr(winograd, "BLOCK_BYTES", 16 * 4 * 9 * 4 * 2)  # two images at a time
-    same_bits(winograd.convolve(x, weight, *args, np.empty((5, 4, 6, 6), np.float32)), whole)
+    whole = winograd.convolve(x, weight, *args, np.empty((3, 4, 7, 6), np.float32)).copy()
+    monkeypatch.setattr(winograd, "BLOCK_BYTES", 16 * 4 * 3 * 4 * rows)  # `rows` block rows at a time
+    monkeypatch.setattr(winograd, "MIN_BLOCKS", 1)
+    same_bits(winograd.convolve(x, weight, *args, np.empty((3, 4, 7, 6), np.float32)), whole)
 
 
 @pytest.mark.parametrize("act,scaled,added", [(conv.NONE, False, False), (conv.RELU, True, False),
@@ -132,13 +134,15 @@ def test_the_winograd_kernels_twins_give_their_bits(act, scaled, added):
     bh, bw = 4, 3  # (7 + 2 - 2 + 1) // 2, (6 + 2 - 2 + 1) // 2 with a padding of 1
     same_bits(*both(winograd.transform_filters, values(filters, c, 3, 3), np.zeros((16, filters, c), np.float32),
                     out_index=1))
-    same_bits(*both(winograd.transform_blocks, values(n, c, h, w), 1, 1, bh, bw,
-                    np.zeros((16, c, n * bh * bw), np.float32), out_index=5))
     scale = values(filters) if scaled else np.empty(0, np.float32)
     residual = values(n, filters, h, w) if added else conv.no_residual(np.float32)
-    products = values(16, filters, n * bh * bw)
-    same_bits(*both(winograd.transform_outputs, products, bh, bw, scale, values(filters), residual, act,
-                    np.empty((n, filters, h, w), np.float32), out_index=7))
+    x = values(n, c, h, w)
+    for r0, r1 in ((0, n * bh), (3, 6), (5, 6)):  # every block row; rows across two images; one row
+        same_bits(*both(winograd.transform_blocks, x, 1, 1, bh, bw, r0, r1,
+                        np.zeros((16, c, (r1 - r0) * bw), np.float32), out_index=7))
+        products = values(16, filters, (r1 - r0) * bw)
+        same_bits(*both(winograd.transform_outputs, products, bh, bw, r0, r1, scale, values(filters), residual, act,
+                        np.zeros((n, filters, h, w), np.float32), out_index=9))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -122,7 +122,7 @@ def winograd_filters(weight, out):
         out[i * 4 + 3] = r[..., 2]
 
 
-def winograd_blocks(x, ph, pw, bh, bw, out):
+def winograd_blocks(x, ph, pw, bh, bw, r0, r1, out):
     n, c, h, w = x.shape
     hp, wp = 2 * bh + 2, 2 * bw + 2
     plane = np.zeros((n, c, hp, wp), x.dtype)
@@ -137,17 +137,23 @@ def winograd_blocks(x, ph, pw, bh, bw, out):
     for i, ri in enumerate(r):
         for j, v in enumerate((ri[..., 0] - ri[..., 2], ri[..., 1] + ri[..., 2], ri[..., 2] - ri[..., 1],
                                ri[..., 1] - ri[..., 3])):
-            out[i * 4 + j] = v.transpose(1, 0, 2, 3).reshape(c, n * bh * bw)
+            out[i * 4 + j] = v.transpose(1, 0, 2, 3).reshape(c, n * bh, bw)[:, r0:r1].reshape(c, -1)
 
 
-def winograd_outputs(products, bh, bw, scale, shift, residual, act, out):
+def winograd_outputs(products, bh, bw, r0, r1, scale, shift, residual, act, out):
     n, filters, oh, ow = out.shape
-    m = products.reshape(16, filters, n, bh, bw)
+    m = products.reshape(16, filters, r1 - r0, bw)
     t = [[m[0 + j] + m[4 + j] + m[8 + j] for j in range(4)], [m[4 + j] - m[8 + j] - m[12 + j] for j in range(4)]]
-    y = np.empty((filters, n, bh, 2, bw, 2), out.dtype)
+    y = np.empty((filters, r1 - r0, 2, bw, 2), out.dtype)
     for i in range(2):
-        y[:, :, :, i, :, 0] = t[i][0] + t[i][1] + t[i][2]
-        y[:, :, :, i, :, 1] = t[i][1] - t[i][2] - t[i][3]
-    values = y.reshape(filters, n, 2 * bh, 2 * bw)[:, :, :oh, :ow].transpose(1, 0, 2, 3)
-    added = residual if residual.shape[0] > 0 else None
-    out[...] = _through_epilogue(values, scale, shift, added, act, multiply=added is not None)
+        y[:, :, i, :, 0] = t[i][0] + t[i][1] + t[i][2]
+        y[:, :, i, :, 1] = t[i][1] - t[i][2] - t[i][3]
+    y = y.reshape(filters, r1 - r0, 2, 2 * bw)
+    for r in range(r0, r1):
+        b, by = divmod(r, bh)
+        for i in range(min(2, oh - 2 * by)):
+            row = 2 * by + i
+            values = y[:, r - r0, i, :ow].reshape(1, filters, 1, ow)
+            added = residual[b:b + 1, :, row:row + 1] if residual.shape[0] > 0 else None
+            out[b:b + 1, :, row:row + 1] = _through_epilogue(values, scale, shift, added, act,
+                                                             multiply=added is not None)

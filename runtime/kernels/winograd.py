@@ -52,68 +52,70 @@ def transform_filters(weight, out):
 
 @tiered(twins.winograd_blocks)
 @numba.njit(cache=True, nogil=True)
-def transform_blocks(x, ph, pw, bh, bw, out):
-    """out (16, channels, images * bh * bw) = B^T d B of each 4x4 input block d, the block of
-    output block (by, bx) starting at input row 2 * by - ph and column 2 * bx - pw (0 outside).
-    Scalars, not small arrays, hold each block's values, so that they stay in registers and the
-    loop over a row of blocks vectorizes."""
+def transform_blocks(x, ph, pw, bh, bw, r0, r1, out):
+    """out (16, channels, (r1 - r0) * bw) = B^T d B of each 4x4 input block d of block rows r0 to
+    r1 - 1, counted over the images one after the other (row r: image r // bh, block row r % bh);
+    block (by, bx) starts at input row 2 * by - ph and column 2 * bx - pw (0 outside). Scalars,
+    not small arrays, hold each block's values, so that they stay in registers."""
     n, c, h, w = x.shape
-    hp, wp = 2 * bh + 2, 2 * bw + 2
-    plane = np.zeros((hp, wp), x.dtype)
-    rows_in = min(h, hp - ph)
+    wp = 2 * bw + 2
+    band = np.zeros((4, wp), x.dtype)  # the block row's 4 input rows, padded
     cols_in = min(w, wp - pw)
-    for b in range(n):
-        for ch in range(c):
-            plane[ph:ph + rows_in, pw:pw + cols_in] = x[b, ch, :rows_in, :cols_in]
-            for by in range(bh):
-                q0 = plane[2 * by]
-                q1 = plane[2 * by + 1]
-                q2 = plane[2 * by + 2]
-                q3 = plane[2 * by + 3]
-                base = np.uint64((b * bh + by) * bw)
-                for bx in range(np.uint64(bw)):  # unsigned: no negative-index branch in the loop
-                    k = np.uint64(2) * bx
-                    p = base + bx
-                    a0 = q0[k] - q2[k]
-                    a1 = q0[k + 1] - q2[k + 1]
-                    a2 = q0[k + 2] - q2[k + 2]
-                    a3 = q0[k + 3] - q2[k + 3]
-                    out[0, ch, p] = a0 - a2
-                    out[1, ch, p] = a1 + a2
-                    out[2, ch, p] = a2 - a1
-                    out[3, ch, p] = a1 - a3
-                    a0 = q1[k] + q2[k]
-                    a1 = q1[k + 1] + q2[k + 1]
-                    a2 = q1[k + 2] + q2[k + 2]
-                    a3 = q1[k + 3] + q2[k + 3]
-                    out[4, ch, p] = a0 - a2
-                    out[5, ch, p] = a1 + a2
-                    out[6, ch, p] = a2 - a1
-                    out[7, ch, p] = a1 - a3
-                    a0 = q2[k] - q1[k]
-                    a1 = q2[k + 1] - q1[k + 1]
-                    a2 = q2[k + 2] - q1[k + 2]
-                    a3 = q2[k + 3] - q1[k + 3]
-                    out[8, ch, p] = a0 - a2
-                    out[9, ch, p] = a1 + a2
-                    out[10, ch, p] = a2 - a1
-                    out[11, ch, p] = a1 - a3
-                    a0 = q1[k] - q3[k]
-                    a1 = q1[k + 1] - q3[k + 1]
-                    a2 = q1[k + 2] - q3[k + 2]
-                    a3 = q1[k + 3] - q3[k + 3]
-                    out[12, ch, p] = a0 - a2
-                    out[13, ch, p] = a1 + a2
-                    out[14, ch, p] = a2 - a1
-                    out[15, ch, p] = a1 - a3
+    for ch in range(c):
+        for r in range(r0, r1):
+            b, by = r // bh, r % bh
+            for i in range(4):
+                y = 2 * by - ph + i
+                if 0 <= y < h:
+                    band[i, pw:pw + cols_in] = x[b, ch, y, :cols_in]
+                else:
+                    band[i, :] = 0
+            q0, q1, q2, q3 = band[0], band[1], band[2], band[3]
+            base = np.uint64((r - r0) * bw)
+            for bx in range(np.uint64(bw)):  # unsigned: no negative-index branch in the loop
+                k = np.uint64(2) * bx
+                p = base + bx
+                a0 = q0[k] - q2[k]
+                a1 = q0[k + 1] - q2[k + 1]
+                a2 = q0[k + 2] - q2[k + 2]
+                a3 = q0[k + 3] - q2[k + 3]
+                out[0, ch, p] = a0 - a2
+                out[1, ch, p] = a1 + a2
+                out[2, ch, p] = a2 - a1
+                out[3, ch, p] = a1 - a3
+                a0 = q1[k] + q2[k]
+                a1 = q1[k + 1] + q2[k + 1]
+                a2 = q1[k + 2] + q2[k + 2]
+                a3 = q1[k + 3] + q2[k + 3]
+                out[4, ch, p] = a0 - a2
+                out[5, ch, p] = a1 + a2
+                out[6, ch, p] = a2 - a1
+                out[7, ch, p] = a1 - a3
+                a0 = q2[k] - q1[k]
+                a1 = q2[k + 1] - q1[k + 1]
+                a2 = q2[k + 2] - q1[k + 2]
+                a3 = q2[k + 3] - q1[k + 3]
+                out[8, ch, p] = a0 - a2
+                out[9, ch, p] = a1 + a2
+                out[10, ch, p] = a2 - a1
+                out[11, ch, p] = a1 - a3
+                a0 = q1[k] - q3[k]
+                a1 = q1[k + 1] - q3[k + 1]
+                a2 = q1[k + 2] - q3[k + 2]
+                a3 = q1[k + 3] - q3[k + 3]
+                out[12, ch, p] = a0 - a2
+                out[13, ch, p] = a1 + a2
+                out[14, ch, p] = a2 - a1
+                out[15, ch, p] = a1 - a3
 
 
 @tiered(twins.winograd_outputs)
 @numba.njit(cache=True, nogil=True)
-def transform_outputs(products, bh, bw, scale, shift, residual, act, out):
-    """out (images, filters, oh, ow) = the epilogue (see conv) of A^T m A for each output block,
-    m its 4x4 values in products (16, filters, images * bh * bw): a row of blocks gives two rows of
-    outputs, then the epilogue runs along each row (both loops vectorize)."""
+def transform_outputs(products, bh, bw, r0, r1, scale, shift, residual, act, out):
+    """out (images, filters, oh, ow) at block rows r0 to r1 - 1 (as in transform_blocks) = the
+    epilogue (see conv) of A^T m A for each output block, m its 4x4 values in products
+    (16, filters, (r1 - r0) * bw): a row of blocks gives two rows of outputs, then the epilogue
+    runs along each row (both loops vectorize)."""
     n, filters, oh, ow = out.shape
     zero = out.dtype.type(0)
     six = out.dtype.type(6)
@@ -123,40 +125,40 @@ def transform_outputs(products, bh, bw, scale, shift, residual, act, out):
     rows = np.empty((2, 2 * bw), out.dtype)
     top = rows[0]
     bottom = rows[1]
-    for b in range(n):
-        for f in range(filters):
-            factor = scale[f] if scaled else one
-            offset = shift[f]
-            m = products[:, f]
-            for by in range(bh):
-                base = np.uint64((b * bh + by) * bw)
-                for bx in range(np.uint64(bw)):
-                    p = base + bx
-                    t0 = m[0, p] + m[4, p] + m[8, p]
-                    t1 = m[1, p] + m[5, p] + m[9, p]
-                    t2 = m[2, p] + m[6, p] + m[10, p]
-                    t3 = m[3, p] + m[7, p] + m[11, p]
-                    top[np.uint64(2) * bx] = t0 + t1 + t2
-                    top[np.uint64(2) * bx + np.uint64(1)] = t1 - t2 - t3
-                    t0 = m[4, p] - m[8, p] - m[12, p]
-                    t1 = m[5, p] - m[9, p] - m[13, p]
-                    t2 = m[6, p] - m[10, p] - m[14, p]
-                    t3 = m[7, p] - m[11, p] - m[15, p]
-                    bottom[np.uint64(2) * bx] = t0 + t1 + t2
-                    bottom[np.uint64(2) * bx + np.uint64(1)] = t1 - t2 - t3
-                for i in range(min(2, oh - 2 * by)):
-                    src = rows[i]
-                    dst = out[b, f, 2 * by + i]
-                    if added:
-                        res = residual[b, f, 2 * by + i]
-                        for k in range(np.uint64(ow)):
-                            dst[k] = activate(src[k] * factor + offset + res[k], act, zero, six)
-                    elif scaled:
-                        for k in range(np.uint64(ow)):
-                            dst[k] = activate(src[k] * factor + offset, act, zero, six)
-                    else:
-                        for k in range(np.uint64(ow)):
-                            dst[k] = activate(src[k] + offset, act, zero, six)
+    for f in range(filters):
+        factor = scale[f] if scaled else one
+        offset = shift[f]
+        m = products[:, f]
+        for r in range(r0, r1):
+            b, by = r // bh, r % bh
+            base = np.uint64((r - r0) * bw)
+            for bx in range(np.uint64(bw)):
+                p = base + bx
+                t0 = m[0, p] + m[4, p] + m[8, p]
+                t1 = m[1, p] + m[5, p] + m[9, p]
+                t2 = m[2, p] + m[6, p] + m[10, p]
+                t3 = m[3, p] + m[7, p] + m[11, p]
+                top[np.uint64(2) * bx] = t0 + t1 + t2
+                top[np.uint64(2) * bx + np.uint64(1)] = t1 - t2 - t3
+                t0 = m[4, p] - m[8, p] - m[12, p]
+                t1 = m[5, p] - m[9, p] - m[13, p]
+                t2 = m[6, p] - m[10, p] - m[14, p]
+                t3 = m[7, p] - m[11, p] - m[15, p]
+                bottom[np.uint64(2) * bx] = t0 + t1 + t2
+                bottom[np.uint64(2) * bx + np.uint64(1)] = t1 - t2 - t3
+            for i in range(min(2, oh - 2 * by)):
+                src = rows[i]
+                dst = out[b, f, 2 * by + i]
+                if added:
+                    res = residual[b, f, 2 * by + i]
+                    for k in range(np.uint64(ow)):
+                        dst[k] = activate(src[k] * factor + offset + res[k], act, zero, six)
+                elif scaled:
+                    for k in range(np.uint64(ow)):
+                        dst[k] = activate(src[k] * factor + offset, act, zero, six)
+                else:
+                    for k in range(np.uint64(ow)):
+                        dst[k] = activate(src[k] + offset, act, zero, six)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -237,8 +239,13 @@ def pays(images: int, channels: int, filters: int, oh: int, ow: int) -> bool:
             and images * ((oh + 1) // 2) * ((ow + 1) // 2) >= 32)
 
 
-# Images are transformed in chunks whose blocks stay under this many bytes (at least one image).
-BLOCK_BYTES = 8 << 20
+# Block rows are taken in chunks whose transformed blocks stay near this many bytes, so that the
+# products read them from a core's L2 cache, but of at least MIN_BLOCKS blocks (or all of them):
+# narrower products run well under the BLAS's speed (ResNet's 256-channel layer at 14 pixels: 5.1
+# ms in chunks of 28 blocks, 2.7 in one of 49). At batch 8 and 56 pixels, 1 MiB chunks ran 26-29
+# ms where whole images (3.2 MiB each) ran 33-39.
+BLOCK_BYTES = 1 << 20
+MIN_BLOCKS = 128
 
 
 def convolve(x, weight, ph, pw, scale, shift, residual, act, out):
@@ -251,13 +258,13 @@ def convolve(x, weight, ph, pw, scale, shift, residual, act, out):
     if transformed is None:
         return None
     bh, bw = (oh + 1) // 2, (ow + 1) // 2
-    chunk = max(1, min(n, BLOCK_BYTES // (16 * max(c, filters) * bh * bw * x.itemsize)))
-    for lo in range(0, n, chunk):
-        hi = min(n, lo + chunk)
-        blocks = (hi - lo) * bh * bw
+    chunk = max(-(-MIN_BLOCKS // bw), BLOCK_BYTES // (16 * max(c, filters) * bw * x.itemsize))
+    for r0 in range(0, n * bh, chunk):
+        r1 = min(n * bh, r0 + chunk)
+        blocks = (r1 - r0) * bw
         inputs = _matrices("winograd inputs", c, blocks, x.dtype)
-        transform_blocks(x[lo:hi], ph, pw, bh, bw, inputs)
+        transform_blocks(x, ph, pw, bh, bw, r0, r1, inputs)
         products = _matrices("winograd products", filters, blocks, x.dtype)
         wide_products(transformed, inputs, products)
-        transform_outputs(products, bh, bw, scale, shift, residual[lo:hi], act, out[lo:hi])
+        transform_outputs(products, bh, bw, r0, r1, scale, shift, residual, act, out)
     return out
