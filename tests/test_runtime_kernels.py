@@ -89,6 +89,22 @@ def test_convolution_in_chunks_of_images_equals_one_chunk(monkeypatch, groups, r
     np.testing.assert_allclose(kernels.convolution(x, weight, bias, **attrs), whole, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("band_rows", [1, 3])
+def test_convolution_in_bands_of_rows_equals_whole_images(monkeypatch, groups, band_rows):
+    from runtime.kernels import conv
+    x = RNG.standard_normal((2, 4, 11, 9)).astype(np.float32)
+    weight = RNG.standard_normal((6, 4 // groups, 3, 3)).astype(np.float32)
+    residual = RNG.standard_normal((2, 6, 6, 5)).astype(np.float32)
+    args = ((3, 3, 2, 2, 1, 1, 1, 1, 6, 5), groups, RNG.uniform(0.5, 2, 6).astype(np.float32),
+            RNG.standard_normal(6).astype(np.float32), residual, conv.RELU)
+    w2d = weight.reshape(6, -1)
+    whole = conv.conv2d(x, w2d, *args).copy()
+    monkeypatch.setattr(conv, "BAND_BYTES", (4 * 9) * 5 * 4 * band_rows)  # `band_rows` output rows of columns
+    banded = conv.conv2d(x, w2d, *args)
+    np.testing.assert_allclose(banded, whole, rtol=1e-5, atol=1e-5)  # products of other widths: rounding
+
+
 def test_convolution_of_integers_keeps_their_type():
     x = np.arange(2 * 2 * 5 * 5, dtype=np.int32).reshape(2, 2, 5, 5)
     weight = np.ones((3, 2, 2, 2), np.int32)

@@ -58,10 +58,10 @@ def test_the_epilogue_kernels_twins_give_their_bits(act, scaled, added):
     same_bits(*both(conv.epilogue_in_place, src, scale, shift, residual, act, out_index=0))
     same_bits(both(conv.epilogue_in_place, src, scale, shift, residual, act, out_index=0)[0], compiled)
     width = ow + 2  # wide rows: each output row takes the first ow of `width` products
-    for lo in (0, 1):
-        products = values(filters, (n - lo) * oh * width)
-        same_bits(*both(conv.place, products, lo, scale, shift, residual, act, width,
-                        np.zeros((n, filters, oh, ow), np.float32), out_index=7))
+    for lo, y0, y1 in ((0, 0, oh), (1, 0, oh), (0, 1, 3), (1, 3, 4)):  # all rows, or a band of them
+        products = values(filters, (n - lo) * (y1 - y0) * width)
+        same_bits(*both(conv.place, products, lo, y0, y1, scale, shift, residual, act, width,
+                        np.zeros((n, filters, oh, ow), np.float32), out_index=9))
 
 
 @pytest.mark.parametrize("geometry", [(3, 3, 1, 1, 1, 1, 1, 1), (3, 3, 2, 2, 1, 1, 1, 1), (7, 7, 2, 2, 3, 3, 1, 1),
@@ -71,10 +71,10 @@ def test_the_column_kernels_twin_gives_its_bits(geometry):
     x = values(3, 2, 9, 8)
     oh = (9 + 2 * ph - dh * (kh - 1) - 1) // sh + 1
     ow = (8 + 2 * pw - dw * (kw - 1) - 1) // sw + 1
-    for lo, hi in ((0, 3), (1, 3)):
+    for lo, hi, y0, y1 in ((0, 3, 0, oh), (1, 3, 0, oh), (0, 1, 1, oh - 1), (2, 3, oh - 1, oh)):
         buffer = np.full((2 * kh * kw, 3 * oh * ow + 5), 7, np.float32)  # a slice of a wider buffer
-        compiled, twin = both(conv.columns, x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow,
-                              buffer[:, :(hi - lo) * oh * ow], out_index=13)
+        compiled, twin = both(conv.columns, x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, y0, y1, ow,
+                              buffer[:, :(hi - lo) * (y1 - y0) * ow], out_index=14)
         same_bits(compiled, twin)
 
 

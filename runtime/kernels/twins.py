@@ -38,12 +38,13 @@ def _through_epilogue(values, scale, shift, residual, act, multiply: bool):
     return activated(values, act)
 
 
-def place(products, lo, scale, shift, residual, act, width, out):
-    filters, oh, ow = out.shape[1], out.shape[2], out.shape[3]
-    images = products.shape[1] // (oh * width)
-    values = products[:, :images * oh * width].reshape(filters, images, oh, width)[..., :ow].transpose(1, 0, 2, 3)
-    added = residual[lo:lo + images] if residual.shape[0] > 0 else None
-    out[lo:lo + images] = _through_epilogue(values, scale, shift, added, act, multiply=added is not None)
+def place(products, lo, y0, y1, scale, shift, residual, act, width, out):
+    filters, ow = out.shape[1], out.shape[3]
+    rows = y1 - y0
+    images = products.shape[1] // (rows * width)
+    values = products[:, :images * rows * width].reshape(filters, images, rows, width)[..., :ow].transpose(1, 0, 2, 3)
+    added = residual[lo:lo + images, :, y0:y1] if residual.shape[0] > 0 else None
+    out[lo:lo + images, :, y0:y1] = _through_epilogue(values, scale, shift, added, act, multiply=added is not None)
 
 
 def epilogue(src, scale, shift, residual, act, out):
@@ -60,16 +61,16 @@ def _windows(x, i, j, sh, sw, oh, ow):
     return x[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
 
 
-def columns(x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols):
-    channels, images = x.shape[1], hi - lo
+def columns(x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, y0, y1, ow, cols):
+    channels, images, rows = x.shape[1], hi - lo, y1 - y0
     padded = np.pad(x[lo:hi], ((0, 0), (0, 0), (ph, ph), (pw, pw)))
     row, item = cols.strides
-    # cols (channels * kh * kw, images * oh * ow) seen as (channels, kh, kw, images, oh, ow)
-    view = as_strided(cols, (channels, kh, kw, images, oh, ow),
-                      (kh * kw * row, kw * row, row, oh * ow * item, ow * item, item))
+    # cols (channels * kh * kw, images * rows * ow) seen as (channels, kh, kw, images, rows, ow)
+    view = as_strided(cols, (channels, kh, kw, images, rows, ow),
+                      (kh * kw * row, kw * row, row, rows * ow * item, ow * item, item))
     for i in range(kh):
         for j in range(kw):
-            view[:, i, j] = _windows(padded, i * dh, j * dw, sh, sw, oh, ow).transpose(1, 0, 2, 3)
+            view[:, i, j] = _windows(padded, (i * dh) + y0 * sh, j * dw, sh, sw, rows, ow).transpose(1, 0, 2, 3)
 
 
 def pool2d_inside(x, rows, cols, row_step, column_step, oh, ow, is_max, divisor):
