@@ -152,3 +152,22 @@ def test_the_sixteen_matrices_are_contiguous_and_spread_over_the_cache_sets(dtyp
         assert matrices.shape == (16, rows, blocks) and matrices[5].flags.c_contiguous
         assert len({(e * matrices.strides[0]) % 4096 // 64 for e in range(16)}) == 16
         matrices[15, -1, -1] = 1  # inside the scratch
+
+
+def test_threads_sharing_the_kept_filters_count_each_entry_once():
+    import threading
+    kept = winograd._Filters()
+    weights = [RNG.uniform(-1, 1, (8, 8, 3, 3)).astype(np.float32) for _ in range(4)]
+    got = []
+
+    def use():
+        for _ in range(50):
+            for weight in weights:
+                got.append(kept.get(weight) is not None)
+    threads = [threading.Thread(target=use) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(got) and len(kept.kept) == 4
+    assert kept.bytes == sum(a.nbytes + b.nbytes for _, a, b in kept.kept.values())

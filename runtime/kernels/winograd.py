@@ -15,6 +15,7 @@ A^T = [[1, 1, 1, 0], [0, 1, -1, -1]] (outputs): Y = A^T [(G g G^T) * (B^T d B)] 
 """
 from __future__ import annotations
 
+import threading
 import weakref
 
 import numba
@@ -182,10 +183,17 @@ class _Filters:
     def __init__(self):
         self.kept = {}
         self.bytes = 0
+        # threads running forward passes at once share the entries; reentrant, because a weakref
+        # callback may run (by garbage collection) inside `get` on the same thread
+        self.lock = threading.RLock()
 
     def get(self, weight: np.ndarray):
         """The transformed filters (16, filters, channels) of weight (filters, channels, 3, 3), or
         None when they cannot be kept."""
+        with self.lock:
+            return self._get(weight)
+
+    def _get(self, weight: np.ndarray):
         key = (weight.ctypes.data, weight.shape, weight.dtype.char)
         entry = self.kept.get(key)
         bits = weight.reshape(-1).view("u%d" % weight.itemsize)
@@ -206,9 +214,10 @@ class _Filters:
         return transformed
 
     def _drop(self, key) -> None:
-        entry = self.kept.pop(key, None)
-        if entry is not None:
-            self.bytes -= entry[1].nbytes + entry[2].nbytes
+        with self.lock:
+            entry = self.kept.pop(key, None)
+            if entry is not None:
+                self.bytes -= entry[1].nbytes + entry[2].nbytes
 
 
 _filters = _Filters()
