@@ -91,24 +91,9 @@ def free_cpus() -> int:
     return _last["threads"]
 
 
-def wide_product(a: np.ndarray, b: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-    """`a @ b` (into `out` if given), on several BLAS threads when it is large enough to gain from them."""
-    if _most > 1 and a.ndim == 2 and b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[1] >= WIDE_PRODUCT:
-        threads = free_cpus()
-        if threads == 1:
-            return np.matmul(a, b, out=out)
-        _set(threads)
-        try:
-            return np.matmul(a, b, out=out)
-        finally:
-            _set(1)
-    return np.matmul(a, b, out=out)
-
-
-def wide_products(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """a (k, m, c) @ b (k, c, p) into out (k, m, p): k products, the threads decided once for all
-    of them, as `wide_product` decides them for one."""
-    if _most > 1 and a.shape[1] * a.shape[2] * b.shape[2] >= WIDE_PRODUCT:
+def _product(a: np.ndarray, b: np.ndarray, out: Optional[np.ndarray], multiply_adds: int) -> np.ndarray:
+    """np.matmul(a, b, out), on the free CPUs' BLAS threads when it has enough multiply-adds."""
+    if _most > 1 and multiply_adds >= WIDE_PRODUCT:
         threads = free_cpus()
         if threads > 1:
             _set(threads)
@@ -117,3 +102,15 @@ def wide_products(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
             finally:
                 _set(1)
     return np.matmul(a, b, out=out)
+
+
+def wide_product(a: np.ndarray, b: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+    """`a @ b` (into `out` if given), on several BLAS threads when it is large enough to gain from them."""
+    multiply_adds = a.shape[0] * a.shape[1] * b.shape[1] if a.ndim == 2 and b.ndim == 2 else 0
+    return _product(a, b, out, multiply_adds)
+
+
+def wide_products(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """a (k, m, c) @ b (k, c, p) into out (k, m, p): k products, the threads decided once for all
+    of them, by the size of one."""
+    return _product(a, b, out, a.shape[1] * a.shape[2] * b.shape[2])
