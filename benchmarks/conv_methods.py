@@ -1,0 +1,74 @@
+"""The runtime's ways of computing a 3x3 stride-1 convolution, timed against each other on the same
+inputs, interleaved: Winograd's F(2x2, 3x3) (`runtime/kernels/winograd.py`) and the method
+`conv2d` takes without it (columns, or shifted products when the filters are few next to the
+channels). Prints the median of each, their ratio, and which one `winograd.pays` picks, so that
+the rule can be checked on another machine and for other shapes.
+
+usage: python benchmarks/conv_methods.py [--threads 1|free] [--repeat N] [SHAPE ...]
+SHAPE: images,channels,size,filters (default: ResNet's, DenseNet's and SqueezeNet's 3x3 layers).
+--threads 1 runs every product on one BLAS thread (a machine whose other cores are busy);
+`free` lets products use the CPUs other processes leave idle, as forward passes do.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from runtime import threads  # noqa: E402
+from runtime.kernels import conv, tiered, winograd  # noqa: E402
+
+SHAPES = ["1,64,56,64", "1,128,28,128", "1,256,14,256", "1,512,7,512", "8,64,56,64",  # ResNet
+          "1,128,56,32", "1,128,28,32", "1,128,14,32", "1,128,7,32",  # DenseNet
+          "1,16,55,64", "1,32,27,128", "1,64,13,256"]  # SqueezeNet
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("shapes", nargs="*", default=SHAPES)
+    parser.add_argument("--threads", choices=["1", "free"], default="free")
+    parser.add_argument("--repeat", type=int, default=30)
+    args = parser.parse_args()
+    tiered.load_in_this_thread()  # compiled kernels from the first call, never their NumPy twins
+    if args.threads == "1":
+        threads._most = 1
+    rng = np.random.RandomState(0)
+    print("%-16s %10s %10s %7s  %s" % ("shape", "other ms", "winograd", "ratio", "winograd.pays"))
+    for shape in args.shapes:
+        n, c, size, filters = (int(v) for v in shape.split(","))
+        x = rng.uniform(-1, 1, (n, c, size, size)).astype(np.float32)
+        weight = (rng.uniform(-1, 1, (filters, c, 3, 3)) / np.sqrt(9 * c)).astype(np.float32)
+        scale, shift = np.empty(0, np.float32), np.zeros(filters, np.float32)
+        none = conv.no_residual(np.float32)
+        out = np.empty((n, filters, size, size), np.float32)
+        geometry = (3, 3, 1, 1, 1, 1, 1, 1, size, size)
+        rule = winograd.pays
+
+        def other():
+            winograd.pays = lambda *_: False
+            try:
+                conv.conv2d(x, weight.reshape(filters, -1), geometry, 1, scale, shift, none, conv.NONE)
+            finally:
+                winograd.pays = rule
+
+        def transformed():
+            winograd.convolve(x, weight, 1, 1, scale, shift, none, conv.NONE, out)
+
+        times = {"other": [], "winograd": []}
+        other(), transformed()  # warm-up: kernels loaded, filters kept, scratch grown
+        for _ in range(args.repeat):
+            for name, run in (("other", other), ("winograd", transformed)):
+                start = time.perf_counter()
+                run()
+                times[name].append(time.perf_counter() - start)
+        a, b = (statistics.median(times[k]) * 1e3 for k in ("other", "winograd"))
+        print("%-16s %10.3f %10.3f %6.2fx  %s" % (shape, a, b, a / b, rule(n, c, filters, size, size)))
+
+
+if __name__ == "__main__":
+    main()
