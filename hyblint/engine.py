@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 
-from collections import OrderedDict
 from dataclasses import replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
 
@@ -24,6 +23,7 @@ from hyblint.diagnostics import Diagnostic, Edit, Fix, Location, Related, Severi
 from hyblint.fixes._code import block_indent, render
 from hyblint.guard import guarded
 from hyblint.parsing import parse_module
+from hyblint.recent import Recent
 from hyblint.positions import positions_of
 from hyblint.rules import ALL_RULES
 from hyblint.rules.base import REMOVE, Rule, Violation
@@ -43,8 +43,7 @@ def selected_rules(settings: Settings) -> List[Type[Rule]]:
 
 # Results per method text: an edit elsewhere in a file (the language server re-checks on every
 # keystroke) re-analyzes only the methods that changed.
-_SNIPPET_CACHE: "OrderedDict[tuple, List[Diagnostic]]" = OrderedDict()
-_SNIPPET_CACHE_SIZE = 4096
+_SNIPPET_CACHE: "Recent[tuple, List[Diagnostic]]" = Recent(4096)
 
 
 def check_source(source: str, filename: str, settings: Settings = Settings(), *,
@@ -126,9 +125,8 @@ def _check_helpers(first: Triage, rules, settings, lines) -> List[Diagnostic]:
 def _check_snippet(text: str, settings, rules, imports, context: Optional[ClassContext]) -> Optional[List[Diagnostic]]:
     """Diagnostics of one dedented method, positioned within it (None: it does not parse alone)."""
     key = (text, settings, context)
-    found = _SNIPPET_CACHE.get(key)
+    found = _SNIPPET_CACHE.recall(key)
     if found is not None:
-        _SNIPPET_CACHE.move_to_end(key)
         return found
     try:
         module = parse_module(text)
@@ -137,29 +135,23 @@ def _check_snippet(text: str, settings, rules, imports, context: Optional[ClassC
     functions = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == "hybrid_forward"]
     violations = run_rules(module, [(f, context) for f in functions], rules, imports)
     found = to_diagnostics(module, text, "", violations, 0, "", apply_noqa=False) if violations else []
-    _SNIPPET_CACHE[key] = found
-    if len(_SNIPPET_CACHE) > _SNIPPET_CACHE_SIZE:
-        _SNIPPET_CACHE.popitem(last=False)
-    return found
+    return _SNIPPET_CACHE.keep(key, found)
 
 
 # A method's diagnostics as placed in its file, by where it is: on a keystroke, the methods the
 # edit did not move are placed as before.
-_PLACED: "OrderedDict[tuple, Tuple[List[Diagnostic], List[Diagnostic]]]" = OrderedDict()
+_PLACED: "Recent[tuple, Tuple[List[Diagnostic], List[Diagnostic]]]" = Recent(_SNIPPET_CACHE.size)
 
 
 def _placed(relative: List[Diagnostic], filename: str, row_offset: int, indent: str) -> List[Diagnostic]:
     if not relative:
         return relative
     key = (id(relative), filename, row_offset, indent)
-    found = _PLACED.get(key)
+    found = _PLACED.recall(key)
     if found is not None and found[0] is relative:
-        _PLACED.move_to_end(key)
         return found[1]
     placed = [_place(d, filename, row_offset, indent) for d in relative]
-    _PLACED[key] = (relative, placed)  # the list is kept: its id is not reused meanwhile
-    if len(_PLACED) > _SNIPPET_CACHE_SIZE:
-        _PLACED.popitem(last=False)
+    _PLACED.keep(key, (relative, placed))  # the list is kept: its id is not reused meanwhile
     return placed
 
 

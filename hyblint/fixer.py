@@ -17,13 +17,13 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from hyblint.diagnostics import Applicability, Diagnostic, Edit
 from hyblint.engine import check_source
 from hyblint.guard import guarded
+from hyblint.recent import Recent
 from hyblint.triage import SYNTAX_ERROR
 from hyblint.settings import Settings
 
@@ -113,8 +113,7 @@ def parses(source: str) -> bool:
 # The texts of the file being fixed parsed last, and their trees: a fix reads a text's tree several
 # times (to check that it parses, then to prune its imports); the trees are only read. A tree takes
 # over a hundred times its text's size: those of large files are not kept.
-_TREES: "OrderedDict[str, Optional[ast.Module]]" = OrderedDict()
-_TREES_SIZE = 3
+_TREES: "Recent[str, Optional[ast.Module]]" = Recent(3)
 _TREE_KEPT_CHARACTERS = 200_000
 
 
@@ -126,9 +125,7 @@ def _python_tree(source: str) -> Optional[ast.Module]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         tree = None
     if len(source) <= _TREE_KEPT_CHARACTERS:
-        _TREES[source] = tree
-        if len(_TREES) > _TREES_SIZE:
-            _TREES.popitem(last=False)
+        _TREES.keep(source, tree)
     return tree
 
 
@@ -187,8 +184,7 @@ def _statements_at(body: Sequence[ast.stmt], starts: Sequence[int], changed: Seq
 
 # Method texts that libcst has read: the methods a fix rewrites alike (each block of a file, each
 # file of a tree, each round) are parsed once.
-_READ_METHODS: "OrderedDict[str, None]" = OrderedDict()
-_READ_METHODS_SIZE = 1024
+_READ_METHODS: "Recent[str, bool]" = Recent(1024)
 
 
 def _libcst_reads_lines(source: str, starts: Sequence[int], first: int, last: int, method: bool) -> bool:
@@ -198,15 +194,11 @@ def _libcst_reads_lines(source: str, starts: Sequence[int], first: int, last: in
     if not method:
         return _libcst_reads(text)
     text = "class _:\n" + text
-    if text in _READ_METHODS:
-        _READ_METHODS.move_to_end(text)
+    if _READ_METHODS.recall(text):
         return True
     if not _libcst_reads(text):
         return False
-    _READ_METHODS[text] = None
-    if len(_READ_METHODS) > _READ_METHODS_SIZE:
-        _READ_METHODS.popitem(last=False)
-    return True
+    return _READ_METHODS.keep(text, True)
 
 
 def _fix_key(diagnostic: Diagnostic):

@@ -12,7 +12,6 @@ import _symtable
 import ast
 import re
 import symtable
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
@@ -23,6 +22,7 @@ from hyblint.analysis.module import (ClassLine, ModuleFacts, collect_imports, in
 from hyblint.analysis.screen import can_screen, may_report
 from hyblint.diagnostics import Diagnostic, Location, Severity, physical_lines
 from hyblint.guard import guarded
+from hyblint.recent import Recent
 from hyblint.selection import selected_codes
 from hyblint.settings import Settings
 
@@ -166,8 +166,7 @@ def _screen_again(first: Triage) -> None:
 
 # The screen's verdict per method text and imports: the language server triages a file on every
 # keystroke, and only the method being edited changes.
-_VERDICTS: "OrderedDict[tuple, bool]" = OrderedDict()
-_VERDICTS_SIZE = 4096
+_VERDICTS: "Recent[tuple, tuple]" = Recent(4096)
 
 
 def _tree_of(source: str, snippet: Snippet) -> Optional[Callable[[], Optional[tuple]]]:
@@ -199,16 +198,13 @@ def _screened(text: str, imports: ModuleFacts, aliases: tuple, helpers: "_Helper
     and nodes, from the index's definitions (parsed from the text when it gives none)."""
     key = (text, aliases, tuple(sorted(received.items())) if received else (),
            None if children is None else tuple(sorted(children.items())))
-    found = _VERDICTS.get(key)
+    found = _VERDICTS.recall(key)
     if found is not None and all(helpers(name) == texts for name, texts in found[1]):
-        _VERDICTS.move_to_end(key)
         return found[0]
     consulted = helpers.record()
     parsed = tree() if tree is not None else None
     verdict = may_report(text, imports, consulted, received, children, parsed=parsed)
-    _VERDICTS[key] = (verdict, tuple(consulted.asked.items()))
-    if len(_VERDICTS) > _VERDICTS_SIZE:
-        _VERDICTS.popitem(last=False)
+    _VERDICTS.keep(key, (verdict, tuple(consulted.asked.items())))
     return verdict
 
 
@@ -217,19 +213,12 @@ _DEF_LINE = re.compile(r"^(?P<indent>[ \t]*)def[ \t]+(?P<name>\w+)", re.MULTILIN
 
 # The helper texts (and the screen's verdicts on them) of the files triaged last: the second
 # screening of a file's methods, once the index is read, asks for the same helpers again.
-_HELPERS: "OrderedDict[str, _HelperTexts]" = OrderedDict()
-_HELPERS_SIZE = 16
+_HELPERS: "Recent[str, _HelperTexts]" = Recent(16)
 
 
 def _helper_texts(source: str) -> "_HelperTexts":
-    found = _HELPERS.get(source)
-    if found is None:
-        found = _HELPERS[source] = _HelperTexts(source)
-        if len(_HELPERS) > _HELPERS_SIZE:
-            _HELPERS.popitem(last=False)
-    else:
-        _HELPERS.move_to_end(source)
-    return found
+    found = _HELPERS.recall(source)
+    return found if found is not None else _HELPERS.keep(source, _HelperTexts(source))
 
 
 class _HelperTexts:
@@ -480,8 +469,7 @@ _TOP_DEFINITION = re.compile(r"^(?:class|def|async[ \t]+def)\b", re.MULTILINE)
 # bytecode compiler's to reject, as `return` outside a function: neither parses otherwise whole.)
 _NEEDS_THE_WHOLE = re.compile(r"^global\b", re.MULTILINE)
 # The listing of each part by its text (an edit in the editor changes one part of a module).
-_PARTS: "OrderedDict[str, tuple]" = OrderedDict()
-_PARTS_SIZE = 4096
+_PARTS: "Recent[str, tuple]" = Recent(4096)
 
 
 def _parts(source: str) -> Optional[List[Tuple[int, str]]]:
@@ -510,15 +498,13 @@ def _parts(source: str) -> Optional[List[Tuple[int, str]]]:
 
 # The files triaged in this process, most recent last: a file seen again is being edited (the
 # language server checks it on every keystroke), and is parsed part by part from then on.
-_SEEN: "OrderedDict[str, None]" = OrderedDict()
+_SEEN: "Recent[str, bool]" = Recent(_PARTS.size)
 
 
 def _seen_before(filename: str) -> bool:
-    seen = filename in _SEEN
-    _SEEN[filename] = None
-    _SEEN.move_to_end(filename)
-    if len(_SEEN) > _PARTS_SIZE:
-        _SEEN.popitem(last=False)
+    seen = _SEEN.recall(filename, False)
+    if not seen:
+        _SEEN.keep(filename, True)
     return seen
 
 
@@ -536,17 +522,13 @@ def _listing(source: str, filename: str, by_parts: bool = True):
     if parts is not None:
         classes, methods = [], []
         for rows, text in parts:
-            found = _PARTS.get(text)
+            found = _PARTS.recall(text)
             if found is None:
                 try:
                     found = _listed(symtable.symtable(text, filename, "exec"))
                 except (SyntaxError, ValueError, MemoryError):
                     break
-                _PARTS[text] = found
-                if len(_PARTS) > _PARTS_SIZE:
-                    _PARTS.popitem(last=False)
-            else:
-                _PARTS.move_to_end(text)
+                _PARTS.keep(text, found)
             classes += [(row + rows, name) for row, name in found[0]]
             methods += [(row + rows, owner) for row, owner in found[1]]
         else:

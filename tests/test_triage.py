@@ -238,7 +238,7 @@ def test_the_screen_and_the_index_parse_a_method_once(monkeypatch):
     from hyblint.analysis import index
     from hyblint.analysis.index import Package
     from hyblint.triage import with_context
-    monkeypatch.setattr(index, "_DEFINITIONS", type(index._DEFINITIONS)())
+    monkeypatch.setattr(index, "_DEFINITIONS", type(index._DEFINITIONS)(index._DEFINITIONS.size))
     parsed = []
     real_parse = ast.parse
     monkeypatch.setattr(ast, "parse", lambda text, *a, **k: parsed.append(text) or real_parse(text, *a, **k))

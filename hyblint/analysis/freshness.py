@@ -15,10 +15,11 @@ call, `reshape`, `expand_dims`, `identity` and `BlockGrad` included, returns a n
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
+
+from hyblint.recent import Recent
 
 # Control-flow operators call Python functions and may return their inputs themselves.
 _PASSING_OPS = frozenset({"cond", "foreach", "while_loop", "Custom"})
@@ -86,22 +87,17 @@ class _FunctionFacts:
 
 
 # The facts of the functions checked last: the rules of one check ask about the same function.
-_FACTS: "OrderedDict[tuple, _FunctionFacts]" = OrderedDict()
-_FACTS_SIZE = 8
+_FACTS: "Recent[tuple, _FunctionFacts]" = Recent(8)
 
 
 def _facts_of(function: cst.FunctionDef, F: str, is_tensor) -> _FunctionFacts:
     # a bound method is a new object at each access: its instance and function identify it
     judge = (id(getattr(is_tensor, "__self__", None)), getattr(is_tensor, "__func__", is_tensor))
     key = (id(function), F, judge)
-    found = _FACTS.get(key)
+    found = _FACTS.recall(key)
     if found is not None and found.function is function:
-        _FACTS.move_to_end(key)
         return found
-    found = _FACTS[key] = _FunctionFacts(function, F, is_tensor)
-    if len(_FACTS) > _FACTS_SIZE:
-        _FACTS.popitem(last=False)
-    return found
+    return _FACTS.keep(key, _FunctionFacts(function, F, is_tensor))
 
 
 def _branches(node: cst.If) -> Optional[List[cst.BaseSuite]]:

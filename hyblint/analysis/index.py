@@ -19,7 +19,7 @@ import ast
 import bisect
 import re
 import sys
-from collections import Counter, OrderedDict
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
@@ -30,6 +30,7 @@ from hyblint.analysis.module import ClassLine, ModuleFacts, collect_imports, lin
 from hyblint.analysis.vocabulary import (COUNTED_OUTPUTS, GROUP_OPS, NAMESPACE_PREFIXES, NESTED_OPS, PYTHON_BUILTINS,
                                          PYTHON_METHODS, STATE_WORDS, TENSOR_METHODS, TENSOR_PLURALS, UNKNOWN_COUNT,
                                          output_count)
+from hyblint.recent import Recent
 
 # Gluon layers whose call gives one tensor.
 TENSOR_LAYERS = frozenset({
@@ -266,9 +267,8 @@ def definition(text: str, offset: int, indent: int, rows: int, kind: type = ast.
     if nested and not rows:
         return None
     key = (rows, block, kind)
-    found = _DEFINITIONS.get(key)
+    found = _DEFINITIONS.recall(key)
     if found is not None:
-        _DEFINITIONS.move_to_end(key)
         return found
     try:
         tree = ast.parse("\n" * (rows - nested) + ("if 1:\n" if nested else "") + block)
@@ -277,15 +277,11 @@ def definition(text: str, offset: int, indent: int, rows: int, kind: type = ast.
     body = tree.body[0].body if nested else tree.body
     if len(body) != 1 or not isinstance(body[0], kind):
         return None
-    _DEFINITIONS[key] = body[0]
-    if len(_DEFINITIONS) > _DEFINITIONS_SIZE:
-        _DEFINITIONS.popitem(last=False)
-    return body[0]
+    return _DEFINITIONS.keep(key, body[0])
 
 
 # Definitions parsed, by their text and row (the trees are only read, never changed).
-_DEFINITIONS: "OrderedDict[tuple, ast.AST]" = OrderedDict()
-_DEFINITIONS_SIZE = 4096
+_DEFINITIONS: "Recent[tuple, ast.AST]" = Recent(4096)
 
 _BLOCK_ENDS: Dict[int, "re.Pattern"] = {}
 
@@ -848,16 +844,14 @@ def nodes_of(method: ast.FunctionDef) -> List[ast.AST]:
     return _kept(_NODES, method, _walk)
 
 
-def _kept(table: "OrderedDict[int, tuple]", method: ast.FunctionDef, compute):
-    """`compute(method)`, kept in `table` by the method's id, the oldest dropped past
-    _DEFINITIONS_SIZE entries."""
+def _kept(table: "Recent[int, tuple]", method: ast.FunctionDef, compute):
+    """`compute(method)`, kept in `table` by the method's id (a method's readings are asked for
+    in bursts, while its class is read: a hit need not refresh the order)."""
     found = table.get(id(method))
     if found is not None and found[0] is method:
         return found[1]
     value = compute(method)
-    table[id(method)] = (method, value)  # the method is kept: its id is not reused meanwhile
-    if len(table) > _DEFINITIONS_SIZE:
-        table.popitem(last=False)
+    table.keep(id(method), (method, value))  # the method is kept: its id is not reused meanwhile
     return value
 
 
@@ -875,8 +869,8 @@ def _bind(bindings: Dict[str, List[object]], target, value) -> None:
         _bind(bindings, target.value, Kind.UNKNOWN)
 
 
-_READINGS: "OrderedDict[int, tuple]" = OrderedDict()
-_NODES: "OrderedDict[int, tuple]" = OrderedDict()
+_READINGS: "Recent[int, tuple]" = Recent(_DEFINITIONS.size)
+_NODES: "Recent[int, tuple]" = Recent(_DEFINITIONS.size)
 
 
 class _Scope:

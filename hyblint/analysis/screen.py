@@ -21,7 +21,6 @@ screened and unscreened checks of generated methods, so a screen that misses a c
 from __future__ import annotations
 
 import ast
-from collections import OrderedDict
 from typing import Dict, Iterable, List, Optional
 
 from hyblint.analysis.flavors import M, T, Flavors, HelperTexts, _dotted, _is_name, _walk
@@ -31,6 +30,7 @@ from hyblint.analysis.vocabulary import (CONTEXT_ATTRIBUTES, CONVERSION_BUILTINS
                                          FROZEN_CALLS, IMPERATIVE_PREFIXES, INDEX_ARGUMENT, ITERATING_BUILTINS,
                                          NUMPY_FUNCTIONS, PYTHON_RANDOM_PREFIXES, REMOVED_NUMPY_NAMES,
                                          SHAPE_ATTRIBUTES)
+from hyblint.recent import Recent
 
 # What each rule reports on, as the rule class names it (`Rule.screen_triggers`; a test keeps the
 # two equal). The screen is sound for the codes listed here only: a selected rule absent from this
@@ -82,20 +82,15 @@ def may_report(source: str, imports: ModuleFacts, helpers: Optional[HelperTexts]
 
 # The last methods screened, parsed and walked: a method kept by the first screening is screened
 # again once the index is read (the screen never changes a tree).
-_PARSED: "OrderedDict[str, tuple]" = OrderedDict()
-_PARSED_SIZE = 64
+_PARSED: "Recent[str, tuple]" = Recent(64)
 
 
 def _parsed_method(source: str) -> tuple:
     """(the function `source` defines, every node under it), or (None, None)."""
-    found = _PARSED.get(source)
+    found = _PARSED.recall(source)
     if found is None:
         function = _one_function(source)
-        found = _PARSED[source] = (function, _walk(function) if function is not None else None)
-        if len(_PARSED) > _PARSED_SIZE:
-            _PARSED.popitem(last=False)
-    else:
-        _PARSED.move_to_end(source)
+        found = _PARSED.keep(source, (function, _walk(function) if function is not None else None))
     return found
 
 
