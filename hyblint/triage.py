@@ -179,12 +179,12 @@ def _tree_of(source: str, snippet: Snippet) -> Optional[Callable[[], Optional[tu
 
     def tree() -> Optional[tuple]:
         indent = len(snippet.indent.expandtabs())
-        end = block_end(source, snippet.start, indent)
+        stop = end = block_end(source, snippet.start, indent)
         while end > snippet.start and source[end - 1] in " \t\r\n":
             end -= 1
         if source.count("\n", snippet.start, end) != snippet.text.rstrip().count("\n"):
             return None  # (other lines than the snippet's: the text is parsed)
-        function = definition(source, snippet.start, indent, snippet.row - 1)
+        function = definition(source, snippet.start, indent, snippet.row - 1, end=stop)
         return None if function is None else (function, nodes_of(function))
     return tree
 

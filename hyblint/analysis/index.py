@@ -255,12 +255,14 @@ class FileInfo:
         return None
 
 
-def definition(text: str, offset: int, indent: int, rows: int, kind: type = ast.FunctionDef) -> Optional[ast.AST]:
+def definition(text: str, offset: int, indent: int, rows: int, kind: type = ast.FunctionDef,
+               end: Optional[int] = None) -> Optional[ast.AST]:
     """The definition starting at `offset` (a line start, `rows` lines down, indented by `indent`
-    columns) to its `block_end`, parsed alone with the file's rows and columns; None when it does
-    not parse alone as one `kind`. The trees are kept: triage's screen and the index read the same
-    methods, and the language server asks again on every keystroke."""
-    block = text[offset:block_end(text, offset, indent)]
+    columns) to its `block_end` (`end`, when the caller has it), parsed alone with the file's rows
+    and columns; None when it does not parse alone as one `kind`. The trees are kept: triage's
+    screen and the index read the same methods, and the language server asks again on every
+    keystroke."""
+    block = text[offset:block_end(text, offset, indent) if end is None else end]
     # blank lines above keep the file's rows; an indented definition goes under an `if`,
     # which keeps its columns too
     nested = block[:1] in (" ", "\t")
