@@ -93,13 +93,22 @@ def test_the_shifted_product_kernels_twins_give_their_bits(act, scaled, added):
 
 
 @pytest.mark.parametrize("window", [(3, 3, 2, 2), (2, 2, 2, 2), (3, 2, 1, 2)])
-@pytest.mark.parametrize("is_max", [True, False])
-def test_the_pooling_kernels_twin_gives_its_bits(window, is_max):
+def test_the_average_pooling_kernels_twin_gives_its_bits(window):
     kh, kw, sh, sw = window
     x = values(2, 3, 9, 8)
     oh, ow = (9 - kh) // sh + 1, (8 - kw) // sw + 1
-    compiled, twin = both(nn._pool2d_inside, x, (0,) * kh, (0,) * kw, (0,) * sh, (0,) * sw, oh, ow, is_max,
-                          float(kh * kw))
+    compiled, twin = both(nn._average_pool2d, x, (0,) * kh, (0,) * kw, (0,) * sh, (0,) * sw, oh, ow, float(kh * kw))
+    same_bits(compiled, twin)
+
+
+# (kh, kw, sh, sw, ph, pw, oh, ow) over (9, 8) inputs: valid, padded, and "full" windows past the far edge
+@pytest.mark.parametrize("geometry", [(3, 3, 2, 2, 1, 1, 5, 4), (2, 2, 2, 2, 0, 0, 5, 4), (3, 2, 1, 2, 1, 0, 9, 4),
+                                      (3, 3, 2, 2, 0, 0, 4, 4), (2, 3, 3, 1, 1, 1, 4, 8), (1, 1, 3, 3, 0, 0, 3, 3)])
+def test_the_max_pooling_kernels_twin_gives_its_bits(geometry):
+    kh, kw, sh, sw, ph, pw, oh, ow = geometry
+    x = values(2, 3, 9, 8)
+    compiled, twin = both(nn._max_pool2d, x, (0,) * kh, (0,) * kw, sh, sw, ph, pw,
+                          np.full((2, 3, oh, ow), 7, np.float32), out_index=7)
     same_bits(compiled, twin)
 
 

@@ -430,16 +430,15 @@ def _pool2d(x, kh, kw, sh, sw, ph, pw, oh, ow, is_max, count_include_pad, is_sum
     return out
 
 
-@tiered(twins.pool2d_inside)
+@tiered(twins.average_pool2d)
 @numba.njit(cache=True, nogil=True)
-def _pool2d_inside(x, rows, cols, row_step, column_step, oh, ow, is_max, divisor):
-    """Pooling when every window lies inside `x`. The window's size and strides come as the
-    lengths of tuples, part of their types: each geometry gets its own compiled kernel with
-    constant loop bounds and strides, which the compiler vectorizes (several times faster than
-    loops with bounds known only at run time)."""
+def _average_pool2d(x, rows, cols, row_step, column_step, oh, ow, divisor):
+    """Average (or sum: divisor 1) pooling when every window lies inside `x`. The window's size and
+    strides come as the lengths of tuples, part of their types: each geometry gets its own
+    compiled kernel with constant loop bounds and strides, which the compiler vectorizes (several
+    times faster than loops with bounds known only at run time)."""
     n, c, h, w = x.shape
     out = np.empty((n, c, oh, ow), dtype=x.dtype)
-    lowest = x.dtype.type(-np.inf)
     for b in range(n):
         for ch in range(c):
             plane = x[b, ch].reshape(h * w)
@@ -449,41 +448,79 @@ def _pool2d_inside(x, rows, cols, row_step, column_step, oh, ow, is_max, divisor
                 top = np.uint64(y * len(row_step) * w)
                 for xx in range(np.uint64(ow)):
                     left = top + xx * np.uint64(len(column_step))
-                    if is_max:
+                    total = 0.0
+                    for i in range(len(rows)):
+                        for j in range(len(cols)):
+                            total += plane[left + np.uint64(i * w + j)]
+                    o[xx] = total / divisor
+    return out
+
+
+@tiered(twins.max_pool2d)
+@numba.njit(cache=True, nogil=True)
+def _max_pool2d(x, rows, cols, sh, sw, ph, pw, out):
+    """Max pooling in two passes per output row: the maxima down each column of the window's rows
+    (contiguous, vectorized), then the maxima of each window's columns among those, taken at the
+    stride. Windows are clipped to the input (padding never wins), so this serves both conventions.
+    Of equal values the first in column order wins (only the sign of a zero can tell), and NaN
+    never does. The window's size comes as the lengths of `rows` and `cols` (see above)."""
+    n, c, h, w = x.shape
+    kh, kw = len(rows), len(cols)
+    oh, ow = out.shape[2], out.shape[3]
+    lowest = x.dtype.type(-np.inf)
+    size = max(w + 2 * pw, (ow - 1) * sw + 1) + kw
+    column = np.full(size, lowest)  # an output row's column maxima at [pw, pw + w), -inf around
+    slide = np.empty(size - kw, x.dtype)  # the maximum of each kw columns from there
+    at = np.uint64(pw)
+    for b in range(n):
+        for ch in range(c):
+            plane = x[b, ch]
+            for oy in range(oh):
+                y0 = oy * sh - ph
+                if y0 >= 0 and y0 + kh <= h:
+                    for k in range(np.uint64(w)):
                         best = lowest
                         for i in range(len(rows)):
-                            for j in range(len(cols)):
-                                v = plane[left + np.uint64(i * w + j)]
-                                best = v if v > best else best  # a select: NaN never wins, as before
-                        o[xx] = best
-                    else:
-                        total = 0.0
-                        for i in range(len(rows)):
-                            for j in range(len(cols)):
-                                total += plane[left + np.uint64(i * w + j)]
-                        o[xx] = total / divisor
+                            v = plane[y0 + i, k]
+                            best = v if v > best else best
+                        column[at + k] = best
+                else:  # rows past an edge take no part
+                    for k in range(np.uint64(w)):
+                        column[at + k] = lowest
+                    for i in range(max(0, -y0), min(kh, h - y0)):
+                        row = plane[y0 + i]
+                        for k in range(np.uint64(w)):
+                            v = row[k]
+                            best = column[at + k]
+                            column[at + k] = v if v > best else best
+                for k in range(np.uint64(size - kw)):
+                    best = lowest
+                    for j in range(len(cols)):
+                        v = column[k + np.uint64(j)]
+                        best = v if v > best else best
+                    slide[k] = best
+                dst = out[b, ch, oy]
+                for ox in range(ow):
+                    dst[ox] = slide[ox * sw]
     return out
 
 
 def _pool2d_fast(x, kh, kw, sh, sw, ph, pw, oh, ow, pool_type, include):
-    """The common cases on the specialized kernel, or None. With padding, max pooling pads with
-    -inf (never the maximum, like a window clipped to the input) and average pooling that counts
-    the padding pads with zeros."""
+    """The common cases on the specialized kernels, or None. Average pooling that counts the
+    padding pads with zeros."""
     if x.dtype not in (np.float32, np.float64) or kh * kw > 64 or max(sh, sw) > 8:
         return None  # a kernel per geometry: only for the small ones nets use
+    if pool_type == "max":  # ResNet's (1, 64, 112, 112): 0.19 ms, 0.6 ms padded and on the kernel below
+        return _max_pool2d(np.ascontiguousarray(x), (0,) * kh, (0,) * kw, sh, sw, ph, pw,
+                           np.empty(x.shape[:2] + (oh, ow), x.dtype))
     if (oh - 1) * sh + kh > x.shape[2] + 2 * ph or (ow - 1) * sw + kw > x.shape[3] + 2 * pw:
         return None  # "full" convention: windows at the far edge are clipped
     if ph or pw:
-        if pool_type == "max":
-            fill = -np.inf
-        elif include:
-            fill = 0
-        else:
+        if not include:
             return None
-        x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=fill)
+        x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
     divisor = 1.0 if pool_type == "sum" else float(kh * kw)
-    return _pool2d_inside(np.ascontiguousarray(x), (0,) * kh, (0,) * kw, (0,) * sh, (0,) * sw, oh, ow,
-                          pool_type == "max", divisor)
+    return _average_pool2d(np.ascontiguousarray(x), (0,) * kh, (0,) * kw, (0,) * sh, (0,) * sw, oh, ow, divisor)
 
 
 CHANNELS_LAST = ("NWC", "NHWC", "NDHWC")

@@ -73,20 +73,31 @@ def columns(x, lo, hi, kh, kw, sh, sw, ph, pw, dh, dw, y0, y1, ow, cols):
             view[:, i, j] = _windows(padded, (i * dh) + y0 * sh, j * dw, sh, sw, rows, ow).transpose(1, 0, 2, 3)
 
 
-def pool2d_inside(x, rows, cols, row_step, column_step, oh, ow, is_max, divisor):
-    sh, sw = len(row_step), len(column_step)
-    if is_max:
-        best = np.full((x.shape[0], x.shape[1], oh, ow), -np.inf, x.dtype)
-        for i in range(len(rows)):
-            for j in range(len(cols)):
-                window = _windows(x, i, j, sh, sw, oh, ow)
-                best = np.where(window > best, window, best)  # NaN never wins
-        return best
+def average_pool2d(x, rows, cols, row_step, column_step, oh, ow, divisor):
     total = np.zeros((x.shape[0], x.shape[1], oh, ow), np.float64)
     for i in range(len(rows)):
         for j in range(len(cols)):
-            total += _windows(x, i, j, sh, sw, oh, ow)
+            total += _windows(x, i, j, len(row_step), len(column_step), oh, ow)
     return (total / divisor).astype(x.dtype)
+
+
+def max_pool2d(x, rows, cols, sh, sw, ph, pw, out):
+    """Down the window's rows first, then along its columns, each in order, as the kernel."""
+    n, c, h, w = x.shape
+    kh, kw = len(rows), len(cols)
+    oh, ow = out.shape[2], out.shape[3]
+    below, right = max(0, (oh - 1) * sh + kh - h - ph), max(0, (ow - 1) * sw + kw - w - pw)
+    padded = np.pad(x, ((0, 0), (0, 0), (ph, below), (pw, right)), constant_values=-np.inf)
+    columns = np.full((n, c, oh, padded.shape[3]), -np.inf, x.dtype)
+    for i in range(kh):
+        v = padded[:, :, i:i + sh * (oh - 1) + 1:sh]
+        columns = np.where(v > columns, v, columns)  # NaN never wins
+    best = np.full((n, c, oh, ow), -np.inf, x.dtype)
+    for j in range(kw):
+        v = columns[..., j:j + sw * (ow - 1) + 1:sw]
+        best = np.where(v > best, v, best)
+    out[...] = best
+    return out
 
 
 def pad_images(x, ph, pw, padded):
