@@ -50,13 +50,32 @@ def infer_shapes(symbol: Symbol, known: Dict[str, Tuple], partial: bool, created
     for _ in range(4):  # each round can only add variables' shapes
         result, learned = _infer_shapes_once(symbol, known, partial, created)
         if not learned:
-            return result
+            break
         known.update(learned)
+    if _undecided(result) and not is_np_shape():
+        # Where consumers alone do not decide a creation of partly known sizes, its known sizes go
+        # on to them too, as in MXNet: `ones((2, 0)) + transpose(ones((3, 0)))` is (2, 3), each
+        # creation completed back from the sum. Only then: carried from the start, a partial
+        # shape would stop the consumers that decide it whole (gluon.rnn's begin states).
+        given = {} if created is not None else None
+        try:
+            again, _ = _infer_shapes_once(symbol, known, partial, given, carry_creations=True)
+        except MXNetError:
+            return result
+        if not _undecided(again) or partial:
+            if given:
+                created.update(given)
+            return again
     return result
 
 
+def _undecided(result) -> bool:
+    args, outs, auxes = result
+    return args is None or any(s is None or s == () for s in outs)
+
+
 def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool,
-                       created: Optional[Dict[int, Tuple]] = None):
+                       created: Optional[Dict[int, Tuple]] = None, carry_creations: bool = False):
     order = topological(symbol._outputs)
     shapes: Dict[int, List[Optional[Tuple]]] = {}
     declared: Dict[int, Tuple] = {}  # creation nodes of unknown sizes: their declared partial shape
@@ -104,11 +123,12 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool,
                 raise MXNetError("Error in operator %s: %s" % (node.name, shape_inconsistent(before, after, node.op.bracket_shapes)))
         shapes[id(node)] = [tuple(s) if s is not None else None for s in (out_shapes or [None])]
         if legacy and node.op.no_inputs and not node.inputs and shapes[id(node)][0] is not None \
-                and (0 in shapes[id(node)][0] or _shapeless(node)):
-            # 0 is an unknown size in MXNet's legacy shapes, and () (or no shape) an unknown shape:
-            # the consumers decide it
-            declared[id(node)] = () if _shapeless(node) else shapes[id(node)][0]
-            shapes[id(node)] = [None]
+                and (0 in shapes[id(node)][0] or -1 in shapes[id(node)][0] or _shapeless(node)):
+            # 0 (or -1) is an unknown size in MXNet's legacy shapes, and () (or no shape) an
+            # unknown shape: the consumers decide it (`carry_creations`: see infer_shapes)
+            partial_shape = tuple(0 if d == -1 else d for d in shapes[id(node)][0])
+            declared[id(node)] = () if _shapeless(node) else partial_shape
+            shapes[id(node)] = [partial_shape if carry_creations and not _shapeless(node) else None]
     learned: Dict[str, Tuple] = {}
 
     def settle(node: Node, shape: Tuple) -> bool:
@@ -124,7 +144,7 @@ def _infer_shapes_once(symbol: Symbol, known: Dict[str, Tuple], partial: bool,
     for node, index, shape in wanted:
         _work_back(node, shape, shapes, learned, settle)
     for node_id, shape in declared.items():
-        if shapes[node_id][0] is None and (shape != () or partial):
+        if (shapes[node_id][0] is None or shapes[node_id][0] == shape) and (shape != () or partial):
             shapes[node_id] = [shape]  # still partial: reported as declared (an unknown shape as ())
     aux = _aux_variables(order)
     args = [shapes[id(n)][0] for n in order if n.is_variable and id(n) not in aux]
@@ -153,7 +173,8 @@ def _work_back(node: Node, shape: Tuple, shapes, learned: Dict[str, Tuple], sett
         if node.op.infer is same_shape and len(node.inputs) == 1:
             # an elementwise operator (cast, relu): its input has its output's shape
             child, index = node.inputs[0]
-            if shapes[id(child)][index] is None:
+            before = shapes[id(child)][index]
+            if before is None or _completes(before, shape):
                 stack.append((child, shape))
             continue
         if node.op.infer_inputs is None:

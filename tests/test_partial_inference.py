@@ -56,3 +56,12 @@ def test_a_creation_operator_takes_its_unknown_sizes_from_its_consumers_when_it_
         total = mx.sym.ones(shape=[2, 3]) + mx.sym.transpose(mx.sym.ones(shape=[-1, -1]))
         out = total.bind(mx.cpu(), args={}).forward()[0]
         assert out.shape == (2, 3) and (out.asnumpy() == 2).all()
+
+
+def test_creations_of_partly_known_sizes_complete_each_other_when_they_run():
+    """MXNet's test_transpose_infer_shape_mixed: ones (2, -1) plus ones (3, -1) transposed are
+    bound and run as (2, 3), the second created as (3, 2)."""
+    with runtime.as_mxnet() as mx:
+        total = mx.sym.ones(shape=[2, -1]) + mx.sym.transpose(mx.sym.ones(shape=[3, -1]))
+        out = total.bind(mx.cpu(), args={}).forward()[0]
+        assert out.shape == (2, 3) and (out.asnumpy() == 2).all()

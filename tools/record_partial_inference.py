@@ -29,6 +29,12 @@ CASES = [
     # a creation operator's unknown sizes (-1) decided by its consumers, through a transpose
     ("creation/unknown_sizes", "partial", False, "mx.sym.ones(shape=(-1, -1))", {}),
     ("transpose/back_to_creation", "full", False, "mx.sym.ones(shape=[2, 3]) + mx.sym.transpose(mx.sym.ones(shape=[-1, -1]))", {}),
+    # creations of partly known sizes (-1 or 0): the partial shapes go on through a transpose and
+    # an addition, which completes both (MXNet's test_transpose_infer_shape_mixed)
+    ("creation/partial_sizes", "partial", False, "mx.sym.ones(shape=(2, -1))", {}),
+    ("transpose/partial_creation", "partial", False, "mx.sym.transpose(mx.sym.ones(shape=(3, 0)))", {}),
+    ("transpose/partial_creations_mixed", "full", False, "mx.sym.ones(shape=[2, -1]) + mx.sym.transpose(mx.sym.ones(shape=[3, -1]))", {}),
+    ("transpose/partial_creations_mixed_partial", "partial", False, "mx.sym.ones(shape=[2, 0]) + mx.sym.transpose(mx.sym.ones(shape=[3, 0]))", {}),
     ("transpose/back_to_variable", "full", False, "mx.sym.var('a', shape=(2, 3, 4)) + mx.sym.transpose(mx.sym.var('b'), axes=(1, 2, 0))", {}),
     # the deprecated target_shape
     ("reshape/target_shape", "full", False, "mx.sym.Reshape(mx.sym.var('data'), target_shape=(2, 0))", {"data": (2, 3, 5, 5)}),
