@@ -174,17 +174,18 @@ def _chain_dense(first: Step, second: Step) -> Optional[Step]:
 
 
 def _pool_convolution(first: Step, second: Step) -> Optional[Step]:
-    """A 2-D convolution (with or without its ReLU) then max pooling without padding (LeNet, VGG)
-    as one convolution_max_pool step: the convolution's output is never written."""
+    """A 2-D convolution (with or without its ReLU) then max pooling without padding (LeNet, VGG,
+    SqueezeNet's stem) as one convolution_max_pool step: the convolution's output is never written."""
     conv, pool = first.attrs, second.attrs
     if first.function is not nn_kernels.convolution or second.function is not nn_kernels.pooling \
             or len(conv["kernel"]) != 2 or conv.get("layout") not in (None, "NCHW"):
         return None
-    if pool["pool_type"] != "max" or pool["global_pool"] or pool["pooling_convention"] != "valid" \
+    if pool["pool_type"] != "max" or pool["global_pool"] or pool["pooling_convention"] not in ("valid", "full") \
             or len(pool["kernel"]) != 2 or any(pool["pad"]) or pool.get("layout") not in (None, "NCHW"):
         return None
     return Step(nn_kernels.convolution_max_pool,
-                dict(conv, pool_kernel=tuple(pool["kernel"]), pool_stride=tuple(pool["stride"] or (1, 1))),
+                dict(conv, pool_kernel=tuple(pool["kernel"]), pool_stride=tuple(pool["stride"] or (1, 1)),
+                     pool_convention=pool["pooling_convention"]),
                 first.inputs, second.output, 1, second.node)
 
 

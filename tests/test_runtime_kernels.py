@@ -254,14 +254,17 @@ def test_a_chain_of_dense_layers_rejects_a_weight_of_the_wrong_width():
 @pytest.mark.parametrize("window,stride", [((2, 2), (2, 2)), ((3, 3), (2, 2)), ((2, 3), (1, 2))])
 @pytest.mark.parametrize("conv_stride,pad", [((1, 1), (0, 0)), ((2, 1), (1, 1))])
 @pytest.mark.parametrize("relu,with_bias", [(True, True), (False, True), (True, False)])
-def test_convolution_then_max_pooling_in_one_pass_equals_the_two(window, stride, conv_stride, pad, relu, with_bias):
+@pytest.mark.parametrize("convention", ["valid", "full"])  # "full": windows past the edge or not, by size
+def test_convolution_then_max_pooling_in_one_pass_equals_the_two(window, stride, conv_stride, pad, relu, with_bias,
+                                                                 convention):
     x = RNG.standard_normal((3, 2, 11, 10)).astype(np.float32)
     weight = RNG.standard_normal((4, 2, 3, 3)).astype(np.float32)
     bias = RNG.standard_normal(4).astype(np.float32) if with_bias else None
     attrs = dict(kernel=(3, 3), stride=conv_stride, pad=pad, num_filter=4, no_bias=not with_bias)
     expected = kernels.pooling(kernels.convolution(x, weight, bias, relu=relu, **attrs), kernel=window,
-                               stride=stride, pool_type="max")
-    got = kernels.convolution_max_pool(x, weight, bias, relu=relu, pool_kernel=window, pool_stride=stride, **attrs)
+                               stride=stride, pool_type="max", pooling_convention=convention)
+    got = kernels.convolution_max_pool(x, weight, bias, relu=relu, pool_kernel=window, pool_stride=stride,
+                                       pool_convention=convention, **attrs)
     assert got.shape == expected.shape
     np.testing.assert_array_equal(got, expected)
 

@@ -338,17 +338,19 @@ def convolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=()
 
 def convolution_max_pool(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), num_filter=0,
                          num_group=1, no_bias=False, relu=False, pool_kernel=(2, 2), pool_stride=(2, 2),
-                         **cpu_neutral):
+                         pool_convention="valid", **cpu_neutral):
     """Convolution (MXNet's attributes; `cpu_neutral` takes those that change nothing here, such
     as workspace and layout), a ReLU with `relu`, then max pooling in windows of `pool_kernel`
-    with `pool_stride`, without padding: a compiled graph's fusion of the three (graph.py).
-    Floating-point images are pooled as the product is put in place, so the convolution's
-    output is never written; others run the operators one after another."""
+    with `pool_stride`, without padding, by `pool_convention`: a compiled graph's fusion of the
+    three (graph.py). Floating-point images are pooled as the product is put in place, so the
+    convolution's output is never written (for the "full" convention, where its windows are
+    those of "valid": none reaches past the edge); others run the operators one after another."""
     return _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias, relu,
-                        pool=tuple(pool_kernel) + tuple(pool_stride))
+                        pool=tuple(pool_kernel) + tuple(pool_stride), pool_convention=pool_convention)
 
 
-def _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias, relu, pool=None):
+def _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias, relu, pool=None,
+                 pool_convention="valid"):
     if len(kernel) != 3:
         x, (kh, kw), (sh, sw), (dh, dw), (ph, pw), one_d = _as_2d(data, kernel, stride, dilate, pad)
         w = weight[:, :, None, :] if one_d else weight
@@ -361,13 +363,18 @@ def _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, nu
         fits = pool is None or (not one_d and oh >= pool[0] and ow >= pool[1])
         if x.dtype in (np.float32, np.float64) and w.dtype == x.dtype and fits:  # types BLAS takes
             biases = bias.astype(x.dtype, copy=False) if bias is not None and not no_bias else np.empty(0, x.dtype)
+            # "full" windows past the far edge are pooled after (the fused kernel takes whole windows)
+            past = pool is not None and pool_convention == "full" and ((oh - pool[0]) % pool[2] or (ow - pool[1]) % pool[3])
             out = _conv2d(np.ascontiguousarray(x), np.ascontiguousarray(w.reshape(num_filter, -1)), biases,
-                          (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow), num_group, relu, pool)
+                          (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow), num_group, relu, None if past else pool)
+            if past:
+                out = pooling(out, kernel=pool[:2], stride=pool[2:], pool_type="max", pooling_convention="full")
             return out[:, :, 0, :] if one_d else out
     out = _convolution_nd(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias)
     if relu:
         np.copyto(out, 0, where=~(out > 0))
-    return out if pool is None else pooling(out, kernel=pool[:2], stride=pool[2:], pool_type="max")
+    return out if pool is None else pooling(out, kernel=pool[:2], stride=pool[2:], pool_type="max",
+                                            pooling_convention=pool_convention)
 
 
 def deconvolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), adj=(), target_shape=(),
