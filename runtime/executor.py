@@ -70,7 +70,8 @@ def infer_shapes(symbol: Symbol, known: Dict[str, Tuple], partial: bool, created
 
 
 def _undecided(result) -> bool:
-    args, outs, auxes = result
+    """Whether an inference left an output (or everything) unknown."""
+    args, outs, _ = result
     return args is None or any(s is None or s == () for s in outs)
 
 

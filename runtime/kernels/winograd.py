@@ -226,10 +226,10 @@ def pays(images: int, channels: int, filters: int, oh: int, ow: int) -> bool:
     """Whether this method beats the others (measured on 2 cores of a Zen 4, one BLAS thread): its
     16 products run well with 64 channels or more (ResNet's 3x3 layers at 56, 28 and 14 pixels:
     1.5-2.1x; DenseNet's 32 filters over 128 channels: 1.2-1.5x against shifted products), not
-    with fewer (SqueezeNet's 16-48 channels: 0.65-0.9x), nor with fewer than 32 filters, nor on too
-    few blocks (512 channels at 7 pixels and one image: 0.76x, the products too narrow). Layers of
-    more than 256 x 256 filters are left out: their kept filters would cost 2.8 times their
-    weights' memory (a copy and 16/9 of them transformed) for little gain."""
+    with fewer (SqueezeNet's 16-48 channels: 0.65-0.9x), nor on too few blocks (512 channels at 7
+    pixels and one image: 0.76x, the products too narrow); fewer than 32 filters were not measured.
+    Layers of more than 256 x 256 filters are left out: their kept filters would cost 2.8 times
+    their weights' memory (a copy and 16/9 of them transformed) for little gain."""
     return (64 <= channels and 32 <= filters and channels * filters <= 256 * 256
             and images * ((oh + 1) // 2) * ((ow + 1) // 2) >= 32)
 
