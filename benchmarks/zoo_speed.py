@@ -79,14 +79,15 @@ main(json.loads(sys.argv[1]))
 '''
 
 
-def worker(python, task, runtime, env_extra=None):
+def worker(python, task, runtime, env_extra=None, what="timed calls"):
     prelude = "import runtime; runtime.as_mxnet()\n" if runtime else ""
     path = os.pathsep.join([str(ROOT), str(ROOT / "benchmarks"), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path, **(env_extra or {}))
     done = subprocess.run([python, "-c", prelude + WORKER, json.dumps(task)], capture_output=True, text=True,
                           env=env)
     if done.returncode != 0:
-        sys.exit("%s failed in %s:\n%s" % (task["factory"], python, done.stderr[-3000:]))
+        sys.exit("%s failed in %s (%s, exit status %d):\n%s"
+                 % (task["factory"], python, what, done.returncode, done.stderr[-3000:]))
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -176,12 +177,13 @@ def first_calls(args, folder):
                 "params": str(folder / ("%s.params" % model)), "batches": [1], "repeat": 0, "warmup": 0,
                 "first_only": True}
         with tempfile.TemporaryDirectory() as empty:
-            cold = worker(sys.executable, task, True, {"NUMBA_CACHE_DIR": empty, "XDG_CACHE_HOME": empty})["1"]
-        warm = worker(sys.executable, task, True)["1"]
+            cold = worker(sys.executable, task, True, {"NUMBA_CACHE_DIR": empty, "XDG_CACHE_HOME": empty},
+                          "first call, empty kernel cache")["1"]
+        warm = worker(sys.executable, task, True, what="first call, kernel cache filled")["1"]
         line = "%-18s first call: runtime cold %.3f s, warm %.3f s (build and load before it: %.2f s)" % (
             model, cold["first"], warm["first"], warm["before"])
         if args.mxnet:
-            line += ", mxnet %.3f s" % worker(args.mxnet, task, False)["1"]["first"]
+            line += ", mxnet %.3f s" % worker(args.mxnet, task, False, what="first call")["1"]["first"]
         print(line, flush=True)
 
 

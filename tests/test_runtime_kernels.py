@@ -304,3 +304,17 @@ def test_a_fully_connected_layer_without_flattening_keeps_leading_axes(relu):
     got = kernels.fully_connected(x, weight, bias, num_hidden=40, flatten=False, relu=relu)
     assert got.shape == (6, 3, 40)
     np.testing.assert_allclose(got, np.maximum(expected, 0) if relu else expected, rtol=1e-4, atol=1e-4)
+
+
+def test_while_the_kernels_compile_the_fused_convolution_and_pooling_runs_the_two_apart(monkeypatch):
+    """The fused kernels have no NumPy twin: while the kernels compile (an empty cache), a first
+    forward pass takes the convolution and the pooling apart, with their twins, to the same values."""
+    x = RNG.standard_normal((2, 3, 15, 15)).astype(np.float32)
+    weight = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    bias = RNG.standard_normal(4).astype(np.float32)
+    attrs = dict(kernel=(3, 3), stride=(2, 2), num_filter=4, relu=True)
+    fused = kernels.convolution_max_pool(x, weight, bias, pool_kernel=(3, 3), pool_stride=(2, 2), **attrs)
+    monkeypatch.setattr(kernels, "compiling", lambda: True)
+    monkeypatch.setattr(kernels, "_place_max_pooled", None)  # not called
+    apart = kernels.convolution_max_pool(x, weight, bias, pool_kernel=(3, 3), pool_stride=(2, 2), **attrs)
+    np.testing.assert_array_equal(apart, fused)

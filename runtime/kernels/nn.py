@@ -10,7 +10,7 @@ import numpy as np
 from runtime import random as _random
 from runtime.kernels import conv as conv_kernels
 from runtime.kernels import twins
-from runtime.kernels.tiered import tiered
+from runtime.kernels.tiered import compiling, tiered
 from runtime.kernels.tensor import softmax
 from runtime.kernels.wide import wide_columns
 from runtime.kernels.workspace import images_per_chunk, scratch
@@ -363,8 +363,11 @@ def _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, nu
         fits = pool is None or (not one_d and oh >= pool[0] and ow >= pool[1])
         if x.dtype in (np.float32, np.float64) and w.dtype == x.dtype and fits:  # types BLAS takes
             biases = bias.astype(x.dtype, copy=False) if bias is not None and not no_bias else np.empty(0, x.dtype)
-            # "full" windows past the far edge are pooled after (the fused kernel takes whole windows)
-            past = pool is not None and pool_convention == "full" and ((oh - pool[0]) % pool[2] or (ow - pool[1]) % pool[3])
+            # "full" windows past the far edge are pooled after (the fused kernel takes whole windows);
+            # so is everything while the kernels compile: the fused ones have no twin, and would be
+            # compiled here, seconds into a new process's first call (the values are the same)
+            past = pool is not None and (pool_convention == "full" and ((oh - pool[0]) % pool[2] or (ow - pool[1]) % pool[3])
+                                         or compiling())
             out = _conv2d(np.ascontiguousarray(x), np.ascontiguousarray(w.reshape(num_filter, -1)), biases,
                           (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow), num_group, relu, None if past else pool)
             if past:

@@ -66,6 +66,13 @@ def common_kernels() -> None:
         nn.pooling(np.ones((1, 1, 4, 4), f32), kernel=(kernel, kernel), stride=(stride, stride), pool_type="avg")
     if not compiling:
         dense()
+    # a convolution with the max pooling after it, fused (LeNet's, VGG's, SqueezeNet's stem): no
+    # twin, last; while these compile, forward passes take the two operators apart
+    for kernel, stride in ((3, 2), (2, 2)):
+        nn._conv2d(np.ones((1, 1, 6, 6), f32), np.ones((1, 9), f32), np.zeros(1, f32), (3, 3, 1, 1, 0, 0, 1, 1, 4, 4),
+                   1, True, (kernel, kernel, stride, stride))
+        nn._conv2d(np.ones((1, 1, 6, 6), f32), np.ones((1, 9), f32), np.zeros(1, f32), (3, 3, 2, 2, 1, 1, 1, 1, 3, 3),
+                   1, True, (kernel, kernel, stride, stride))
 
 
 def _run() -> None:
