@@ -306,15 +306,22 @@ def test_a_fully_connected_layer_without_flattening_keeps_leading_axes(relu):
     np.testing.assert_allclose(got, np.maximum(expected, 0) if relu else expected, rtol=1e-4, atol=1e-4)
 
 
-def test_while_the_kernels_compile_the_fused_convolution_and_pooling_runs_the_two_apart(monkeypatch):
+@pytest.mark.parametrize("size", [15, 17])  # the convolution's 7x7 or 8x8: "full" windows inside it, or past it
+@pytest.mark.parametrize("convention", ["valid", "full"])
+def test_while_the_kernels_compile_the_fused_convolution_and_pooling_runs_the_two_apart(monkeypatch, size,
+                                                                                         convention):
     """The fused kernels have no NumPy twin: while the kernels compile (an empty cache), a first
     forward pass takes the convolution and the pooling apart, with their twins, to the same values."""
-    x = RNG.standard_normal((2, 3, 15, 15)).astype(np.float32)
+    x = RNG.standard_normal((2, 3, size, size)).astype(np.float32)
     weight = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
     bias = RNG.standard_normal(4).astype(np.float32)
     attrs = dict(kernel=(3, 3), stride=(2, 2), num_filter=4, relu=True)
-    fused = kernels.convolution_max_pool(x, weight, bias, pool_kernel=(3, 3), pool_stride=(2, 2), **attrs)
+    pool = dict(pool_kernel=(3, 3), pool_stride=(2, 2), pool_convention=convention)
+    fused = kernels.convolution_max_pool(x, weight, bias, **pool, **attrs)
+    expected = kernels.pooling(kernels.convolution(x, weight, bias, **attrs), kernel=(3, 3), stride=(2, 2),
+                               pool_type="max", pooling_convention=convention)
     monkeypatch.setattr(kernels, "compiling", lambda: True)
     monkeypatch.setattr(kernels, "_place_max_pooled", None)  # not called
-    apart = kernels.convolution_max_pool(x, weight, bias, pool_kernel=(3, 3), pool_stride=(2, 2), **attrs)
+    apart = kernels.convolution_max_pool(x, weight, bias, **pool, **attrs)
+    assert apart.shape == fused.shape == expected.shape
     np.testing.assert_array_equal(apart, fused)

@@ -363,21 +363,26 @@ def _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, nu
         fits = pool is None or (not one_d and oh >= pool[0] and ow >= pool[1])
         if x.dtype in (np.float32, np.float64) and w.dtype == x.dtype and fits:  # types BLAS takes
             biases = bias.astype(x.dtype, copy=False) if bias is not None and not no_bias else np.empty(0, x.dtype)
-            # "full" windows past the far edge are pooled after (the fused kernel takes whole windows);
-            # so is everything while the kernels compile: the fused ones have no twin, and would be
-            # compiled here, seconds into a new process's first call (the values are the same)
-            past = pool is not None and (pool_convention == "full" and ((oh - pool[0]) % pool[2] or (ow - pool[1]) % pool[3])
-                                         or compiling())
+            # The pooling runs after the convolution where "full" windows reach past the far edge (the
+            # fused kernel takes whole windows), and while the kernels compile: the fused ones have
+            # no twin, and would be compiled here, seconds into a new process's first call (the
+            # values are the same either way)
+            apart = pool is not None and (pool_convention == "full" and _reaches_past(oh, ow, pool) or compiling())
             out = _conv2d(np.ascontiguousarray(x), np.ascontiguousarray(w.reshape(num_filter, -1)), biases,
-                          (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow), num_group, relu, None if past else pool)
-            if past:
-                out = pooling(out, kernel=pool[:2], stride=pool[2:], pool_type="max", pooling_convention="full")
+                          (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow), num_group, relu, None if apart else pool)
+            if apart:
+                out = pooling(out, kernel=pool[:2], stride=pool[2:], pool_type="max", pooling_convention=pool_convention)
             return out[:, :, 0, :] if one_d else out
     out = _convolution_nd(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias)
     if relu:
         np.copyto(out, 0, where=~(out > 0))
     return out if pool is None else pooling(out, kernel=pool[:2], stride=pool[2:], pool_type="max",
                                             pooling_convention=pool_convention)
+
+
+def _reaches_past(oh: int, ow: int, pool) -> bool:
+    """Whether "full" pooling windows (kh, kw, sh, sw) over (oh, ow) reach past its far edge."""
+    return bool((oh - pool[0]) % pool[2] or (ow - pool[1]) % pool[3])
 
 
 def deconvolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), adj=(), target_shape=(),
@@ -520,7 +525,7 @@ def _pool2d_fast(x, kh, kw, sh, sw, ph, pw, oh, ow, pool_type, include):
     padding pads with zeros."""
     if x.dtype not in (np.float32, np.float64) or kh * kw > 64 or max(sh, sw) > 8:
         return None  # a kernel per geometry: only for the small ones nets use
-    if pool_type == "max":  # ResNet's (1, 64, 112, 112): 0.19 ms, 0.6 ms padded and on the kernel below
+    if pool_type == "max":  # ResNet's (1, 64, 112, 112): 0.19 ms; padded and in one pass, 0.6 ms
         return _max_pool2d(np.ascontiguousarray(x), (0,) * kh, (0,) * kw, sh, sw, ph, pw,
                            np.empty(x.shape[:2] + (oh, ow), x.dtype))
     if (oh - 1) * sh + kh > x.shape[2] + 2 * ph or (ow - 1) * sw + kw > x.shape[3] + 2 * pw:
