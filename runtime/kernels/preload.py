@@ -68,11 +68,10 @@ def common_kernels() -> None:
         dense()
     # a convolution with the max pooling after it, fused (LeNet's, VGG's, SqueezeNet's stem): no
     # twin, last; while these compile, forward passes take the two operators apart
-    for kernel, stride in ((3, 2), (2, 2)):
-        nn._conv2d(np.ones((1, 1, 6, 6), f32), np.ones((1, 9), f32), np.zeros(1, f32), (3, 3, 1, 1, 0, 0, 1, 1, 4, 4),
-                   1, True, (kernel, kernel, stride, stride))
-        nn._conv2d(np.ones((1, 1, 6, 6), f32), np.ones((1, 9), f32), np.zeros(1, f32), (3, 3, 2, 2, 1, 1, 1, 1, 3, 3),
-                   1, True, (kernel, kernel, stride, stride))
+    for geometry in ((3, 3, 1, 1, 0, 0, 1, 1, 4, 4), (3, 3, 2, 2, 1, 1, 1, 1, 3, 3)):  # wide columns, columns
+        for kernel, stride in ((3, 2), (2, 2)):
+            nn._conv2d(np.ones((1, 1, 6, 6), f32), np.ones((1, 9), f32), np.zeros(1, f32), geometry, 1, True,
+                       (kernel, kernel, stride, stride))
 
 
 def _run() -> None:
