@@ -89,6 +89,19 @@ def test_transformed_filters_follow_weights_changed_in_place():
     assert not np.array_equal(first[:, 2], second[:, 2]) and np.array_equal(first[:, :2], second[:, :2])
 
 
+@pytest.mark.parametrize("kind", ["u4", "u8"])
+@pytest.mark.parametrize("size", [1, winograd.SAME_BITS_BLOCK - 1, winograd.SAME_BITS_BLOCK,
+                                  3 * winograd.SAME_BITS_BLOCK + 5])
+def test_one_flipped_bit_anywhere_makes_the_weights_differ(kind, size):
+    kept = RNG.uniform(-1, 1, size).astype("f%s" % kind[1]).view(kind)
+    assert winograd._same_bits(kept.copy(), kept)
+    for at in sorted({0, size // 2, size - 1, max(0, size - 6), min(size - 1, winograd.SAME_BITS_BLOCK)}):
+        for bit in (0, 8 * int(kind[1]) - 1):
+            changed = kept.copy()
+            changed[at] ^= changed.dtype.type(1) << changed.dtype.type(bit)
+            assert not winograd._same_bits(changed, kept), (at, bit)
+
+
 def test_the_kept_filters_are_bounded_and_go_with_their_weights(monkeypatch):
     kept = winograd._Filters()
     one = (2 * 2 * 9 + 16 * 2 * 2) * 4  # a copy of a (2, 2, 3, 3) weight and its transform, in bytes

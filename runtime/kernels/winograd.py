@@ -147,9 +147,25 @@ def transform_outputs(products, bh, bw, r0, r1, scale, shift, residual, act, out
                         dst[k] = activate(src[k] + offset, act, zero, six)
 
 
+# Elements compared per block: a loop that may stop at any element does not vectorize; the
+# exclusive-or of a block, gathered and tested once, does (ResNet-50 compares 7 M weights per
+# call: 2.5 ms element by element, 4x less so).
+SAME_BITS_BLOCK = 512
+
+
 @numba.njit(cache=True, nogil=True)
 def _same_bits(a, b):
-    for k in range(a.shape[0]):
+    """Whether the unsigned integers a and b (the bits of two arrays) are equal."""
+    n = a.shape[0]
+    full = n - n % SAME_BITS_BLOCK
+    zero = a.dtype.type(0)  # a typed accumulator: Numba would widen a literal 0 and not vectorize
+    for start in range(0, full, SAME_BITS_BLOCK):
+        differ = zero
+        for k in range(SAME_BITS_BLOCK):
+            differ |= a[start + k] ^ b[start + k]
+        if differ != zero:
+            return False
+    for k in range(full, n):
         if a[k] != b[k]:
             return False
     return True
