@@ -148,8 +148,9 @@ def transform_outputs(products, bh, bw, r0, r1, scale, shift, residual, act, out
 
 
 # Elements compared per block: a loop that may stop at any element does not vectorize; the
-# exclusive-or of a block, gathered and tested once, does (ResNet-50 compares 7 M weights per
-# call: 2.5 ms element by element, 4x less so).
+# exclusive-or of a block, gathered and tested once, does: 590 K weights held in cache compare in
+# 0.048 ms against 0.185. In a forward pass the weights and their copy come from memory: ResNet-50
+# at batch 1 compares 7 M weights per call in 1.9 ms against 2.5.
 SAME_BITS_BLOCK = 512
 
 
