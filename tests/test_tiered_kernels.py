@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from runtime.kernels import conv, nn, tiered
+from runtime.kernels import conv, nn, preload, tiered
 
 RNG = np.random.RandomState(5)
 
@@ -117,6 +117,15 @@ def _double(a, out):
         out[i] = a[i] * 2
 
 
+@pytest.fixture
+def no_loading_thread():
+    """The tests below play the loading thread's part: the real one, if it still compiles (a
+    kernel missing from the cache), would end their loading under them."""
+    for thread in preload._started:
+        thread.join()
+
+
+@pytest.mark.usefixtures("no_loading_thread")
 def test_while_the_kernels_compile_a_call_without_machine_code_runs_the_twin_and_leaves_its_types():
     calls = []
 
@@ -143,6 +152,7 @@ def test_while_the_kernels_compile_a_call_without_machine_code_runs_the_twin_and
     assert calls == ["twin", "twin"] and list(out) == [2, 4, 6] and kernel.settled
 
 
+@pytest.mark.usefixtures("no_loading_thread")
 def test_a_child_forked_while_the_kernels_load_compiles_where_it_calls():
     tiered.loading_started()
     try:

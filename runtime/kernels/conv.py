@@ -3,9 +3,9 @@
 empty) and passed through an activation (0 none, 1 ReLU, 2 ReLU6), while the product is put in
 place. A bias is a shift; an inference-time BatchNorm after the convolution is a scale and a
 shift; ResNet's `relu(bn(conv(x)) + shortcut)` is all four. The kernel is chosen by shape:
-1x1 convolutions are plain products over the image (no column copy), depthwise ones a direct
-loop, the others columns (im2col) and products over chunks of images, grouped ones in one
-stacked product over the groups. NaN stays NaN through both activations, as with np.maximum.
+1x1 convolutions are plain products over the image (no column copy), depthwise ones direct
+(kernels/depthwise.py), the others columns (im2col) and products over chunks of images, grouped
+ones in one stacked product over the groups. NaN stays NaN through both activations, as with np.maximum.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import numpy as np
 from runtime.threads import wide_product
 from runtime.kernels import twins, winograd
 from runtime.kernels.activation import activate as _activate
+from runtime.kernels.depthwise import depthwise
 from runtime.kernels.tiered import tiered
 from runtime.kernels.twins import NONE, RELU, RELU6, RELU_OP  # noqa: F401  (the epilogue's activations)
 from runtime.kernels.workspace import scratch
@@ -117,61 +118,6 @@ def epilogue(src, scale, shift, residual, act, out):
             else:
                 for k in range(positions):
                     dst[k] = _activate(row[k] + offset, act, zero, six)
-
-
-@numba.njit(cache=True, nogil=True, fastmath={"contract"})
-def depthwise(x, weight, sh, sw, ph, pw, dh, dw, scale, shift, residual, act, out):
-    """A convolution with one filter per input channel (weight (channels, kh, kw)), directly: each
-    output row is a sum of kh * kw shifted input rows, then the epilogue."""
-    n, c, h, w = x.shape
-    _, oh, ow = out.shape[1], out.shape[2], out.shape[3]
-    kh, kw = weight.shape[1], weight.shape[2]
-    zero = out.dtype.type(0)
-    six = out.dtype.type(6)
-    scaled = scale.shape[0] > 0
-    added = residual.shape[0] > 0
-    acc = np.empty(ow, dtype=out.dtype)
-    # per column tap j: the outputs whose input lies inside the row, [firsts[j], stops[j]), and
-    # where in the row the first of them reads (computed once: divisions cost more than the taps)
-    firsts = np.empty(kw, np.int64)
-    stops = np.empty(kw, np.int64)
-    starts = np.empty(kw, np.int64)
-    for j in range(kw):
-        shift_j = j * dw - pw
-        firsts[j] = min(max(0, (sw - 1 - shift_j) // sw), ow)
-        stops[j] = min(max(firsts[j], (w - 1 - shift_j) // sw + 1), ow)
-        starts[j] = firsts[j] * sw + shift_j
-    step = np.uint64(sw)
-    for b in range(n):
-        for ch in range(c):
-            factor = scale[ch] if scaled else out.dtype.type(1)
-            offset = shift[ch]
-            for y in range(oh):
-                acc[:] = zero
-                for i in range(kh):
-                    iy = y * sh - ph + i * dh
-                    if iy < 0 or iy >= h:
-                        continue
-                    src = x[b, ch, iy]
-                    for j in range(kw):
-                        tap = weight[ch, i, j]
-                        first = np.uint64(firsts[j])
-                        start = np.uint64(starts[j])
-                        count = np.uint64(stops[j] - firsts[j])
-                        if sw == 1:
-                            for k in range(count):
-                                acc[first + k] += src[start + k] * tap
-                        else:
-                            for k in range(count):
-                                acc[first + k] += src[start + k * step] * tap
-                dst = out[b, ch, y]
-                if added:
-                    res = residual[b, ch, y]
-                    for k in range(ow):
-                        dst[k] = _activate(acc[k] * factor + offset + res[k], act, zero, six)
-                else:
-                    for k in range(ow):
-                        dst[k] = _activate(acc[k] * factor + offset, act, zero, six)
 
 
 @tiered(twins.columns)
