@@ -66,14 +66,14 @@ def test_the_layers_that_gain_take_winograd_and_others_keep_their_method(monkeyp
     taken = []
     monkeypatch.setattr(winograd, "convolve", lambda *args: taken.append(args[1].shape) or args[-1])
     none = conv.no_residual(np.float32)
-    for c, filters, size, stride in ((64, 64, 14, 1), (128, 32, 14, 1), (16, 64, 14, 1), (64, 16, 14, 1),
-                                     (64, 64, 14, 2), (256, 256, 7, 1), (512, 512, 14, 1)):
+    for c, filters, size, stride in ((64, 64, 14, 1), (128, 32, 14, 1), (32, 128, 14, 1), (16, 64, 14, 1),
+                                     (64, 16, 14, 1), (64, 64, 14, 2), (256, 256, 7, 1), (512, 512, 14, 1)):
         x = np.ones((1, c, size, size), np.float32)
         oh = (size + 2 - 3) // stride + 1
         conv.conv2d(x, np.ones((filters, c * 9), np.float32), (3, 3, stride, stride, 1, 1, 1, 1, oh, oh), 1,
                     np.empty(0, np.float32), np.zeros(filters, np.float32), none, conv.NONE)
     # few channels, few filters, a stride, 16 blocks of 7x7, more than 256 x 256 filters: the others
-    assert taken == [(64, 64, 3, 3), (32, 128, 3, 3)]
+    assert taken == [(64, 64, 3, 3), (32, 128, 3, 3), (128, 32, 3, 3)]
 
 
 def test_transformed_filters_follow_weights_changed_in_place():

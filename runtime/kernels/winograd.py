@@ -240,14 +240,16 @@ def _matrices(purpose: str, rows: int, blocks: int, dtype) -> np.ndarray:
 
 
 def pays(images: int, channels: int, filters: int, oh: int, ow: int) -> bool:
-    """Whether this method beats the others (measured on 2 cores of a Zen 4, one BLAS thread): its
-    16 products run well with 64 channels or more (ResNet's 3x3 layers at 56, 28 and 14 pixels:
-    1.5-2.1x; DenseNet's 32 filters over 128 channels: 1.2-1.5x against shifted products), not
-    with fewer (SqueezeNet's 16-48 channels: 0.65-0.9x), nor on too few blocks (512 channels at 7
-    pixels and one image: 0.76x, the products too narrow); fewer than 32 filters were not measured.
-    Layers of more than 256 x 256 filters are left out: their kept filters would cost 2.8 times
-    their weights' memory (a copy and 16/9 of them transformed) for little gain."""
-    return (64 <= channels and 32 <= filters and channels * filters <= 256 * 256
+    """Whether this method beats the others (measured on 2 cores of a Zen 4 with
+    benchmarks/conv_methods.py): ResNet's 3x3 layers at 56, 28 and 14 pixels, 1.5-2.1x on one
+    BLAS thread; DenseNet's 32 filters over 128 channels, 1.2-1.5x against shifted products;
+    SqueezeNet's 32 and 48 channels, 1.3-1.7x on one thread, 0.86-1.45x on two, and the whole
+    model faster on both (batch 1 and 8: 3-7%). Not with 16 channels (0.87-0.99x), nor on too
+    few blocks (512 channels at 7 pixels and one image: 0.76x, the products too narrow); fewer
+    than 32 filters were not measured. Layers of more than 256 x 256 filters are left out: their
+    kept filters would cost 2.8 times their weights' memory (a copy and 16/9 of them transformed)
+    for little gain."""
+    return (32 <= channels and 32 <= filters and channels * filters <= 256 * 256
             and images * ((oh + 1) // 2) * ((ow + 1) // 2) >= 32)
 
 
