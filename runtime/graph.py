@@ -289,8 +289,12 @@ def straight_line(steps: List[Step], parameters: Sequence[Optional[int]], held: 
             "    except (ValueError, IndexError, TypeError, ZeroDivisionError) as exc:",
             "        raise node_error(nodes[at], MXNetError(str(exc))) from None"]
     # a buffer that the next call overwrites, or a folded constant, which every call returns, is
-    # returned as a copy: the caller may write into what it gets
+    # returned as a copy (the caller may write into what it gets), and so is what may be a view of
+    # one (a Flatten of a reused convolution's output)
     shared = {step.output for step in steps if step.reused} | set(constants)
+    for step in steps:
+        if not inference.writes_fresh(step) and any(slot in shared for slot in step.inputs):
+            shared.update(step.output + i for i in range(step.count))
     lines.append("    return [%s]" % ", ".join(local[slot] + (".copy()" if slot in shared else "") for slot in heads))
     exec(compile("\n".join(lines), "<compiled graph>", "exec"), names)
     return names["forward"]

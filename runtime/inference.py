@@ -177,8 +177,15 @@ class Buffer:
         return raw[:size].view(dtype).reshape(shape)
 
 
+# kernels known to return a fresh array (never a view of an input)
 _FRESH = {"convolution_chain", "batch_norm_chain", "convolution", "convolution_max_pool", "pooling",
           "fully_connected", "concat", "dense_chain"}
+
+
+def writes_fresh(step) -> bool:
+    """Whether the step's output is memory of its own: a kernel known to write a fresh array, or a
+    buffer of its own reused from call to call."""
+    return getattr(step.function, "__name__", "") in _FRESH or step.reused
 
 
 def share_buffers(steps, last: Dict[int, int]) -> int:
@@ -208,7 +215,7 @@ def share_buffers(steps, last: Dict[int, int]) -> int:
         step.attrs["buffer"] = Buffer(arena, slot_index)
         step.reused = True  # the plan returns a copy if this is an output
         end = last.get(step.output, index)
-        plain = all(getattr(r.function, "__name__", "") in _FRESH or r.reused for r in readers.get(step.output, []))
+        plain = all(writes_fresh(r) for r in readers.get(step.output, []))
         if plain and end < len(steps):
             releases.setdefault(end, []).append(slot_index)
     return len(arena)
