@@ -1,5 +1,5 @@
 """The direct depthwise kernel against a float64 reference, over filter sizes, strides, padding and
-dilation (uneven ones included) and every epilogue."""
+dilation (uneven ones included) and every epilogue; and its NumPy twin, bit for bit."""
 from __future__ import annotations
 
 import itertools
@@ -9,6 +9,7 @@ import pytest
 
 from runtime.kernels import conv
 from runtime.kernels.depthwise import depthwise
+from tests.test_tiered_kernels import both, same_bits, values
 
 RNG = np.random.RandomState(11)
 
@@ -95,3 +96,19 @@ def test_nan_in_the_input_reaches_only_the_outputs_whose_window_holds_it(act):
     window = np.zeros((6, 6), bool)
     window[1:4, 2:5] = True
     assert np.isnan(got[0, 0][window]).all() and not np.isnan(got[0, 0][~window]).any()
+
+
+@pytest.mark.parametrize("kernel,stride,pad,dilate,size", GEOMETRIES)
+@pytest.mark.parametrize("act,scaled,added", [(conv.NONE, False, False), (conv.RELU, True, False),
+                                              (conv.RELU6, True, True), (conv.RELU_OP, False, True)])
+def test_the_depthwise_kernels_twin_gives_its_bits(kernel, stride, pad, dilate, size, act, scaled, added):
+    c = 3
+    x = values(2, c, *size)
+    weight = values(c, *kernel)
+    scale = values(c) if scaled else np.empty(0, np.float32)
+    probe = run(x, weight, stride, pad, dilate, np.empty(0, np.float32), np.zeros(c, np.float32),
+                conv.no_residual(np.float32), conv.NONE)
+    residual = values(*probe.shape) if added else conv.no_residual(np.float32)
+    out = np.full(probe.shape, 7, np.float32)
+    args = (x, weight, stride[0], stride[1], pad[0], pad[1], dilate[0], dilate[1], scale, values(c), residual, act, out)
+    same_bits(*both(depthwise, *args, out_index=12))

@@ -11,15 +11,17 @@ vectorize even for 7- or 14-pixel rows. A 3x3 filter's nine taps are summed in o
 filters a row of taps per pass (five taps at once where the filter is five wide): against a
 pass for each tap, the sum no longer goes to memory and back between taps.
 
-The taps are added in the order (row i, column j), each as a fused multiply-add onto the sum of
-those before. Indices are unsigned: Numba checks a signed index for wrapping around, and the
+The taps are added in the order (row i, column j), each product rounded before it is added (no
+fused multiply-add), as the NumPy twin (kernels/twins.py) adds them. Indices are unsigned: Numba checks a signed index for wrapping around, and the
 check keeps a loop from vectorizing."""
 from __future__ import annotations
 
 import numba
 import numpy as np
 
+from runtime.kernels import twins
 from runtime.kernels.activation import activate as _activate
+from runtime.kernels.tiered import tiered
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -105,7 +107,8 @@ def _pad_phases(plane, ph, pw, sh, sw, phases):
                     dst[np.uint64(first) + m] = src[at + m * step]
 
 
-@numba.njit(cache=True, nogil=True, fastmath={"contract"})
+@tiered(twins.depthwise)
+@numba.njit(cache=True, nogil=True)
 def depthwise(x, weight, sh, sw, ph, pw, dh, dw, scale, shift, residual, act, out):
     """out (n, c, oh, ow) = the epilogue of the convolution of x (n, c, h, w) with weight
     (c, kh, kw), one filter per channel; stride (sh, sw), padding (ph, pw), dilation (dh, dw)."""

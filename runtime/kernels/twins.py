@@ -169,3 +169,20 @@ def winograd_outputs(products, bh, bw, r0, r1, scale, shift, residual, act, out)
             added = residual[b:b + 1, :, row:row + 1] if residual.shape[0] > 0 else None
             out[b:b + 1, :, row:row + 1] = _through_epilogue(values, scale, shift, added, act,
                                                              multiply=added is not None)
+
+
+def depthwise(x, weight, sh, sw, ph, pw, dh, dw, scale, shift, residual, act, out):
+    """The taps added in the kernel's order, (row i, column j), the first product not added to 0."""
+    n, c, h, w = x.shape
+    oh, ow = out.shape[2], out.shape[3]
+    kh, kw = weight.shape[1], weight.shape[2]
+    padded = np.zeros((n, c, h + 2 * ph, w + 2 * pw), x.dtype)
+    padded[:, :, ph:ph + h, pw:pw + w] = x
+    total = None
+    for i in range(kh):
+        for j in range(kw):
+            window = padded[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            term = window * weight[:, i, j].reshape(1, c, 1, 1)
+            total = term if total is None else total + term
+    out[...] = _through_epilogue(total, scale, shift, residual if residual.shape[0] > 0 else None, act,
+                                 multiply=True)
