@@ -3,10 +3,14 @@ with an empty cache): each twin gives the compiled kernel's bits, and the dispat
 types the twins met to the loading thread."""
 import itertools
 import os
+import subprocess
+import sys
+import threading
 
 import numba
 import numpy as np
 import pytest
+from numba.core import event as numba_event
 
 from runtime.kernels import conv, nn, preload, tiered
 
@@ -163,3 +167,48 @@ def test_a_child_forked_while_the_kernels_load_compiles_where_it_calls():
         assert os.WEXITSTATUS(status) == 0
     finally:
         tiered.compile_wanted()
+
+
+def _triple(a, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] * 3
+
+
+@pytest.mark.usefixtures("no_loading_thread")
+def test_once_the_program_exits_the_loading_thread_begins_no_compilation(monkeypatch):
+    monkeypatch.setattr(preload, "_exiting", threading.Event())
+    preload._exiting.set()
+    kernel = numba.njit(_triple)
+    with numba_event.install_listener("numba:compile", preload._CompileStarts()):
+        with pytest.raises(preload._Exiting):
+            kernel(np.arange(3.0), np.empty(3))
+    out = np.empty(3)
+    kernel(np.arange(3.0), out)  # Numba's compiler lock was released: compiling goes on elsewhere
+    assert list(out) == [0, 3, 6]
+
+
+@pytest.mark.usefixtures("no_loading_thread")
+def test_once_the_program_exits_the_kernels_the_twins_met_are_left_uncompiled():
+    kernel = tiered.Tiered(numba.njit(_triple), lambda a, out: None)
+    tiered.loading_started()
+    tiered.compiling_started()
+    kernel(np.arange(3.0), np.empty(3))  # the twin runs; the types are wanted
+    stop = threading.Event()
+    stop.set()
+    tiered.compile_wanted(stop=stop)
+    assert not kernel.compiled.overloads and not tiered._wanted and not tiered._loading.is_set()
+
+
+def test_a_program_ending_while_the_kernels_compile_exits_cleanly(tmp_path):
+    """A new process with an empty kernel cache runs one forward pass and ends while the loading
+    thread still compiles (LLVM aborted such processes at exit, 2 runs in 8 of DenseNet)."""
+    script = ("import numpy as np, runtime\n"
+              "from runtime.gluon import nn\n"
+              "net = nn.HybridSequential()\n"
+              "net.add(nn.Conv2D(4, 3, padding=1), nn.BatchNorm(), nn.Activation('relu'), nn.MaxPool2D(2, 2))\n"
+              "net.initialize()\n"
+              "net.hybridize(static_alloc=True, static_shape=True)\n"
+              "net(runtime.nd.array(np.ones((1, 3, 8, 8), np.float32))).wait_to_read()\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), XDG_CACHE_HOME=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -10,9 +10,15 @@ and later processes load it. The first plan compiled waits for the thread (`wait
 the set from the cache, so that the loading never competes with forward passes being timed or
 served; not once it compiles, which takes seconds that the twins save.
 HYBLINT_RUNTIME_PRELOAD=0 turns it off.
+
+A program that ends while the thread still compiles (a short script's one forward pass, in a new
+process with an empty cache) would end it inside LLVM, which then aborts the process at exit
+(seen: an LLVM assertion, SIGABRT or SIGSEGV after the script's last line). At exit the thread
+therefore compiles nothing more and is waited for: at most the kernel it is compiling.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 
@@ -23,10 +29,17 @@ from runtime.kernels import tiered
 
 _started = []
 _settled = threading.Event()  # the loading ended, or a kernel missed the cache and is compiling
+_exiting = threading.Event()
+
+
+class _Exiting(Exception):
+    """Raised in the loading thread where it would begin a compilation once the program exits."""
 
 
 class _CompileStarts(numba_event.Listener):
     def on_start(self, event) -> None:
+        if _exiting.is_set():
+            raise _Exiting()
         tiered.compiling_started()
         _settled.set()
 
@@ -82,8 +95,14 @@ def _run() -> None:
     except Exception:  # a kernel that cannot be built fails again, and is reported, where it is used
         pass
     finally:
-        tiered.compile_wanted()  # what forward passes met meanwhile, then the loading ends
+        tiered.compile_wanted(stop=_exiting)  # what forward passes met meanwhile, then the loading ends
         _settled.set()
+
+
+def _finish_at_exit() -> None:
+    _exiting.set()
+    for thread in _started:
+        thread.join()
 
 
 def start() -> None:
@@ -93,6 +112,7 @@ def start() -> None:
     thread = threading.Thread(target=_run, name="hyblint-kernel-preload", daemon=True)
     _started.append(thread)
     tiered.loading_started()
+    atexit.register(_finish_at_exit)
     thread.start()
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Callable
+from typing import Callable, Optional
 
 import numba
 
@@ -39,12 +39,13 @@ def compiling() -> bool:
     return _compiling.is_set()
 
 
-def compile_wanted() -> None:
-    """In the loading thread: compiles what the twins met, until nothing is left, then ends the
-    loading."""
+def compile_wanted(stop: Optional[threading.Event] = None) -> None:
+    """In the loading thread: compiles what the twins met, until nothing is left (or `stop` is
+    set: the program exits), then ends the loading."""
     while True:
         with _lock:
-            if not _wanted:
+            if not _wanted or (stop is not None and stop.is_set()):
+                _wanted.clear()
                 _loading.clear()
                 _compiling.clear()
                 return
