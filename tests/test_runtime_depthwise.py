@@ -9,6 +9,7 @@ import pytest
 
 from runtime.kernels import conv
 from runtime.kernels.depthwise import depthwise
+from tests.test_runtime_winograd import through_epilogue
 from tests.test_tiered_kernels import both, same_bits, values
 
 RNG = np.random.RandomState(11)
@@ -25,16 +26,7 @@ def reference(x, weight, stride, pad, dilate, scale, shift, residual, act):
         y0, x0 = i * dilate[0], j * dilate[1]
         window = padded[:, :, y0:y0 + stride[0] * (oh - 1) + 1:stride[0], x0:x0 + stride[1] * (ow - 1) + 1:stride[1]]
         out += window * weight[:, i, j].reshape(1, c, 1, 1)
-    if scale.shape[0]:
-        out = out * scale.reshape(1, -1, 1, 1)
-    out = out + shift.reshape(1, -1, 1, 1)
-    if residual.shape[0]:
-        out = out + residual
-    if act in (conv.RELU, conv.RELU_OP, conv.RELU6):
-        out = np.maximum(out, 0)
-    if act == conv.RELU6:
-        out = np.minimum(out, 6)
-    return out
+    return through_epilogue(out, scale, shift, residual, act)
 
 
 def run(x, weight, stride, pad, dilate, scale, shift, residual, act):
