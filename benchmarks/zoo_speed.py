@@ -8,8 +8,10 @@ DIR holds GluonCV's sources (the directory with the `gluoncv` package; GLUONCV_S
 interpreters build the models from the same files. The runtime's process initializes each model
 once (random weights, random BatchNorm statistics) and saves the parameters; every process then
 loads that file. Each figure is the median of `repeat` timed calls after warm-up, pooled over
-`rounds` processes per side, the two sides alternating. `--load K` keeps K busy processes running
-beside both sides for the whole run. First calls are timed in new processes: "warm" with the kernel
+`rounds` processes per side, the two sides alternating. Each process's own median is printed too:
+on a shared host one process can run slow for its whole life (ResNet-18 at batch 1: 31 or 44 ms
+per process, from one minute to the next) and move the pooled median. `--load K` keeps K busy
+processes running beside both sides for the whole run. First calls are timed in new processes: "warm" with the kernel
 caches filled by earlier runs, "cold" with empty ones (the runtime compiles every kernel).
 """
 from __future__ import annotations
@@ -129,6 +131,8 @@ def main():
             worker(sys.executable, dict(base, make=True), runtime=True)
             ours = {b: [] for b in batches}
             theirs = {b: [] for b in batches}
+            medians = {("ours", b): [] for b in batches}  # each process's own median: a slow process shows
+            medians.update({("theirs", b): [] for b in batches})
             rss = {"ours": [], "theirs": []}
             for round_ in range(args.rounds):
                 sides = [("ours", sys.executable, True)]
@@ -142,6 +146,7 @@ def main():
                     rss[side].append(result["peak_rss"])
                     for b in batches:
                         (ours if side == "ours" else theirs)[b].extend(result[str(b)]["times"])
+                        medians[(side, b)].append(statistics.median(result[str(b)]["times"]) * 1e3)
             for b in batches:
                 mine = statistics.median(ours[b]) * 1e3
                 line = "%-18s batch %d  runtime %8.1f ms" % (model, b, mine)
@@ -154,6 +159,9 @@ def main():
                     line += "  mxnet %8.1f ms  ratio %.2fx  (outputs differ by %.1e of max)" % (
                         other, mine / other, difference)
                 print(line, flush=True)
+                print("%-28s per process: runtime %s%s" % (
+                    "", " ".join("%.1f" % m for m in medians[("ours", b)]),
+                    "; mxnet " + " ".join("%.1f" % m for m in medians[("theirs", b)]) if args.mxnet else ""))
             print("%-18s peak process memory (RSS, up to batch %d): runtime %.0f MB%s" % (
                 model, max(batches), statistics.median(rss["ours"]),
                 ", mxnet %.0f MB" % statistics.median(rss["theirs"]) if rss["theirs"] else ""), flush=True)
