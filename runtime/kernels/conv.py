@@ -5,7 +5,8 @@ place. A bias is a shift; an inference-time BatchNorm after the convolution is a
 shift; ResNet's `relu(bn(conv(x)) + shortcut)` is all four. The kernel is chosen by shape:
 1x1 convolutions are plain products over the image (no column copy), depthwise ones direct
 (kernels/depthwise.py), the others columns (im2col) and products over chunks of images, grouped
-ones in one stacked product over the groups. NaN stays NaN through both activations, as with np.maximum.
+ones in one stacked product over the groups. NaN stays NaN through both activations, as with
+np.maximum.
 """
 from __future__ import annotations
 

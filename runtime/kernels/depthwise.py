@@ -12,8 +12,8 @@ filters a row of taps per pass (five taps at once where the filter is five wide)
 pass for each tap, the sum no longer goes to memory and back between taps.
 
 The taps are added in the order (row i, column j), each product rounded before it is added (no
-fused multiply-add), as the NumPy twin (kernels/twins.py) adds them. Indices are unsigned: Numba checks a signed index for wrapping around, and the
-check keeps a loop from vectorizing."""
+fused multiply-add), as the NumPy twin (kernels/twins.py) adds them. Indices are unsigned: Numba
+checks a signed index for wrapping around, and the check keeps a loop from vectorizing."""
 from __future__ import annotations
 
 import numba
