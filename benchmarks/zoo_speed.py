@@ -11,8 +11,9 @@ loads that file. Each figure is the median of `repeat` timed calls after warm-up
 `rounds` processes per side, the two sides alternating. Each process's own median is printed too:
 on a shared host one process can run slow for its whole life (ResNet-18 at batch 1: 31 or 44 ms
 per process, from one minute to the next) and move the pooled median. `--load K` keeps K busy
-processes running beside both sides for the whole run. First calls are timed in new processes: "warm" with the kernel
-caches filled by earlier runs, "cold" with empty ones (the runtime compiles every kernel).
+processes running beside both sides for the whole run. First calls are timed in new processes:
+"warm" with the kernel caches filled by earlier runs, "cold" with empty ones (the runtime compiles
+every kernel).
 """
 from __future__ import annotations
 
@@ -129,10 +130,7 @@ def main():
                     "params": str(folder / ("%s.params" % model)), "batches": batches, "repeat": args.repeat,
                     "warmup": args.warmup, "first_only": False}
             worker(sys.executable, dict(base, make=True), runtime=True)
-            ours = {b: [] for b in batches}
-            theirs = {b: [] for b in batches}
-            medians = {("ours", b): [] for b in batches}  # each process's own median: a slow process shows
-            medians.update({("theirs", b): [] for b in batches})
+            runs = {(side, b): [] for side in ("ours", "theirs") for b in batches}  # each process's times
             rss = {"ours": [], "theirs": []}
             for round_ in range(args.rounds):
                 sides = [("ours", sys.executable, True)]
@@ -145,23 +143,24 @@ def main():
                     result = worker(python, task, runtime)
                     rss[side].append(result["peak_rss"])
                     for b in batches:
-                        (ours if side == "ours" else theirs)[b].extend(result[str(b)]["times"])
-                        medians[(side, b)].append(statistics.median(result[str(b)]["times"]) * 1e3)
+                        runs[(side, b)].append(result[str(b)]["times"])
             for b in batches:
-                mine = statistics.median(ours[b]) * 1e3
+                pooled = {side: [t for times in runs[(side, b)] for t in times] for side in ("ours", "theirs")}
+                mine = statistics.median(pooled["ours"]) * 1e3
                 line = "%-18s batch %d  runtime %8.1f ms" % (model, b, mine)
                 if args.mxnet:
                     import numpy as np
-                    other = statistics.median(theirs[b]) * 1e3
+                    other = statistics.median(pooled["theirs"]) * 1e3
                     difference = relative_difference(np.load(folder / ("%s_ours_%d.npy" % (model, b))),
                                                      np.load(folder / ("%s_theirs_%d.npy" % (model, b))))
                     ratios[(model, b)] = mine / other
                     line += "  mxnet %8.1f ms  ratio %.2fx  (outputs differ by %.1e of max)" % (
                         other, mine / other, difference)
                 print(line, flush=True)
+                each = {side: " ".join("%.1f" % (statistics.median(times) * 1e3) for times in runs[(side, b)])
+                        for side in ("ours", "theirs")}
                 print("%-28s per process: runtime %s%s" % (
-                    "", " ".join("%.1f" % m for m in medians[("ours", b)]),
-                    "; mxnet " + " ".join("%.1f" % m for m in medians[("theirs", b)]) if args.mxnet else ""))
+                    "", each["ours"], "; mxnet " + each["theirs"] if args.mxnet else ""))
             print("%-18s peak process memory (RSS, up to batch %d): runtime %.0f MB%s" % (
                 model, max(batches), statistics.median(rss["ours"]),
                 ", mxnet %.0f MB" % statistics.median(rss["theirs"]) if rss["theirs"] else ""), flush=True)
