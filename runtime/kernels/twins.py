@@ -176,8 +176,7 @@ def depthwise(x, weight, sh, sw, ph, pw, dh, dw, scale, shift, residual, act, ou
     n, c, h, w = x.shape
     oh, ow = out.shape[2], out.shape[3]
     kh, kw = weight.shape[1], weight.shape[2]
-    padded = np.zeros((n, c, h + 2 * ph, w + 2 * pw), x.dtype)
-    padded[:, :, ph:ph + h, pw:pw + w] = x
+    padded = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
     total = None
     for i in range(kh):
         for j in range(kw):
