@@ -287,16 +287,24 @@ class OpDef:
     # the graphs a control-flow operator runs (runtime.subgraph.Subgraph: foreach's body...), bound
     # to one node's declaration by with_subgraphs; MXNet's JSON keeps them under the node's `subgraphs`
     subgraphs: Tuple = ()
+    # the node's inputs that feed its first graph's auxiliary states are the node's own (a fused
+    # convolution's BatchNorm statistics: MXNet's subgraph operators mutate them); control-flow
+    # operators keep theirs as arguments
+    subgraph_aux: bool = False
 
     def with_subgraphs(self, graphs: Sequence) -> "OpDef":
         """This declaration with its kernel, inference and gradient reading these graphs (given
-        to them as `graphs=`): the operator of one control-flow node."""
+        to them as `graphs=`): the operator of one control-flow or fused node."""
         graphs = tuple(graphs)
 
         def bind(function):
             return None if function is None else functools.partial(function, graphs=graphs)
+        aux = self.aux
+        if self.subgraph_aux and graphs:
+            states = set(graphs[0].symbol.list_auxiliary_states())
+            aux = tuple("arg%d" % i for i, name in enumerate(graphs[0].names) if name in states)
         return dataclasses.replace(self, subgraphs=graphs, kernel=bind(self.kernel), infer=bind(self.infer),
-                                   types=bind(self.types), gradient=bind(self.gradient))
+                                   types=bind(self.types), gradient=bind(self.gradient), aux=aux)
 
     @property
     def variadic(self) -> bool:

@@ -618,7 +618,7 @@ def _graph_from_dict(graph: Dict) -> Symbol:
         if entry["op"] not in REGISTRY:
             raise MXNetError("Cannot find operator %s" % entry["op"])
         op = REGISTRY[entry["op"]]
-        if entry.get("subgraphs"):  # a control-flow node: its operator runs these graphs
+        if entry.get("subgraphs"):  # a control-flow or fused node: its operator runs these graphs
             from runtime.subgraph import Subgraph
             op = op.with_subgraphs([Subgraph(_graph_from_dict(g)) for g in entry["subgraphs"]])
         extra = {k: v for k, v in raw.items() if k.startswith("__")}

@@ -177,6 +177,11 @@ def test_every_declared_operator_has_a_golden_case_or_a_case_here():
     # and multi_sum_sq (tools/record_adamw_cases.py)
     adamw = json.loads((Path(__file__).resolve().parent / "data" / "adamw_cases.json").read_text())
     golden |= {case["fn"] for case in adamw if case["fn"] == "multi_sum_sq"}
+    # and the quantization operators, as operators and in int8 symbol files (tools/record_quantization_cases.py)
+    quantization = json.loads((Path(__file__).resolve().parent / "data" / "quantization_cases.json").read_text())
+    golden |= {"_contrib_" + name for name in ("quantize_v2", "dequantize") if quantization["ops"][name]}
+    golden |= {"_contrib_quantized_pooling"} if quantization["ops"]["pooling"] else set()
+    golden |= {node["op"] for case in quantization["graphs"] for node in json.loads(case["graph"])["nodes"]}
     by_op = {}
     for name, op in REGISTRY.items():
         by_op.setdefault(id(op), set()).add(name)

@@ -19,6 +19,11 @@ def _geometry(spatial, kernel, stride, dilate, pad):
     return stride, dilate, pad, out
 
 
+def output_spatial(spatial, kernel, stride=(), dilate=(), pad=()) -> tuple:
+    """The output's spatial size of a window of this geometry over data of this size."""
+    return _geometry(spatial, kernel, stride, dilate, pad)[3]
+
+
 def _tap_slices(tap, stride, dilate, out):
     """Where, in the padded image, the values of one kernel tap sit for every output position."""
     return tuple(slice(t * dl, t * dl + (o - 1) * s + 1, s) for t, s, dl, o in zip(tap, stride, dilate, out))

@@ -1,8 +1,12 @@
-"""contrib.quantize and contrib.dequantize (MXNet 1.9.1's first quantization operators; no gradient)."""
+"""MXNet 1.9.1's quantization operators (no gradient): contrib.quantize, dequantize and
+quantize_v2, quantized pooling, and `_sg_mkldnn_conv`, the fused (and quantized) convolution that
+MXNet's quantization flow writes into the symbol files of int8 models."""
 from __future__ import annotations
 
+from runtime.base import MXNetError
+from runtime.kernels import fused_conv as fused
 from runtime.kernels import quantization as k
-from runtime.registry import Attr, choice, declare
+from runtime.registry import REGISTRY, Attr, bool_, choice, declare, float_, optional
 
 
 def _range_shapes(in_shapes, attrs):
@@ -35,3 +39,97 @@ declare("_contrib_quantize", inputs=("data", "min_range", "max_range"),
 declare("_contrib_dequantize", inputs=("data", "min_range", "max_range"),
         attrs=[Attr("out_type", choice("float32"), "float32")], kernel=k.dequantize,
         infer=_dequantize_shapes, types=_dequantize_types)
+
+
+# ---- quantize_v2: the quantization MXNet's quantization flow writes into symbol files
+def _quantize_v2_types(in_dtypes, attrs, names):
+    if in_dtypes[0] not in (None, "float32", "int8", "uint8"):
+        raise ValueError("quantize_v2 only supports float32, int8 and uint8 input, got %s" % in_dtypes[0])
+    out_type = attrs["out_type"]
+    if out_type == "auto":
+        calibrated = attrs["min_calib_range"] is not None and attrs["max_calib_range"] is not None
+        out_type = "uint8" if calibrated and attrs["min_calib_range"] >= 0 else "int8"
+    return [in_dtypes[0] or "float32"], [out_type, "float32", "float32"]
+
+
+declare("_contrib_quantize_v2", inputs=("data",),
+        attrs=[Attr("out_type", choice("auto", "int8", "uint8"), "int8"),
+               Attr("min_calib_range", optional(float_), None), Attr("max_calib_range", optional(float_), None)],
+        kernel=k.quantize_v2, num_outputs=3, infer=lambda in_shapes, attrs: (in_shapes, [in_shapes[0], (1,), (1,)]),
+        types=_quantize_v2_types)
+
+
+# ---- quantized pooling: Pooling's parameters over int8 / uint8 data and its range
+def _quantized_pooling_shapes(in_shapes, attrs):
+    pooled, out = REGISTRY["Pooling"].infer_shapes(in_shapes[:1], attrs)
+    return pooled + [(1,), (1,)], [out[0], (1,), (1,)]
+
+
+def _quantized_pooling_types(in_dtypes, attrs, names):
+    if in_dtypes[0] not in (None, "int8", "uint8"):
+        raise ValueError("quantized_pooling op only supports uint8 and int8 as input type")
+    return [in_dtypes[0], "float32", "float32"], [in_dtypes[0], "float32", "float32"]
+
+
+declare("_contrib_quantized_pooling", inputs=("data", "min_data", "max_data"),
+        attrs=list(REGISTRY["Pooling"].attrs.values()), kernel=k.quantized_pooling, num_outputs=3,
+        infer=_quantized_pooling_shapes, types=_quantized_pooling_types,
+        output_names=("output", "min_output", "max_output"))
+
+
+# ---- _sg_mkldnn_conv: a convolution fused with what follows it (runtime/kernels/fused_conv.py)
+def _fusion(attrs, graphs):
+    """The fused operators; `with_relu` is MXNet's older name of `with_act` (and
+    `with_postsum_relu` of `with_postsum_act`, which the subgraph's order decides)."""
+    if len(graphs) != 1:
+        raise MXNetError("_sg_mkldnn_conv needs its subgraph (the node's `subgraphs` in the symbol file)")
+    return fused.fusion_of(graphs[0], attrs["with_act"] or attrs["with_relu"])
+
+
+def _fused_conv(*arrays, graphs=(), **attrs):
+    fusion = _fusion(attrs, graphs)
+    if attrs["quantized"]:
+        return fused.quantized(list(arrays), fusion, attrs["with_bn"], attrs["with_sum"],
+                               attrs["min_calib_range"], attrs["max_calib_range"])
+    convolution = REGISTRY["Convolution"]
+
+    def convolve(data, weight, bias):
+        conv = dict(fusion.conv, no_bias=bias is None)
+        return convolution.run([data, weight] + ([] if bias is None else [bias]), conv)[0]
+    return fused.float32(list(arrays), fusion, attrs["with_bn"], attrs["with_sum"], convolve)
+
+
+def _fused_conv_shapes(in_shapes, attrs, graphs=()):
+    fusion = _fusion(attrs, graphs)
+    found, out = graphs[0].infer_shapes(in_shapes[:fusion.inputs])
+    completed = [tuple(s) if s is not None else given for s, given in zip(found, in_shapes)]
+    if not attrs["quantized"]:
+        return completed, [out[0]]
+    return completed + [(1,)] * (len(in_shapes) - fusion.inputs), [out[0], (1,), (1,)]
+
+
+def _fused_conv_types(in_dtypes, attrs, names, graphs=()):
+    fusion = _fusion(attrs, graphs)
+    if not attrs["quantized"]:
+        found, out = graphs[0].infer_types(in_dtypes[:fusion.inputs])
+        return list(found), [out[0]]
+    data = in_dtypes[0]
+    if data not in (None, "int8", "uint8"):
+        raise ValueError("_sg_mkldnn_conv: quantized data must be int8 or uint8, got %s" % data)
+    summand = fusion.inputs - 1 if attrs["with_sum"] else None
+    completed = [data] + ["float32"] * (len(in_dtypes) - 1)
+    if summand is not None:
+        completed[summand] = in_dtypes[summand]
+    calibrated = attrs["min_calib_range"] is not None and attrs["max_calib_range"] is not None
+    out = ("uint8" if fused.unsigned_output(fusion, attrs["with_sum"]) else "int8") if calibrated else "int32"
+    return completed, [out, "float32", "float32"]
+
+
+declare("_sg_mkldnn_conv", ("*data",),
+        [Attr("quantized", bool_, False), Attr("with_bn", bool_, False), Attr("with_act", bool_, False),
+         Attr("with_sum", bool_, False), Attr("with_postsum_act", bool_, False),
+         Attr("with_relu", bool_, False), Attr("with_postsum_relu", bool_, False),
+         Attr("min_calib_range", optional(float_), None), Attr("max_calib_range", optional(float_), None)],
+        kernel=_fused_conv, infer=_fused_conv_shapes, types=_fused_conv_types,
+        num_outputs=lambda attrs: 3 if attrs["quantized"] else 1, subgraph_aux=True,
+        output_names=("output", "output_min", "output_max"))

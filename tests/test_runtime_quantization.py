@@ -1,0 +1,90 @@
+"""MXNet 1.9.1's quantization operators, as recorded on real MXNet with oneDNN
+(tools/record_quantization_cases.py): quantize_v2, quantized pooling, dequantize, and the fused
+`_sg_mkldnn_conv` of int8 symbol files (GluonCV's `*_int8` models), loaded from the same JSON
+and compared bit for bit."""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import runtime
+from runtime import nd
+from runtime.base import MXNetError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from record_quantization_cases import run  # noqa: E402  (the binding the recording used)
+
+CASES = json.loads((Path(__file__).parent / "data" / "quantization_cases.json").read_text())
+
+
+def array(record):
+    return np.array(record["data"], dtype=record["dtype"]).reshape(record["shape"])
+
+
+def assert_same(got, want):
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("case", CASES["ops"]["quantize_v2"], ids=lambda c: str(c["kwargs"]))
+def test_quantize_v2(case):
+    outputs = nd.contrib.quantize_v2(nd.array(array(CASES["ops"]["x"])), **case["kwargs"])
+    for got, want in zip(outputs, case["outputs"]):
+        assert_same(got.asnumpy(), array(want))
+
+
+@pytest.mark.parametrize("case", CASES["ops"]["pooling"], ids=lambda c: "%s-%s" % (c["input"][0]["dtype"], c["kwargs"]))
+def test_quantized_pooling(case):
+    data, low, high = (nd.array(array(r), dtype=r["dtype"]) for r in case["input"])
+    outputs = nd.contrib.quantized_pooling(data, low, high, **case["kwargs"])
+    for got, want in zip(outputs, case["outputs"]):
+        assert_same(got.asnumpy(), array(want))
+
+
+@pytest.mark.parametrize("case", CASES["ops"]["dequantize"], ids=lambda c: c["input"][0]["dtype"])
+def test_dequantize(case):
+    data, low, high = (nd.array(array(r), dtype=r["dtype"]) for r in case["input"])
+    assert_same(nd.contrib.dequantize(data, low, high).asnumpy(), array(case["outputs"]))
+
+
+@pytest.mark.parametrize("case", CASES["graphs"], ids=lambda c: c["name"])
+def test_symbol_file_equals_mxnet(case):
+    arrays = {name: array(record) for name, record in case["arrays"].items()}
+    with runtime.as_mxnet() as mx:
+        outputs = run(mx, case["graph"], arrays)
+    for got, want in zip(outputs, case["outputs"]):
+        if want["dtype"] == "float32" and case["name"] == "chain" and got is outputs[-1]:
+            # the float fusion: BatchNorm folded as MXNet folds it, summed in another order
+            np.testing.assert_allclose(got, array(want), rtol=1e-5, atol=1e-5)
+        else:
+            assert_same(got, array(want))
+
+
+def test_fused_convolution_keeps_batch_norm_statistics_as_auxiliary_states():
+    case = next(c for c in CASES["graphs"] if c["name"] == "chain")
+    with runtime.as_mxnet() as mx:
+        sym = mx.sym.load_json(case["graph"])
+        assert set(sym.list_auxiliary_states()) == {p + s for p in ("a_", "b_", "f_")
+                                                     for s in ("running_mean", "running_var")}
+        assert "a_gamma" in sym.list_arguments()
+        # shapes of the parameters come from the subgraph's convolution and BatchNorm
+        args, outs, auxes = sym.infer_shape(data=(2, 3, 12, 10), float_data=(2, 3, 12, 10))
+        named = dict(zip(sym.list_arguments(), args))
+        assert named["a_weight"] == (8, 3, 3, 3) and named["b_gamma"] == (8,) and named["c_bias"] == (4,)
+        assert outs == [(2, 4, 6, 5), (2, 8, 6, 5), (2, 6, 6, 5)]
+        _, out_types, _ = sym.infer_type(data="float32", float_data="float32")
+        assert out_types == [np.float32, np.uint8, np.float32]
+        # the file writes back with its subgraphs, and loads again
+        assert mx.sym.load_json(sym.tojson()).list_outputs() == sym.list_outputs()
+
+
+def test_quantized_convolution_without_calibration_is_refused_clearly():
+    case = next(c for c in CASES["graphs"] if c["name"].startswith("0_"))
+    graph = json.loads(case["graph"])
+    fused = next(n for n in graph["nodes"] if n["op"] == "_sg_mkldnn_conv")
+    del fused["attrs"]["min_calib_range"], fused["attrs"]["max_calib_range"]
+    arrays = {name: array(record) for name, record in case["arrays"].items()}
+    with runtime.as_mxnet() as mx, pytest.raises(MXNetError, match="min_calib_range"):
+        run(mx, json.dumps(graph), arrays)
