@@ -88,3 +88,26 @@ def test_quantized_convolution_without_calibration_is_refused_clearly():
     arrays = {name: array(record) for name, record in case["arrays"].items()}
     with runtime.as_mxnet() as mx, pytest.raises(MXNetError, match="min_calib_range"):
         run(mx, json.dumps(graph), arrays)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+def test_integer_products_are_exact_over_long_sums(dtype):
+    """Sums of more terms than float32 holds exactly (K = 9 * 300 of magnitude up to 255 * 128)
+    equal the int64 convolution, extremes and random values alike."""
+    from runtime.kernels import fused_conv
+    rng = np.random.default_rng(0)
+    low, high = (0, 255) if dtype == "uint8" else (-128, 127)
+    data = rng.integers(low, high + 1, (2, 300, 5, 4)).astype(dtype)
+    data[0] = high
+    weight = rng.integers(-128, 128, (6, 300, 3, 3)).astype(np.int8)
+    weight[0] = -128
+    weight[1] = 127
+    conv = {"kernel": (3, 3), "stride": (1, 1), "dilate": (1, 1), "pad": (1, 1), "num_group": 1}
+    got = fused_conv._integer_products(data, weight, conv)
+    padded = np.pad(data.astype(np.int64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    want = np.zeros(got.shape, np.int64)
+    for i in range(3):
+        for j in range(3):
+            want += np.einsum("nchw,fc->nfhw", padded[:, :, i:i + 5, j:j + 4], weight[:, :, i, j].astype(np.int64))
+    assert np.abs(want).max() > 2 ** 24  # past what float32 holds exactly
+    np.testing.assert_array_equal(got, want)

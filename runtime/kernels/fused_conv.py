@@ -112,12 +112,17 @@ def scale_of(dtype, low, high) -> F32:
 def _weight_scales(weight, bias, data_scale) -> np.ndarray:
     """One scale per filter; where the bias would quantize past half the int32 range, lowered."""
     flat = weight.reshape(weight.shape[0], -1)
-    scales = np.array([scale_of(np.int8, lo, hi) for lo, hi in zip(flat.min(1), flat.max(1))], F32)
+    # MXNet's min / max loops pass over NaN
+    magnitude = np.maximum(np.abs(np.fmin.reduce(flat, axis=1)), np.abs(np.fmax.reduce(flat, axis=1)))
+    with np.errstate(divide="ignore"):
+        scales = np.where(magnitude != 0, _STEPS[np.dtype(np.int8)] / magnitude, F32(_INT32_MAX)).astype(F32)
     if bias is not None:
-        for c, b in enumerate(bias):
-            if b:
-                limit = F32(2 ** 31) if b > 0 else F32(-2 ** 31)
-                scales[c] = min(scales[c], limit / F32(2) / b / data_scale)
+        limit = np.where(bias > 0, F32(2 ** 31), F32(-2 ** 31))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bounded = (limit / F32(2) / bias / data_scale).astype(F32)
+        # std::min(scale, bound) keeps the scale where the bound is NaN (a NaN bias)
+        lowered = (bias != 0) & (bounded < scales)
+        scales = np.where(lowered, bounded, scales).astype(F32)
     return scales
 
 
@@ -148,16 +153,32 @@ def _apply(activation, y):
     raise MXNetError("_sg_mkldnn_conv: activation %s is not fused by this runtime" % kind)
 
 
+# Products of int8 weights and int8 / uint8 data summed over this many terms stay below 2**24 in
+# magnitude (128 * 255 * 512), so float32 products sum them exactly in any order: longer sums go
+# in such chunks, each a BLAS product, added in float64
+_EXACT_TERMS = 512
+
+
 def _integer_products(data, weight_q, conv: Dict) -> np.ndarray:
-    """The convolution of integer data and weights, exactly (sums below 2**53 in float64)."""
+    """The convolution of integer data and weights, exactly."""
     n = data.shape[0]
     groups = conv["num_group"]
-    cols = im2col(data.astype(np.float64), conv["kernel"], conv["stride"], conv["dilate"], conv["pad"])
     out_spatial = output_spatial(data.shape[2:], conv["kernel"], conv["stride"], conv["dilate"], conv["pad"])
+    if out_spatial == data.shape[2:] and all(k == 1 for k in conv["kernel"]):  # a 1x1 window: the data itself
+        cols = data.astype(F32).reshape(n, data.shape[1], -1)
+    else:
+        cols = im2col(data.astype(F32), conv["kernel"], conv["stride"], conv["dilate"], conv["pad"])
     filters = weight_q.shape[0]
-    w = weight_q.reshape(groups, filters // groups, -1).astype(np.float64)
+    w = weight_q.reshape(groups, filters // groups, -1).astype(F32)
     cols = cols.reshape(n, groups, cols.shape[1] // groups, cols.shape[2])
-    acc = np.einsum("gfk,ngkl->ngfl", w, cols, optimize=True)
+    terms = w.shape[2]
+    if terms <= _EXACT_TERMS:
+        acc = np.matmul(w[None], cols)
+    else:
+        acc = np.zeros((n, groups, w.shape[1], cols.shape[3]), np.float64)
+        for start in range(0, terms, _EXACT_TERMS):
+            stop = start + _EXACT_TERMS
+            acc += np.matmul(w[None, :, :, start:stop], cols[:, :, start:stop])
     return acc.reshape((n, filters) + out_spatial)
 
 
