@@ -184,6 +184,74 @@ def chain_case(rng):
     return {"name": "chain", "graph": graph.json([(out, 0), (second, 0), (floating, 0)]), "arrays": arrays}
 
 
+def quantized_nets(mx):
+    """Two small Gluon nets quantized by MXNet's own flow (`contrib.quantization.quantize_net_v2`,
+    naive calibration): the symbol files it writes use, besides the fused convolution, quantized
+    concat and flatten and `_sg_mkldnn_fully_connected` (int8 weights and bias with their ranges,
+    or, channel-wise, float ones; a float output, a requantized one, a fused ReLU)."""
+    import tempfile
+    from mxnet.contrib import quantization
+    from mxnet.gluon import nn
+
+    class Branches(nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.c1, self.b1 = nn.Conv2D(8, 3, padding=1), nn.BatchNorm()
+                self.c2, self.b2 = nn.Conv2D(8, 3, padding=1), nn.BatchNorm()
+                self.c3 = nn.Conv2D(4, 1)
+                self.pool, self.avg = nn.MaxPool2D(2), nn.AvgPool2D(2)
+                self.fc1, self.fc2 = nn.Dense(10), nn.Dense(5)
+
+        def hybrid_forward(self, F, x):
+            y = F.relu(self.b1(self.c1(x)))
+            z = F.relu(self.b2(self.c2(y)) + y)
+            w = F.relu(self.pool(F.concat(self.c3(z), z, dim=1)))
+            return self.fc2(F.relu(self.fc1(F.flatten(self.avg(w)))))
+
+    class Dense(nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.fc1 = nn.Dense(16, activation="relu")
+                self.fc2 = nn.Dense(12)
+                self.fc3 = nn.Dense(6, use_bias=False)
+
+        def hybrid_forward(self, F, x):
+            return self.fc3(self.fc2(self.fc1(x)))
+
+    cases = []
+    rng = np.random.default_rng(11)
+    for net, shape, granularity in ((Branches(prefix="branches_"), (4, 3, 12, 12), "tensor-wise"),
+                                    (Dense(prefix="dense_"), (6, 20), "tensor-wise"),
+                                    (Dense(prefix="dense_"), (6, 20), "channel-wise")):
+        net.initialize(mx.init.Xavier(magnitude=3))
+        x = mx.nd.array(rng.uniform(-1, 1, shape).astype("float32"))
+        net(x)
+        for name, param in net.collect_params().items():
+            if name.endswith("bias"):
+                param.set_data(mx.nd.array(rng.uniform(-0.5, 0.5, param.shape)))
+        if hasattr(net, "fc3"):
+            # tiny weights under a large bias: its int32 bias would pass half the int32 range, so
+            # MXNet caps the bias's rescale and rescales the int8 weights
+            net.fc2.weight.set_data(net.fc2.weight.data() * 1e-3)
+            net.fc2.bias.set_data(mx.nd.array(rng.uniform(-3000, 3000, net.fc2.bias.shape)))
+        net.hybridize()
+        calibration = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, mx.nd.zeros(shape[0])),
+                                               batch_size=shape[0])
+        quantized = quantization.quantize_net_v2(net, quantized_dtype="auto", quantize_granularity=granularity,
+                                                 calib_mode="naive", calib_data=calibration,
+                                                 num_calib_examples=shape[0], ctx=mx.cpu())
+        with tempfile.TemporaryDirectory() as folder:
+            quantized.export(folder + "/net")
+            text = open(folder + "/net-symbol.json").read()
+        arrays = {name: param.data().asnumpy() for name, param in quantized.collect_params().items()}
+        arrays["data"] = rng.uniform(-1.2, 1.2, shape).astype("float32")  # past the calibrated range too
+        cases.append({"name": "quantize_net_%s_%s" % (net.prefix.rstrip("_"), granularity), "graph": text,
+                      "arrays": arrays})
+    return cases
+
+
 def op_cases(mx, rng):
     """quantize_v2, quantized_pooling and dequantize called as operators."""
     x = (rng.uniform(-2, 3, (2, 3, 7, 6))).astype("float32")
@@ -229,10 +297,10 @@ def shortest(record):
 def main(out_path):
     import mxnet as mx
     rng = np.random.default_rng(7)
-    graphs = single_conv_cases(rng) + [chain_case(rng)]
+    graphs = single_conv_cases(rng) + [chain_case(rng)] + quantized_nets(mx)
     for case in graphs:
         case["outputs"] = [encode(mx.nd.array(o, dtype=o.dtype)) for o in run(mx, case["graph"], case["arrays"])]
-        case["arrays"] = {k: encode(mx.nd.array(v)) for k, v in case["arrays"].items()}
+        case["arrays"] = {k: encode(mx.nd.array(v, dtype=v.dtype)) for k, v in case["arrays"].items()}
     record = shortest({"ops": op_cases(mx, rng), "graphs": graphs})
     with open(out_path, "w") as f:
         json.dump(record, f)

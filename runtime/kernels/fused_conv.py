@@ -62,7 +62,7 @@ def fusion_of(graph, with_act: bool) -> Fusion:
         elif name == "BatchNorm":
             batch_norm = node.attrs
         elif name in ("Activation", "LeakyReLU", "clip"):
-            kind = _activation(name, node.attrs)
+            kind = activation_of(name, node.attrs)
             if with_act and activation is None:
                 activation = kind
             else:
@@ -72,7 +72,7 @@ def fusion_of(graph, with_act: bool) -> Fusion:
     return Fusion(conv, batch_norm, activation, post_sum, len(graph.names))
 
 
-def _activation(name: str, attrs: Dict) -> tuple:
+def activation_of(name: str, attrs: Dict) -> tuple:
     if name == "Activation":
         return attrs["act_type"], None
     if name == "clip":
@@ -109,7 +109,7 @@ def scale_of(dtype, low, high) -> F32:
     return _STEPS[np.dtype(dtype)] / magnitude if magnitude else F32(_INT32_MAX)
 
 
-def _weight_scales(weight, bias, data_scale) -> np.ndarray:
+def filter_scales(weight, bias, data_scale) -> np.ndarray:
     """One scale per filter; where the bias would quantize past half the int32 range, lowered."""
     flat = weight.reshape(weight.shape[0], -1)
     # MXNet's min / max loops pass over NaN
@@ -126,7 +126,7 @@ def _weight_scales(weight, bias, data_scale) -> np.ndarray:
     return scales
 
 
-def _saturate(values, dtype):
+def saturate(values, dtype):
     """Rounded to nearest even and saturated; NaN becomes the type's largest value, as oneDNN
     writes it (a BatchNorm of negative variance makes a whole channel NaN)."""
     low, high = _LIMITS[np.dtype(dtype)]
@@ -134,7 +134,7 @@ def _saturate(values, dtype):
     return np.clip(np.where(np.isnan(rounded), high, rounded), low, high).astype(dtype)
 
 
-def _apply(activation, y):
+def apply_activation(activation, y):
     if activation is None:
         return y
     kind, parameter = activation
@@ -218,7 +218,7 @@ def quantized(arrays: List[np.ndarray], fusion: Fusion, with_bn: bool, with_sum:
     bias = None if bias is None else bias.astype(F32)
     out_dtype = np.uint8 if unsigned_output(fusion, with_sum) else np.int8
     data_scale = scale_of(data.dtype, data_min, data_max)
-    weight_scales = _weight_scales(weight, bias, data_scale)
+    weight_scales = filter_scales(weight, bias, data_scale)
     output_scale = scale_of(out_dtype, min_calib_range, max_calib_range)
     requantize = (output_scale / data_scale / weight_scales).astype(F32)
     per_filter = (-1,) + (1,) * (weight.ndim - 1)
@@ -227,7 +227,7 @@ def quantized(arrays: List[np.ndarray], fusion: Fusion, with_bn: bool, with_sum:
     # per group), while the output is rescaled by its own (equal where each group is one filter)
     groups = fusion.conv["num_group"]
     quantizing = weight_scales[np.arange(weight.shape[0]) // (weight.shape[0] // groups)] if groups > 1 else weight_scales
-    weight_q = _saturate(weight * quantizing.reshape(per_filter), np.int8)
+    weight_q = saturate(weight * quantizing.reshape(per_filter), np.int8)
     y = _integer_products(data, weight_q, fusion.conv).astype(F32)
     channel = (1, -1) + (1,) * (y.ndim - 2)
     if bias is not None:
@@ -239,15 +239,15 @@ def quantized(arrays: List[np.ndarray], fusion: Fusion, with_bn: bool, with_sum:
         # MXNet drops a clip fused alone (the uint8 output saturates instead) and scales a clip
         # fused before a sum into the output's steps
         activation = None if not with_sum else ("bounded_relu", F32(activation[1] * output_scale))
-    y = _apply(activation, y)
+    y = apply_activation(activation, y)
     dst_dtype = out_dtype
     if with_sum:
         sum_scale = output_scale / scale_of(summand.dtype, ranges[2], ranges[3])
         # oneDNN adds the scaled summand with one rounding (a fused multiply-add)
         y = (y.astype(np.float64) + summand.astype(np.float64) * np.float64(sum_scale)).astype(F32)
-        y = _apply(fusion.post_sum_activation, y)
+        y = apply_activation(fusion.post_sum_activation, y)
         dst_dtype = summand.dtype
-    out = _saturate(y, dst_dtype)
+    out = saturate(y, dst_dtype)
     if out.dtype != out_dtype:
         out = out.view(out_dtype)
     return out, np.array([min_calib_range], F32), np.array([max_calib_range], F32)
@@ -257,7 +257,7 @@ def float32(arrays: List[np.ndarray], fusion: Fusion, with_bn: bool, with_sum: b
     """The output of a float fusion: BatchNorm folded as MXNet folds it, then the convolution
     (`convolve(data, weight, bias)`), the activation, the sum, the post-sum activation."""
     data, weight, bias, summand, _ = _operands(arrays, fusion, with_bn, with_sum)
-    y = _apply(fusion.activation, convolve(data, weight, bias))
+    y = apply_activation(fusion.activation, convolve(data, weight, bias))
     if with_sum:
-        y = _apply(fusion.post_sum_activation, (y + summand).astype(y.dtype))
+        y = apply_activation(fusion.post_sum_activation, (y + summand).astype(y.dtype))
     return y

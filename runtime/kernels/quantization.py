@@ -84,3 +84,37 @@ def quantized_pooling(data, min_data, max_data, **pooling_attrs):
     low, high = (-128, 127) if data.dtype == np.int8 else (0, 255)
     out = np.clip(np.rint(pooled), low, high).astype(data.dtype)
     return out, min_data.astype(np.float32).reshape(1), max_data.astype(np.float32).reshape(1)
+
+
+def quantized_flatten(data, min_data, max_data):
+    """(data flattened to 2-D, its min, its max)."""
+    return (data.reshape(data.shape[0], -1), min_data.astype(np.float32).reshape(1),
+            max_data.astype(np.float32).reshape(1))
+
+
+def quantized_concat(*arrays, dim=1, num_args=None):
+    """(the concatenation, its min, its max) of int8 / uint8 data with their ranges (the data,
+    then each one's min and max), as MXNet 1.9.1's oneDNN concat: the range spans every input's
+    and 0; the output is int8 if any input is; an input of another scale is first rescaled to
+    the output's (rounded to nearest even, saturated)."""
+    count = len(arrays) // 3
+    data = arrays[:count]
+    lows = [np.float32(np.asarray(a).reshape(-1)[0]) for a in arrays[count::2]]
+    highs = [np.float32(np.asarray(a).reshape(-1)[0]) for a in arrays[count + 1::2]]
+    out_dtype = np.dtype(np.int8) if any(d.dtype == np.int8 for d in data) else np.dtype(np.uint8)
+    low, high = min([np.float32(0)] + lows), max([np.float32(0)] + highs)
+    out_scale = _scale(out_dtype, low, high)
+    limits = (-128, 127) if out_dtype == np.int8 else (0, 255)
+    parts = []
+    for part, part_low, part_high in zip(data, lows, highs):
+        scale = _scale(part.dtype, part_low, part_high)
+        if scale == out_scale:
+            parts.append(part.astype(out_dtype, copy=False))
+        else:
+            rescaled = np.rint(part.astype(np.float32) * (out_scale / scale))
+            parts.append(np.clip(rescaled, *limits).astype(out_dtype))
+    return np.concatenate(parts, axis=dim), np.array([low], np.float32), np.array([high], np.float32)
+
+
+def _scale(dtype, low, high):
+    return (np.float32(127.5) if np.dtype(dtype) == np.int8 else np.float32(255.5)) / max(abs(low), abs(high))

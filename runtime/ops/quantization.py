@@ -1,12 +1,16 @@
 """MXNet 1.9.1's quantization operators (no gradient): contrib.quantize, dequantize and
-quantize_v2, quantized pooling, and `_sg_mkldnn_conv`, the fused (and quantized) convolution that
-MXNet's quantization flow writes into the symbol files of int8 models."""
+quantize_v2, quantized pooling, flatten and concat, and `_sg_mkldnn_conv` and
+`_sg_mkldnn_fully_connected`, the fused (and quantized) layers that MXNet's quantization flow
+writes into the symbol files of int8 models."""
 from __future__ import annotations
+
+import numpy as np
 
 from runtime.base import MXNetError
 from runtime.kernels import fused_conv as fused
+from runtime.kernels import fused_dense as dense
 from runtime.kernels import quantization as k
-from runtime.registry import REGISTRY, Attr, bool_, choice, declare, float_, optional
+from runtime.registry import REGISTRY, Attr, bool_, choice, declare, float_, int_, optional
 
 
 def _range_shapes(in_shapes, attrs):
@@ -133,3 +137,97 @@ declare("_sg_mkldnn_conv", ("*data",),
         kernel=_fused_conv, infer=_fused_conv_shapes, types=_fused_conv_types,
         num_outputs=lambda attrs: 3 if attrs["quantized"] else 1, subgraph_aux=True,
         output_names=("output", "output_min", "output_max"))
+
+
+# ---- quantized flatten and concat: int8 / uint8 data with their ranges
+def _quantized_flatten_shapes(in_shapes, attrs):
+    data = in_shapes[0]
+    flat = None if data is None else (data[0], int(np.prod(data[1:])))
+    return [data, (1,), (1,)], [flat, (1,), (1,)]
+
+
+def _quantized_flatten_types(in_dtypes, attrs, names):
+    if in_dtypes[0] not in (None, "int8", "uint8"):
+        raise ValueError("quantized_flatten only supports int8 and uint8 input, got %s" % in_dtypes[0])
+    return [in_dtypes[0], "float32", "float32"], [in_dtypes[0], "float32", "float32"]
+
+
+declare("_contrib_quantized_flatten", inputs=("data", "min_data", "max_data"), kernel=k.quantized_flatten,
+        num_outputs=3, infer=_quantized_flatten_shapes, types=_quantized_flatten_types,
+        output_names=("output", "min_output", "max_output"))
+
+
+def _quantized_concat_shapes(in_shapes, attrs):
+    count = len(in_shapes) // 3
+    _, out = REGISTRY["Concat"].infer_shapes(in_shapes[:count], dict(attrs, num_args=count))
+    completed = list(in_shapes[:count]) + [(1,)] * (2 * count)
+    return completed, [out[0], (1,), (1,)]
+
+
+def _quantized_concat_types(in_dtypes, attrs, names):
+    count = len(in_dtypes) // 3
+    data = [d or "uint8" for d in in_dtypes[:count]]
+    out = "int8" if "int8" in data else "uint8"
+    return data + ["float32"] * (2 * count), [out, "float32", "float32"]
+
+
+declare("_contrib_quantized_concat", ("*data",), [Attr("dim", int_, 1)], kernel=k.quantized_concat,
+        num_outputs=3, infer=_quantized_concat_shapes, types=_quantized_concat_types,
+        output_names=("output", "min_output", "max_output"))
+
+
+# ---- _sg_mkldnn_fully_connected: a FullyConnected fused with its activation (runtime/kernels/fused_dense.py)
+def _dense(attrs, graphs):
+    if len(graphs) != 1:
+        raise MXNetError("_sg_mkldnn_fully_connected needs its subgraph (the node's `subgraphs` in the symbol file)")
+    return dense.dense_of(graphs[0])
+
+
+def _quantized_outputs(attrs) -> int:
+    return 1 if not attrs["quantized"] or attrs["enable_float_output"] else 3
+
+
+def _fused_dense(*arrays, graphs=(), **attrs):
+    fused = _dense(attrs, graphs)
+    if attrs["quantized"]:
+        return dense.quantized(list(arrays), fused, attrs["enable_float_output"], bool(attrs["channel_wise_quantize"]),
+                               attrs["min_calib_range"], attrs["max_calib_range"])
+    fully_connected = REGISTRY["FullyConnected"]
+    return dense.float32(arrays, fused, lambda inputs: fully_connected.run(inputs, fused.dense)[0])
+
+
+def _fused_dense_shapes(in_shapes, attrs, graphs=()):
+    fused = _dense(attrs, graphs)
+    count = len(graphs[0].names)
+    found, out = graphs[0].infer_shapes(in_shapes[:count])
+    completed = [tuple(s) if s is not None else given for s, given in zip(found, in_shapes)]
+    completed += [(1,)] * (len(in_shapes) - count)
+    outputs = [out[0] if out and out[0] is not None else
+               (None if in_shapes[0] is None else dense.output_shape(in_shapes[0], fused))]
+    return completed, outputs + ([(1,), (1,)] if _quantized_outputs(attrs) == 3 else [])
+
+
+def _fused_dense_types(in_dtypes, attrs, names, graphs=()):
+    fused = _dense(attrs, graphs)
+    count = len(graphs[0].names)
+    if not attrs["quantized"]:
+        found, out = graphs[0].infer_types(in_dtypes[:count])
+        return list(found), [out[0]]
+    if in_dtypes[0] not in (None, "int8", "uint8"):
+        raise ValueError("QuantizedFullyConnected only supports int8/uint8 input, while %s is given." % in_dtypes[0])
+    weights = "float32" if attrs["channel_wise_quantize"] else "int8"
+    completed = [in_dtypes[0]] + [weights] * (count - 1) + ["float32"] * (len(in_dtypes) - count)
+    if attrs["enable_float_output"]:
+        return completed, ["float32"]
+    calibrated = attrs["min_calib_range"] is not None and attrs["max_calib_range"] is not None
+    out = ("uint8" if dense.unsigned_output(fused) else "int8") if calibrated else "int32"
+    return completed, [out, "float32", "float32"]
+
+
+declare("_sg_mkldnn_fully_connected", ("*data",),
+        [Attr("quantized", bool_, False), Attr("enable_float_output", bool_, False),
+         Attr("with_eltwise", bool_, False), Attr("with_relu", bool_, False),
+         Attr("min_calib_range", optional(float_), None), Attr("max_calib_range", optional(float_), None),
+         Attr("channel_wise_quantize", optional(bool_), None)],
+        kernel=_fused_dense, infer=_fused_dense_shapes, types=_fused_dense_types,
+        num_outputs=_quantized_outputs, output_names=("output", "min_output", "max_output"))
