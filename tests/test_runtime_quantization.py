@@ -111,3 +111,12 @@ def test_integer_products_are_exact_over_long_sums(dtype):
             want += np.einsum("nchw,fc->nfhw", padded[:, :, i:i + 5, j:j + 4], weight[:, :, i, j].astype(np.int64))
     assert np.abs(want).max() > 2 ** 24  # past what float32 holds exactly
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("case", CASES["ops"]["elementwise"],
+                         ids=lambda c: "%s-%s-%s" % (c["op"], "-".join(i["dtype"] for i in c["inputs"][:2]), c["kwargs"]))
+def test_quantized_elementwise_operators(case):
+    inputs = [nd.array(array(r), dtype=r["dtype"]) for r in case["inputs"]]
+    outputs = getattr(nd.contrib, case["op"])(*inputs, **case["kwargs"])
+    for got, want in zip(outputs, case["outputs"]):
+        assert_same(got.asnumpy(), array(want))

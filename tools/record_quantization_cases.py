@@ -185,10 +185,11 @@ def chain_case(rng):
 
 
 def quantized_nets(mx):
-    """Two small Gluon nets quantized by MXNet's own flow (`contrib.quantization.quantize_net_v2`,
+    """Small Gluon nets quantized by MXNet's own flow (`contrib.quantization.quantize_net_v2`,
     naive calibration): the symbol files it writes use, besides the fused convolution, quantized
     concat and flatten and `_sg_mkldnn_fully_connected` (int8 weights and bias with their ranges,
-    or, channel-wise, float ones; a float output, a requantized one, a fused ReLU)."""
+    or, channel-wise, float ones; a float output, a requantized one, a fused ReLU), quantized
+    elementwise addition and multiplication, ReLU and BatchNorm."""
     import tempfile
     from mxnet.contrib import quantization
     from mxnet.gluon import nn
@@ -220,11 +221,24 @@ def quantized_nets(mx):
         def hybrid_forward(self, F, x):
             return self.fc3(self.fc2(self.fc1(x)))
 
+    class Elementwise(nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.c1, self.c2 = nn.Conv2D(8, 3, padding=1), nn.Conv2D(8, 3, padding=1)
+                self.p1, self.p2 = nn.MaxPool2D(2), nn.AvgPool2D(2)
+                self.act, self.bn, self.fc = nn.Activation("relu"), nn.BatchNorm(), nn.Dense(5)
+
+        def hybrid_forward(self, F, x):
+            a, b = self.p1(self.c1(x)), self.p2(self.c2(x))
+            return self.fc(self.bn(self.act(a + b) * b))
+
     cases = []
     rng = np.random.default_rng(11)
     for net, shape, granularity in ((Branches(prefix="branches_"), (4, 3, 12, 12), "tensor-wise"),
                                     (Dense(prefix="dense_"), (6, 20), "tensor-wise"),
-                                    (Dense(prefix="dense_"), (6, 20), "channel-wise")):
+                                    (Dense(prefix="dense_"), (6, 20), "channel-wise"),
+                                    (Elementwise(prefix="elementwise_"), (4, 3, 8, 8), "tensor-wise")):
         net.initialize(mx.init.Xavier(magnitude=3))
         x = mx.nd.array(rng.uniform(-1, 1, shape).astype("float32"))
         net(x)
@@ -250,6 +264,44 @@ def quantized_nets(mx):
         cases.append({"name": "quantize_net_%s_%s" % (net.prefix.rstrip("_"), granularity), "graph": text,
                       "arrays": arrays})
     return cases
+
+
+def elementwise_cases(mx, rng):
+    """quantized_elemwise_add, quantized_act and quantized_batch_norm called as operators: int8
+    and uint8 operands, calibrated and not (an int32 output). (quantized_elemwise_mul fails when
+    called so on MXNet 1.9.1; the quantized net of quantized_nets holds one.)"""
+    def quantized(shape, dtype, low, high):
+        data = rng.uniform(low * 1.2, high * 1.2, shape).astype("float32")
+        return list(mx.nd.contrib.quantize_v2(mx.nd.array(data), out_type=dtype, min_calib_range=low,
+                                              max_calib_range=high))
+
+    cases = []
+    shape = (2, 3, 4, 5)
+    operands = {"int8": (-2.0, 1.5), "uint8": (0.0, 3.0)}
+    width = 3
+    for a_type, b_type in (("int8", "int8"), ("uint8", "uint8"), ("int8", "uint8"), ("uint8", "int8")):
+        for kwargs in ({}, {"min_calib_range": -4.0, "max_calib_range": 3.0},
+                       {"min_calib_range": 0.0, "max_calib_range": 2.5}):
+            # a shape of its own per call: MXNet keeps the oneDNN sum of a call by its shapes and
+            # types, and reuses it, scales and all, for the next call of the same ones
+            width += 1
+            a = quantized((2, 3, 4, width), a_type, *operands[a_type])
+            b = quantized((2, 3, 4, width), b_type, *operands[b_type])
+            cases.append(("quantized_elemwise_add", [a[0], b[0], a[1], a[2], b[1], b[2]], kwargs))
+    for dtype in ("int8", "uint8"):
+        data = quantized(shape, dtype, *operands[dtype])
+        cases.append(("quantized_act", data, {"act_type": "relu"}))
+        channels = shape[1]
+        statistics = [mx.nd.array(rng.uniform(0.5, 1.5, channels)), mx.nd.array(rng.uniform(-0.5, 0.5, channels)),
+                      mx.nd.array(rng.uniform(-0.5, 0.5, channels)), mx.nd.array(rng.uniform(0.3, 2.0, channels))]
+        inputs = [data[0]] + statistics + [data[1], data[2]]
+        cases.append(("quantized_batch_norm", inputs, {"min_calib_range": -3.0, "max_calib_range": 3.5, "eps": 1e-3}))
+    recorded = []
+    for name, inputs, kwargs in cases:
+        outputs = getattr(mx.nd.contrib, name)(*inputs, **kwargs)
+        outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+        recorded.append({"op": name, "inputs": encode(list(inputs)), "kwargs": kwargs, "outputs": encode(list(outputs))})
+    return recorded
 
 
 def op_cases(mx, rng):
@@ -301,7 +353,7 @@ def main(out_path):
     for case in graphs:
         case["outputs"] = [encode(mx.nd.array(o, dtype=o.dtype)) for o in run(mx, case["graph"], case["arrays"])]
         case["arrays"] = {k: encode(mx.nd.array(v, dtype=v.dtype)) for k, v in case["arrays"].items()}
-    record = shortest({"ops": op_cases(mx, rng), "graphs": graphs})
+    record = shortest({"ops": dict(op_cases(mx, rng), elementwise=elementwise_cases(mx, rng)), "graphs": graphs})
     with open(out_path, "w") as f:
         json.dump(record, f)
 

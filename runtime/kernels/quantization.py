@@ -118,3 +118,132 @@ def quantized_concat(*arrays, dim=1, num_args=None):
 
 def _scale(dtype, low, high):
     return (np.float32(127.5) if np.dtype(dtype) == np.int8 else np.float32(255.5)) / max(abs(low), abs(high))
+
+
+_STEPS = {np.dtype(np.int8): np.float32(127.5), np.dtype(np.uint8): np.float32(255.5),
+          np.dtype(np.int32): np.float32(2147483647)}
+_BOUNDS = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255), np.dtype(np.int32): (-2 ** 31, 2 ** 31 - 1)}
+
+
+def _first(value):
+    return np.float32(np.asarray(value).reshape(-1)[0])
+
+
+def _magnitude(low, high):
+    return max(abs(low), abs(high))
+
+
+def _round_saturate(values, dtype):
+    """Rounded to nearest even and saturated to dtype, NaN to its largest value (oneDNN's
+    conversion)."""
+    low, high = _BOUNDS[np.dtype(dtype)]
+    rounded = np.rint(values)
+    return np.clip(np.where(np.isnan(rounded), high, rounded), low, high).astype(dtype)
+
+
+def quantized_elemwise_add(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_calib_range=None,
+                           max_calib_range=None):
+    """(sum, its min, its max), as MXNet 1.9.1's oneDNN sum: each operand scaled to the output's
+    steps (the calibrated range's, or the operands' magnitudes added, in int32) and added, rounded
+    to nearest even, saturated. An int8 and a uint8 operand: the uint8 one is first rescaled into
+    int8 (rounded, saturated) and the output is int8."""
+    low_a, high_a, low_b, high_b = (_first(v) for v in (lhs_min, lhs_max, rhs_min, rhs_max))
+    abs_a, abs_b = _magnitude(low_a, high_a), _magnitude(low_b, high_b)
+    scale_a, scale_b = _STEPS[lhs.dtype] / abs_a, _STEPS[rhs.dtype] / abs_b
+    calibrated = min_calib_range is not None and max_calib_range is not None
+    if calibrated:
+        out_dtype = lhs.dtype if lhs.dtype == rhs.dtype else np.dtype(np.int8)
+        out_low, out_high = np.float32(min_calib_range), np.float32(max_calib_range)
+        out_scale = _STEPS[out_dtype] / _magnitude(out_low, out_high)
+    else:
+        out_dtype = np.dtype(np.int32)
+        out_high = abs_a + abs_b
+        out_low = -out_high
+    out_range = _STEPS[out_dtype]
+    steps_a = _STEPS[lhs.dtype]
+    a, b = lhs.astype(np.float32), rhs.astype(np.float32)
+    if lhs.dtype != rhs.dtype:
+        # the uint8 operand goes into int8 first, at its own scale; the int8 one is scaled in the sum
+        signed_first = lhs.dtype == np.int8
+        if calibrated:
+            reorder = out_scale / (scale_b if signed_first else scale_a)
+            factor = out_scale / (scale_a if signed_first else scale_b)
+        elif signed_first:
+            reorder = abs_b * out_range / ((abs_a + abs_b) * _STEPS[np.dtype(np.uint8)])
+            factor = abs_a * out_range / ((abs_a + abs_b) * steps_a)
+        else:
+            reorder = abs_a * out_range / ((abs_a + abs_b) * steps_a)
+            factor = abs_b * out_range / ((abs_a + abs_b) * _STEPS[np.dtype(np.int8)])
+        if signed_first:
+            b, factors = _round_saturate(b * reorder, np.int8).astype(np.float32), (factor, np.float32(1))
+        else:
+            a, factors = _round_saturate(a * reorder, np.int8).astype(np.float32), (np.float32(1), factor)
+    elif calibrated:
+        factors = (out_scale / scale_a, out_scale / scale_b)
+    else:
+        factors = (abs_a * out_range / ((abs_a + abs_b) * steps_a), abs_b * out_range / ((abs_a + abs_b) * steps_a))
+    # each operand scaled and rounded to float32, then added (no fused multiply-add)
+    total = a * np.float32(factors[0]) + b * np.float32(factors[1])
+    return (_round_saturate(total.astype(np.float64), out_dtype), np.array([out_low], np.float32),
+            np.array([out_high], np.float32))
+
+
+def quantized_act(data, min_data, max_data, act_type="relu"):
+    """(ReLU of int8 / uint8 data, as int8, its min, its max): oneDNN's ReLU leaves uint8 data as
+    it is, and MXNet 1.9.1 declares the output int8, so such data's bytes read as int8."""
+    if act_type != "relu":
+        raise ValueError("_contrib_quantized_act only supports act_type=relu for now")
+    if data.dtype not in (np.int8, np.uint8):
+        raise ValueError("_contrib_quantized_act op only supports uint8 and int8 as input type")
+    out = np.maximum(data, 0).astype(np.int8) if data.dtype == np.int8 else data.view(np.int8).copy()
+    return out, _first(min_data).reshape(1), _first(max_data).reshape(1)
+
+
+def quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, max_data, eps=1e-3,
+                         min_calib_range=None, max_calib_range=None, axis=1, **ignored):
+    """(BatchNorm of int8 / uint8 data with its moving statistics, int8, its min, its max), as
+    MXNet 1.9.1's oneDNN one: uint8 data first rescaled into int8 (127.5 / 255.5, rounded), the
+    statistics folded into a scale and shift in the data's and the calibrated output's steps,
+    then oneDNN's normalization with mean 0 and variance 1 (which still divides by
+    sqrt(1 + eps)), rounded to nearest even and saturated."""
+    if min_calib_range is None or max_calib_range is None:
+        raise ValueError("min_calib_range or max_calib_range is not available. Quantized BN currently "
+                         "don't support calib_mode=None")
+    values = data.astype(np.float32)
+    if data.dtype == np.uint8:
+        values = _round_saturate(values * (np.float32(127.5) / np.float32(255.5)), np.int8).astype(np.float32)
+    abs_data = _magnitude(_first(min_data), _first(max_data))
+    abs_out = _magnitude(np.float32(min_calib_range), np.float32(max_calib_range))
+    invstd = (1.0 / np.sqrt(moving_var.astype(np.float64) + eps)).astype(np.float32)
+    gamma, beta, mean = (v.astype(np.float32) for v in (gamma, beta, moving_mean))
+    scale = gamma * invstd * abs_data / abs_out
+    shift = (beta - mean * gamma * invstd) * np.float32(127.5) / abs_out
+    shape = [1] * data.ndim
+    shape[axis % data.ndim] = -1
+    # oneDNN: scale / sqrt(variance + eps) with the variance set to 1
+    factor = (scale / np.sqrt(np.float32(1) + np.float32(eps))).astype(np.float32)
+    out = values * factor.reshape(shape) + shift.reshape(shape)
+    return (_round_saturate(out.astype(np.float32), np.int8), np.array([min_calib_range], np.float32),
+            np.array([max_calib_range], np.float32))
+
+
+def quantized_elemwise_mul(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_calib_range=None,
+                           max_calib_range=None, enable_float_output=False):
+    """The product of int8 operands (MXNet 1.9.1 reads uint8 ones' bytes as int8), in float32 at
+    the product of their steps, or requantized to the calibrated range: converted as C converts
+    a float to int8 on x86 (truncated toward 0 to int32, NaN and values past int32 to its
+    minimum, then the low byte: 130 becomes -126)."""
+    a, b = lhs.view(np.int8).astype(np.int32), rhs.view(np.int8).astype(np.int32)
+    scale_a = np.float32(127.5) / _magnitude(_first(lhs_min), _first(lhs_max))
+    scale_b = np.float32(127.5) / _magnitude(_first(rhs_min), _first(rhs_max))
+    products = (a * b).astype(np.float32)
+    if enable_float_output:
+        return (products * np.float32(1.0 / float(scale_a) / float(scale_b))).astype(np.float32)
+    if min_calib_range is None or max_calib_range is None:
+        raise ValueError("quantized_elemwise_mul without min_calib_range and max_calib_range (an int32 "
+                         "output) is not computed by this runtime")
+    out_scale = np.float32(127.5) / _magnitude(np.float32(min_calib_range), np.float32(max_calib_range))
+    truncated = np.trunc((products * (out_scale / scale_a / scale_b)).astype(np.float32)).astype(np.float64)
+    as_int32 = np.where(np.abs(truncated) < 2 ** 31, truncated, -2 ** 31)  # NaN compares false too
+    return (as_int32.astype(np.int64).astype(np.int8), np.array([min_calib_range], np.float32),
+            np.array([max_calib_range], np.float32))

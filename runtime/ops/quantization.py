@@ -1,5 +1,6 @@
 """MXNet 1.9.1's quantization operators (no gradient): contrib.quantize, dequantize and
-quantize_v2, quantized pooling, flatten and concat, and `_sg_mkldnn_conv` and
+quantize_v2, the quantized pooling, flatten, concat, ReLU, BatchNorm and elementwise addition
+and multiplication, and `_sg_mkldnn_conv` and
 `_sg_mkldnn_fully_connected`, the fused (and quantized) layers that MXNet's quantization flow
 writes into the symbol files of int8 models."""
 from __future__ import annotations
@@ -231,3 +232,74 @@ declare("_sg_mkldnn_fully_connected", ("*data",),
          Attr("channel_wise_quantize", optional(bool_), None)],
         kernel=_fused_dense, infer=_fused_dense_shapes, types=_fused_dense_types,
         num_outputs=_quantized_outputs, output_names=("output", "min_output", "max_output"))
+
+
+# ---- quantized elementwise operators, ReLU and BatchNorm
+def _ranged(in_shapes, count):
+    """Shape inference of operators whose `count` data inputs share a shape, then take a (1,)
+    min and max each, and give that shape with a (1,) min and max."""
+    shape = next((s for s in in_shapes[:count] if s is not None), None)
+    return [shape] * count + [(1,)] * (len(in_shapes) - count), [shape, (1,), (1,)]
+
+
+def _elemwise_add_types(in_dtypes, attrs, names):
+    data = [d if d == "int8" else "uint8" for d in in_dtypes[:2]]
+    calibrated = attrs["min_calib_range"] is not None and attrs["max_calib_range"] is not None
+    out = (data[0] if data[0] == data[1] else "int8") if calibrated else "int32"
+    return data + ["float32"] * 4, [out, "float32", "float32"]
+
+
+_CALIBRATION = [Attr("min_calib_range", optional(float_), None), Attr("max_calib_range", optional(float_), None)]
+_RANGES = ("output", "min_output", "max_output")
+
+declare("_contrib_quantized_elemwise_add", inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"),
+        attrs=_CALIBRATION, kernel=k.quantized_elemwise_add, num_outputs=3,
+        infer=lambda in_shapes, attrs: _ranged(in_shapes, 2), types=_elemwise_add_types, output_names=_RANGES)
+
+
+def _elemwise_mul_shapes(in_shapes, attrs):
+    completed, out = _ranged(in_shapes, 2)
+    return completed, out[:1] if attrs["enable_float_output"] else out
+
+
+def _elemwise_mul_types(in_dtypes, attrs, names):
+    if attrs["enable_float_output"]:
+        return ["int8", "int8"] + ["float32"] * 4, ["float32"]
+    calibrated = attrs["min_calib_range"] is not None and attrs["max_calib_range"] is not None
+    return ["int8", "int8"] + ["float32"] * 4, ["int8" if calibrated else "int32", "float32", "float32"]
+
+
+declare("_contrib_quantized_elemwise_mul", inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"),
+        attrs=_CALIBRATION + [Attr("enable_float_output", bool_, False)], kernel=k.quantized_elemwise_mul,
+        num_outputs=lambda attrs: 1 if attrs["enable_float_output"] else 3,
+        infer=_elemwise_mul_shapes, types=_elemwise_mul_types, output_names=_RANGES)
+
+
+def _quantized_act_types(in_dtypes, attrs, names):
+    if attrs["act_type"] != "relu":
+        raise MXNetError("_contrib_quantized_act only supports act_type=relu for now")
+    return [in_dtypes[0], "float32", "float32"], ["int8", "float32", "float32"]
+
+
+declare("_contrib_quantized_act", inputs=("data", "min_data", "max_data"), attrs=list(REGISTRY["Activation"].attrs.values()),
+        kernel=k.quantized_act, num_outputs=3, infer=lambda in_shapes, attrs: _ranged(in_shapes, 1),
+        types=_quantized_act_types, output_names=_RANGES)
+
+
+def _quantized_batch_norm_shapes(in_shapes, attrs):
+    data = in_shapes[0]
+    channels = None if data is None else (data[attrs["axis"] % len(data)],)
+    return [data] + [channels] * 4 + [(1,), (1,)], [data, (1,), (1,)]
+
+
+def _quantized_batch_norm_types(in_dtypes, attrs, names):
+    if in_dtypes[0] not in (None, "int8", "uint8"):
+        raise ValueError("quantized_batch_norm only supports int8 and uint8 input, got %s" % in_dtypes[0])
+    return [in_dtypes[0]] + ["float32"] * 6, ["int8", "float32", "float32"]
+
+
+declare("_contrib_quantized_batch_norm",
+        inputs=("data", "gamma", "beta", "moving_mean", "moving_var", "min_data", "max_data"),
+        attrs=list(REGISTRY["BatchNorm"].attrs.values()), kernel=k.quantized_batch_norm, num_outputs=3,
+        aux=("moving_mean", "moving_var"), infer=_quantized_batch_norm_shapes, types=_quantized_batch_norm_types,
+        output_names=_RANGES)
