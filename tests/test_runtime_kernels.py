@@ -42,6 +42,21 @@ def test_pooling_equals_the_general_loop(kernel, stride, pad, convention, pool_t
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
 
 
+SHAPED = [((2, 3, 9), (3,), (2,), (1,), "valid", None), ((2, 3, 9), (3,), (2,), (0,), "same", None),
+          ((2, 3, 9, 8), (3, 3), (2, 2), (1, 1), "full", None), ((2, 3, 13, 13), (13, 13), (), (), "valid", None),
+          ((1, 2, 7, 6, 5), (2, 3, 2), (2, 2, 1), (1, 1, 0), "full", None),
+          ((2, 9, 8, 3), (3, 2), (2, 3), (1, 0), "full", "NHWC"), ((2, 9, 3), (4,), (3,), (0,), "full", "NWC")]
+
+
+@pytest.mark.parametrize("shape,kernel,stride,pad,convention,layout", SHAPED)
+def test_pooled_shape_is_the_shape_pooling_gives(shape, kernel, stride, pad, convention, layout):
+    """Shape inference computes the pooled shape instead of pooling zeros (which compiled kernels
+    for it in a new process); it must be the shape the kernels give."""
+    attrs = dict(kernel=kernel, stride=stride, pad=pad, pooling_convention=convention, layout=layout)
+    pooled = kernels.pooling(RNG.standard_normal(shape).astype(np.float32), **attrs)
+    assert kernels.pooled_shape(shape, **attrs) == pooled.shape
+
+
 def test_max_pooling_of_a_lenet_feature_map():
     x = RNG.standard_normal((4, 6, 24, 24)).astype(np.float32)
     got = nd.Pooling(nd.array(x), kernel=(2, 2), stride=(2, 2), pool_type="max").asnumpy()

@@ -116,6 +116,23 @@ def test_the_max_pooling_kernels_twin_gives_its_bits(geometry):
     same_bits(compiled, twin)
 
 
+# (kh, kw, sh, sw, ph, pw, oh, ow) over (9, 8) inputs, for the general loop: "full" windows past
+# the far edge, padded ones, and SqueezeNet's whole-map average (a window the others do not take)
+@pytest.mark.parametrize("geometry", [(3, 3, 2, 2, 1, 1, 5, 5), (2, 3, 2, 2, 0, 1, 5, 4), (9, 8, 1, 1, 0, 0, 1, 1),
+                                      (3, 3, 3, 2, 1, 1, 4, 5), (1, 2, 2, 3, 0, 1, 5, 3)])
+@pytest.mark.parametrize("kind", ["max", "avg", "avg_without_padding", "sum"])
+def test_the_general_pooling_loops_twin_gives_its_bits(geometry, kind):
+    x = values(2, 3, 9, 8)
+    x[0, 1] = -0.0  # a whole window of -0.0 sums to 0.0 in both
+    flags = (kind == "max", kind != "avg_without_padding", kind == "sum")
+    same_bits(*both(nn._pool2d, x, *geometry, *flags))
+    integers = RNG.randint(-2 ** 20, 2 ** 20, (2, 3, 9, 8)).astype(np.int32)  # (the loop takes any type)
+    if kind == "max":
+        integers[1, 2, :3] = np.iinfo(np.int32).min
+    compiled, twin = both(nn._pool2d, integers, *geometry, *flags)
+    np.testing.assert_array_equal(compiled, twin)
+
+
 def _double(a, out):
     for i in range(a.shape[0]):
         out[i] = a[i] * 2

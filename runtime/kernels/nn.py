@@ -411,6 +411,7 @@ def deconvolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=
 
 
 # ---- pooling
+@tiered(twins.pool2d)
 @numba.njit(cache=True, nogil=True)
 def _pool2d(x, kh, kw, sh, sw, ph, pw, oh, ow, is_max, count_include_pad, is_sum):
     n, c, h, w = x.shape
@@ -554,6 +555,23 @@ def same_padded(data, kernel, stride, pool_type):
     else:
         fill = np.iinfo(data.dtype).min
     return np.pad(data, ((0, 0), (0, 0), (0, extra)), constant_values=fill)
+
+
+def pooled_shape(shape, kernel=(), pooling_convention="valid", stride=(), pad=(), layout=None, **_) -> tuple:
+    """The shape `pooling` gives data of this shape (not a global pooling): windows that fit
+    ("valid"), or ceil'd so that the last ones may pass the padding ("full"); "same" (1-D): one
+    window per stride started inside the data."""
+    if layout in CHANNELS_LAST:
+        moved = pooled_shape((shape[0], shape[-1]) + tuple(shape[1:-1]), kernel, pooling_convention, stride, pad)
+        return (moved[0],) + tuple(moved[2:]) + (moved[1],)
+    spatial = tuple(shape[2:])
+    stride = tuple(stride) or (1,) * len(spatial)
+    if pooling_convention == "same":
+        return tuple(shape[:2]) + tuple(-(-d // s) for d, s in zip(spatial, stride))
+    pad = tuple(pad) or (0,) * len(spatial)
+    round_ = math.ceil if pooling_convention == "full" else math.floor
+    return tuple(shape[:2]) + tuple(int(round_((d + 2 * p - k) / s)) + 1
+                                    for d, k, s, p in zip(spatial, kernel, stride, pad))
 
 
 def pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False, pooling_convention="valid",

@@ -77,6 +77,8 @@ def common_kernels() -> None:
     for kernel, stride in ((3, 2), (2, 2)):  # ResNet's, SqueezeNet's and DenseNet's pooling windows
         nn.pooling(np.ones((1, 1, 4, 4), f32), kernel=(kernel, kernel), stride=(stride, stride), pool_type="max")
         nn.pooling(np.ones((1, 1, 4, 4), f32), kernel=(kernel, kernel), stride=(stride, stride), pool_type="avg")
+    # the general loop: windows the kernels above do not take (SqueezeNet's 13x13 average)
+    nn.pooling(np.ones((1, 1, 4, 4), f32), kernel=(3, 3), stride=(2, 2), pool_type="avg", pooling_convention="full")
     if not compiling:
         dense()
     # a convolution with the max pooling after it, fused (LeNet's, VGG's, SqueezeNet's stem): no

@@ -81,6 +81,45 @@ def average_pool2d(x, rows, cols, row_step, column_step, oh, ow, divisor):
     return (total / divisor).astype(x.dtype)
 
 
+def _window_sizes(out, step, pad, kernel, size, include):
+    """Per output position along one axis: how many of its window's places count (MXNet's: the
+    window clipped at the padding's end, or, without the padding, at the data)."""
+    starts = np.arange(out) * step - pad
+    ends = np.minimum(starts + kernel, size + pad)
+    if include:
+        return ends - starts
+    return np.minimum(ends, size) - np.maximum(starts, 0)
+
+
+def pool2d(x, kh, kw, sh, sw, ph, pw, oh, ow, is_max, count_include_pad, is_sum):
+    """The general pooling loop's twin: a window's places in the data taken row by row, each in
+    order (the maximum in x's type, never NaN; sums in float64, divided there, then converted to
+    x's type as the loop stores them)."""
+    n, c, h, w = x.shape
+    below, right = max(0, (oh - 1) * sh + kh - h - ph), max(0, (ow - 1) * sw + kw - w - pw)
+    widths = ((0, 0), (0, 0), (ph, below), (pw, right))
+    if is_max:
+        # the loop starts from -inf, which any integer beats: an integer type's least value here
+        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        padded = np.pad(x, widths, constant_values=lowest)
+        best = np.full((n, c, oh, ow), lowest, x.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                v = _windows(padded, i, j, sh, sw, oh, ow)
+                best = np.where(v > best, v, best)
+        return best
+    padded = np.pad(x.astype(np.float64), widths)  # places outside the data add 0.0: no change
+    total = np.zeros((n, c, oh, ow), np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            total += _windows(padded, i, j, sh, sw, oh, ow)
+    if is_sum:
+        return total.astype(x.dtype)
+    counts = np.outer(_window_sizes(oh, sh, ph, kh, h, count_include_pad),
+                      _window_sizes(ow, sw, pw, kw, w, count_include_pad))
+    return (total / np.maximum(counts, 1)).astype(x.dtype)
+
+
 def max_pool2d(x, rows, cols, sh, sw, ph, pw, out):
     """Down the window's rows first, then along its columns, each in order, as the kernel."""
     n, c, h, w = x.shape
