@@ -232,3 +232,24 @@ def test_summary_prints_mxnets_table(capsys):
     net.hybridize()
     with pytest.raises(AssertionError, match="must not be hybridized to print summary"):
         net.summary(nd.ones((2, 3, 6, 6)))
+
+
+def test_clearing_the_cached_op_traces_hybrid_forward_again():
+    """GluonCV's set_nms and reset_class change what hybrid_forward reads, then call MXNet's
+    private `_clear_cached_op`, so that the next call traces again."""
+    from runtime.gluon import nn
+
+    class Scaled(nn.HybridBlock):
+        factor = 2.0
+
+        def hybrid_forward(self, F, x):
+            return x * self.factor
+
+    block = Scaled()
+    block.hybridize()
+    x = nd.ones((2,))
+    np.testing.assert_array_equal(block(x).asnumpy(), [2, 2])
+    block.factor = 3.0
+    np.testing.assert_array_equal(block(x).asnumpy(), [2, 2])  # the traced graph still runs
+    block._clear_cached_op()
+    np.testing.assert_array_equal(block(x).asnumpy(), [3, 3])

@@ -442,6 +442,12 @@ class HybridBlock(Block):
         self._cached.clear()
         super().cast(dtype)
 
+    def _clear_cached_op(self) -> None:
+        """Forget this block's traced graphs, so that the next call traces hybrid_forward again
+        (MXNet 1.9.1's private method, which GluonCV's set_nms and reset_class call after changing
+        what hybrid_forward reads)."""
+        self._cached.clear()
+
     def register_op_hook(self, callback, monitor_all=False) -> None:
         """`callback(name, op_name, array)` for each operator the hybridized block runs: its outputs
         named NODE_OUTPUT, and with `monitor_all` its inputs first, NODE_INPUT (input0, input1... for
