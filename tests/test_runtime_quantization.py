@@ -120,3 +120,15 @@ def test_quantized_elementwise_operators(case):
     outputs = getattr(nd.contrib, case["op"])(*inputs, **case["kwargs"])
     for got, want in zip(outputs, case["outputs"]):
         assert_same(got.asnumpy(), array(want))
+
+
+def test_output_names_are_mxnets():
+    """As MXNet 1.9.1 lists them (quantize and quantize_v2 declare no names: output0, 1, 2)."""
+    from runtime import sym
+    data, low, high = sym.var("d"), sym.var("lo"), sym.var("hi")
+    assert sym.contrib.quantize(data, low, high, name="q").list_outputs() == ["q_output0", "q_output1", "q_output2"]
+    assert sym.contrib.quantize_v2(data, name="q").list_outputs() == ["q_output0", "q_output1", "q_output2"]
+    assert sym.contrib.quantized_pooling(data, low, high, kernel=(2, 2), name="p").list_outputs() == \
+        ["p_output", "p_min_output", "p_max_output"]
+    assert sym.contrib.quantized_elemwise_mul(data, data, low, high, low, high, enable_float_output=True,
+                                              name="m").list_outputs() == ["m_output"]

@@ -13,6 +13,8 @@ from runtime.kernels import fused_dense as dense
 from runtime.kernels import quantization as k
 from runtime.registry import REGISTRY, Attr, bool_, choice, declare, float_, int_, optional
 
+_RANGES = ("output", "min_output", "max_output")  # the names of a quantized result and its range
+
 
 def _range_shapes(in_shapes, attrs):
     return [in_shapes[0], (1,), (1,)], None
@@ -40,7 +42,7 @@ def _dequantize_types(in_dtypes, attrs, names):
 
 declare("_contrib_quantize", inputs=("data", "min_range", "max_range"),
         attrs=[Attr("out_type", choice("int8", "uint8"), "uint8")], kernel=k.quantize, num_outputs=3,
-        infer=_quantize_shapes, types=_quantize_types, output_names=("output", "min_output", "max_output"))
+        infer=_quantize_shapes, types=_quantize_types)  # MXNet names its outputs output0..2, as quantize_v2
 declare("_contrib_dequantize", inputs=("data", "min_range", "max_range"),
         attrs=[Attr("out_type", choice("float32"), "float32")], kernel=k.dequantize,
         infer=_dequantize_shapes, types=_dequantize_types)
@@ -79,7 +81,7 @@ def _quantized_pooling_types(in_dtypes, attrs, names):
 declare("_contrib_quantized_pooling", inputs=("data", "min_data", "max_data"),
         attrs=list(REGISTRY["Pooling"].attrs.values()), kernel=k.quantized_pooling, num_outputs=3,
         infer=_quantized_pooling_shapes, types=_quantized_pooling_types,
-        output_names=("output", "min_output", "max_output"))
+        output_names=_RANGES)
 
 
 # ---- _sg_mkldnn_conv: a convolution fused with what follows it (runtime/kernels/fused_conv.py)
@@ -155,7 +157,7 @@ def _quantized_flatten_types(in_dtypes, attrs, names):
 
 declare("_contrib_quantized_flatten", inputs=("data", "min_data", "max_data"), kernel=k.quantized_flatten,
         num_outputs=3, infer=_quantized_flatten_shapes, types=_quantized_flatten_types,
-        output_names=("output", "min_output", "max_output"))
+        output_names=_RANGES)
 
 
 def _quantized_concat_shapes(in_shapes, attrs):
@@ -174,7 +176,7 @@ def _quantized_concat_types(in_dtypes, attrs, names):
 
 declare("_contrib_quantized_concat", ("*data",), [Attr("dim", int_, 1)], kernel=k.quantized_concat,
         num_outputs=3, infer=_quantized_concat_shapes, types=_quantized_concat_types,
-        output_names=("output", "min_output", "max_output"))
+        output_names=_RANGES)
 
 
 # ---- _sg_mkldnn_fully_connected: a FullyConnected fused with its activation (runtime/kernels/fused_dense.py)
@@ -231,7 +233,7 @@ declare("_sg_mkldnn_fully_connected", ("*data",),
          Attr("min_calib_range", optional(float_), None), Attr("max_calib_range", optional(float_), None),
          Attr("channel_wise_quantize", optional(bool_), None)],
         kernel=_fused_dense, infer=_fused_dense_shapes, types=_fused_dense_types,
-        num_outputs=_quantized_outputs, output_names=("output", "min_output", "max_output"))
+        num_outputs=_quantized_outputs, output_names=_RANGES)
 
 
 # ---- quantized elementwise operators, ReLU and BatchNorm
@@ -250,7 +252,6 @@ def _elemwise_add_types(in_dtypes, attrs, names):
 
 
 _CALIBRATION = [Attr("min_calib_range", optional(float_), None), Attr("max_calib_range", optional(float_), None)]
-_RANGES = ("output", "min_output", "max_output")
 
 declare("_contrib_quantized_elemwise_add", inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"),
         attrs=_CALIBRATION, kernel=k.quantized_elemwise_add, num_outputs=3,
