@@ -113,8 +113,11 @@ def test_integer_products_are_exact_over_long_sums(dtype):
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("case", CASES["ops"]["elementwise"],
-                         ids=lambda c: "%s-%s-%s" % (c["op"], "-".join(i["dtype"] for i in c["inputs"][:2]), c["kwargs"]))
+def _elementwise_id(case):
+    return "%s-%s-%s" % (case["op"], "-".join(i["dtype"] for i in case["inputs"][:2]), case["kwargs"])
+
+
+@pytest.mark.parametrize("case", CASES["ops"]["elementwise"], ids=_elementwise_id)
 def test_quantized_elementwise_operators(case):
     inputs = [nd.array(array(r), dtype=r["dtype"]) for r in case["inputs"]]
     outputs = getattr(nd.contrib, case["op"])(*inputs, **case["kwargs"])

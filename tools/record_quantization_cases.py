@@ -99,7 +99,8 @@ def run(mx, text, arrays):
 
 
 def conv_params(rng, prefix, filters, channels, kernel, groups=1, with_bn=True, bias=False, weight_scale=1.0):
-    params = {prefix + "weight": (rng.normal(0, 1, (filters, channels // groups) + kernel) * weight_scale).astype("float32")}
+    weight = rng.normal(0, 1, (filters, channels // groups) + kernel) * weight_scale
+    params = {prefix + "weight": weight.astype("float32")}
     if bias:
         params[prefix + "bias"] = rng.normal(0, 1, filters).astype("float32")
     if with_bn:
@@ -300,7 +301,8 @@ def elementwise_cases(mx, rng):
     for name, inputs, kwargs in cases:
         outputs = getattr(mx.nd.contrib, name)(*inputs, **kwargs)
         outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
-        recorded.append({"op": name, "inputs": encode(list(inputs)), "kwargs": kwargs, "outputs": encode(list(outputs))})
+        recorded.append({"op": name, "inputs": encode(list(inputs)), "kwargs": kwargs,
+                         "outputs": encode(list(outputs))})
     return recorded
 
 
@@ -324,7 +326,8 @@ def op_cases(mx, rng):
                 kwargs = {"kernel": kernel, "pool_type": pool_type, "stride": (2, 2), "pad": pad,
                           "pooling_convention": convention, "count_include_pad": include_pad}
                 out = mx.nd.contrib.quantized_pooling(q, low, high, **kwargs)
-                cases["pooling"].append({"input": encode([q, low, high]), "kwargs": kwargs, "outputs": encode(list(out))})
+                cases["pooling"].append({"input": encode([q, low, high]), "kwargs": kwargs,
+                                         "outputs": encode(list(out))})
         out = mx.nd.contrib.quantized_pooling(q, low, high, kernel=(1, 1), pool_type="avg", global_pool=True)
         cases["pooling"].append({"input": encode([q, low, high]), "kwargs": {"kernel": (1, 1), "pool_type": "avg",
                                                                             "global_pool": True},

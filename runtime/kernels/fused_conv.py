@@ -226,7 +226,8 @@ def quantized(arrays: List[np.ndarray], fusion: Fusion, with_bn: bool, with_sum:
     # grouped convolution is the group: filter c quantizes at the scale of filter c // (filters
     # per group), while the output is rescaled by its own (equal where each group is one filter)
     groups = fusion.conv["num_group"]
-    quantizing = weight_scales[np.arange(weight.shape[0]) // (weight.shape[0] // groups)] if groups > 1 else weight_scales
+    group_of = np.arange(weight.shape[0]) // (weight.shape[0] // groups)
+    quantizing = weight_scales[group_of] if groups > 1 else weight_scales
     weight_q = saturate(weight * quantizing.reshape(per_filter), np.int8)
     y = _integer_products(data, weight_q, fusion.conv).astype(F32)
     channel = (1, -1) + (1,) * (y.ndim - 2)

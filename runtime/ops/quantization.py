@@ -282,7 +282,8 @@ def _quantized_act_types(in_dtypes, attrs, names):
     return [in_dtypes[0], "float32", "float32"], ["int8", "float32", "float32"]
 
 
-declare("_contrib_quantized_act", inputs=("data", "min_data", "max_data"), attrs=list(REGISTRY["Activation"].attrs.values()),
+declare("_contrib_quantized_act", inputs=("data", "min_data", "max_data"),
+        attrs=list(REGISTRY["Activation"].attrs.values()),
         kernel=k.quantized_act, num_outputs=3, infer=lambda in_shapes, attrs: _ranged(in_shapes, 1),
         types=_quantized_act_types, output_names=_RANGES)
 
