@@ -7,7 +7,7 @@ from runtime.ops import math, nn, outputs, tensor  # noqa: F401  (declarations r
 from runtime.ops import ctc  # noqa: F401,E402  (the CTC loss operator)
 from runtime.ops import columns  # noqa: F401,E402  (im2col, col2im and their gradients)
 from runtime.ops import lrn  # noqa: F401,E402  (local response normalization and its gradient)
-from runtime.ops import quantization  # noqa: F401,E402  (quantize, dequantize, quantize_v2, the fused int8 convolution)
+from runtime.ops import quantization  # noqa: F401,E402  (quantize, dequantize and the int8 operators)
 from runtime.ops import attention  # noqa: F401,E402  (contrib.interleaved_matmul_*, multi-head attention)
 from runtime.ops import proposal  # noqa: F401,E402  (contrib.Proposal, contrib.MultiProposal)
 from runtime.ops import box_coders  # noqa: F401,E402  (contrib.box_decode, contrib.box_encode)
