@@ -70,7 +70,7 @@ def test_fused_convolution_keeps_batch_norm_statistics_as_auxiliary_states():
                                                      for s in ("running_mean", "running_var")}
         assert "a_gamma" in sym.list_arguments()
         # shapes of the parameters come from the subgraph's convolution and BatchNorm
-        args, outs, auxes = sym.infer_shape(data=(2, 3, 12, 10), float_data=(2, 3, 12, 10))
+        args, outs, _ = sym.infer_shape(data=(2, 3, 12, 10), float_data=(2, 3, 12, 10))
         named = dict(zip(sym.list_arguments(), args))
         assert named["a_weight"] == (8, 3, 3, 3) and named["b_gamma"] == (8,) and named["c_bias"] == (4,)
         assert outs == [(2, 4, 6, 5), (2, 8, 6, 5), (2, 6, 6, 5)]
