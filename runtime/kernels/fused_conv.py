@@ -34,9 +34,10 @@ from runtime.base import MXNetError
 from runtime.kernels.columns import im2col, output_spatial
 
 F32 = np.float32
-# MXNet's quantized ranges: int8 maps a magnitude onto 127.5 steps, uint8 onto 255.5
-_STEPS = {np.dtype(np.int8): F32(127.5), np.dtype(np.uint8): F32(255.5)}
-_LIMITS = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255)}
+# MXNet's quantized ranges: int8 maps a magnitude onto 127.5 steps, uint8 onto 255.5, int32 onto
+# INT32_MAX (as a float32: 2**31)
+STEPS = {np.dtype(np.int8): F32(127.5), np.dtype(np.uint8): F32(255.5), np.dtype(np.int32): F32(2147483647)}
+_LIMITS = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255), np.dtype(np.int32): (-2 ** 31, 2 ** 31 - 1)}
 _INT32_MAX = 2147483647
 
 
@@ -106,7 +107,7 @@ def scale_of(dtype, low, high) -> F32:
     """The quantization scale of a range: steps over its larger magnitude (MXNet's
     GetQuantizeScale; a zero range gets INT32_MAX)."""
     magnitude = max(abs(F32(low)), abs(F32(high)))
-    return _STEPS[np.dtype(dtype)] / magnitude if magnitude else F32(_INT32_MAX)
+    return STEPS[np.dtype(dtype)] / magnitude if magnitude else F32(_INT32_MAX)
 
 
 def filter_scales(weight, bias, data_scale) -> np.ndarray:
@@ -115,7 +116,7 @@ def filter_scales(weight, bias, data_scale) -> np.ndarray:
     # MXNet's min / max loops pass over NaN
     magnitude = np.maximum(np.abs(np.fmin.reduce(flat, axis=1)), np.abs(np.fmax.reduce(flat, axis=1)))
     with np.errstate(divide="ignore"):
-        scales = np.where(magnitude != 0, _STEPS[np.dtype(np.int8)] / magnitude, F32(_INT32_MAX)).astype(F32)
+        scales = np.where(magnitude != 0, STEPS[np.dtype(np.int8)] / magnitude, F32(_INT32_MAX)).astype(F32)
     if bias is not None:
         limit = np.where(bias > 0, F32(2 ** 31), F32(-2 ** 31))
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -128,7 +129,8 @@ def filter_scales(weight, bias, data_scale) -> np.ndarray:
 
 def saturate(values, dtype):
     """Rounded to nearest even and saturated; NaN becomes the type's largest value, as oneDNN
-    writes it (a BatchNorm of negative variance makes a whole channel NaN)."""
+    writes it (a BatchNorm of negative variance makes a whole channel NaN). Saturating to int32
+    needs float64 values (float32 has no 2**31 - 1)."""
     low, high = _LIMITS[np.dtype(dtype)]
     rounded = np.rint(values)
     return np.clip(np.where(np.isnan(rounded), high, rounded), low, high).astype(dtype)

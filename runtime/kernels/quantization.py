@@ -1,5 +1,7 @@
-"""MXNet 1.9.1's contrib quantize / dequantize over float32, as its CPU build (with oneDNN) computes
-them, in float32: the range is the larger magnitude of min and max; int8 maps it onto 127 steps
+"""MXNet 1.9.1's quantization kernels, as its CPU build (with oneDNN) computes them: quantize,
+dequantize and quantize_v2, then the quantized pooling, flatten, concat, elementwise addition and
+multiplication, ReLU and BatchNorm (each described where it is defined). Quantize and dequantize,
+in float32: the range is the larger magnitude of min and max; int8 maps it onto 127 steps
 each side (min and max out: -range, range), uint8 onto 255 steps from 0 (min and max passed
 through); values round to nearest even and saturate at the type's limits. Dequantizing scales by
 range / 127.5 (int8) or range / 255.5 (uint8)."""
@@ -7,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from runtime.kernels.fused_conv import STEPS, saturate
+
 _LIMITS = {"int8": (-128, 127, np.float32(127)), "uint8": (0, 255, np.float32(255))}
-_DEQUANTIZE_STEPS = {np.dtype(np.int8): np.float32(127.5), np.dtype(np.uint8): np.float32(255.5)}
 
 
 def _range_of(min_range, max_range):
@@ -26,7 +29,7 @@ def quantize(data, min_range, max_range, out_type="uint8"):
 
 
 def dequantize(data, min_range, max_range, out_type="float32"):
-    steps = _DEQUANTIZE_STEPS.get(data.dtype)
+    steps = STEPS.get(data.dtype) if data.dtype in (np.int8, np.uint8) else None
     if steps is None:
         raise ValueError("dequantize op only supports input type int8 or uint8")
     return data.astype(np.float32) * (_range_of(min_range, max_range) / steps)
@@ -120,25 +123,12 @@ def _scale(dtype, low, high):
     return (np.float32(127.5) if np.dtype(dtype) == np.int8 else np.float32(255.5)) / max(abs(low), abs(high))
 
 
-_STEPS = {np.dtype(np.int8): np.float32(127.5), np.dtype(np.uint8): np.float32(255.5),
-          np.dtype(np.int32): np.float32(2147483647)}
-_BOUNDS = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255), np.dtype(np.int32): (-2 ** 31, 2 ** 31 - 1)}
-
-
 def _first(value):
     return np.float32(np.asarray(value).reshape(-1)[0])
 
 
 def _magnitude(low, high):
     return max(abs(low), abs(high))
-
-
-def _round_saturate(values, dtype):
-    """Rounded to nearest even and saturated to dtype, NaN to its largest value (oneDNN's
-    conversion)."""
-    low, high = _BOUNDS[np.dtype(dtype)]
-    rounded = np.rint(values)
-    return np.clip(np.where(np.isnan(rounded), high, rounded), low, high).astype(dtype)
 
 
 def quantized_elemwise_add(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_calib_range=None,
@@ -149,18 +139,18 @@ def quantized_elemwise_add(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_cal
     int8 (rounded, saturated) and the output is int8."""
     low_a, high_a, low_b, high_b = (_first(v) for v in (lhs_min, lhs_max, rhs_min, rhs_max))
     abs_a, abs_b = _magnitude(low_a, high_a), _magnitude(low_b, high_b)
-    scale_a, scale_b = _STEPS[lhs.dtype] / abs_a, _STEPS[rhs.dtype] / abs_b
+    scale_a, scale_b = STEPS[lhs.dtype] / abs_a, STEPS[rhs.dtype] / abs_b
     calibrated = min_calib_range is not None and max_calib_range is not None
     if calibrated:
         out_dtype = lhs.dtype if lhs.dtype == rhs.dtype else np.dtype(np.int8)
         out_low, out_high = np.float32(min_calib_range), np.float32(max_calib_range)
-        out_scale = _STEPS[out_dtype] / _magnitude(out_low, out_high)
+        out_scale = STEPS[out_dtype] / _magnitude(out_low, out_high)
     else:
         out_dtype = np.dtype(np.int32)
         out_high = abs_a + abs_b
         out_low = -out_high
-    out_range = _STEPS[out_dtype]
-    steps_a = _STEPS[lhs.dtype]
+    out_range = STEPS[out_dtype]
+    steps_a = STEPS[lhs.dtype]
     a, b = lhs.astype(np.float32), rhs.astype(np.float32)
     if lhs.dtype != rhs.dtype:
         # the uint8 operand goes into int8 first, at its own scale; the int8 one is scaled in the sum
@@ -169,22 +159,22 @@ def quantized_elemwise_add(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_cal
             reorder = out_scale / (scale_b if signed_first else scale_a)
             factor = out_scale / (scale_a if signed_first else scale_b)
         elif signed_first:
-            reorder = abs_b * out_range / ((abs_a + abs_b) * _STEPS[np.dtype(np.uint8)])
+            reorder = abs_b * out_range / ((abs_a + abs_b) * STEPS[np.dtype(np.uint8)])
             factor = abs_a * out_range / ((abs_a + abs_b) * steps_a)
         else:
             reorder = abs_a * out_range / ((abs_a + abs_b) * steps_a)
-            factor = abs_b * out_range / ((abs_a + abs_b) * _STEPS[np.dtype(np.int8)])
+            factor = abs_b * out_range / ((abs_a + abs_b) * STEPS[np.dtype(np.int8)])
         if signed_first:
-            b, factors = _round_saturate(b * reorder, np.int8).astype(np.float32), (factor, np.float32(1))
+            b, factors = saturate(b * reorder, np.int8).astype(np.float32), (factor, np.float32(1))
         else:
-            a, factors = _round_saturate(a * reorder, np.int8).astype(np.float32), (np.float32(1), factor)
+            a, factors = saturate(a * reorder, np.int8).astype(np.float32), (np.float32(1), factor)
     elif calibrated:
         factors = (out_scale / scale_a, out_scale / scale_b)
     else:
         factors = (abs_a * out_range / ((abs_a + abs_b) * steps_a), abs_b * out_range / ((abs_a + abs_b) * steps_a))
     # each operand scaled and rounded to float32, then added (no fused multiply-add)
     total = a * np.float32(factors[0]) + b * np.float32(factors[1])
-    return (_round_saturate(total.astype(np.float64), out_dtype), np.array([out_low], np.float32),
+    return (saturate(total.astype(np.float64), out_dtype), np.array([out_low], np.float32),
             np.array([out_high], np.float32))
 
 
@@ -211,7 +201,7 @@ def quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, m
                          "don't support calib_mode=None")
     values = data.astype(np.float32)
     if data.dtype == np.uint8:
-        values = _round_saturate(values * (np.float32(127.5) / np.float32(255.5)), np.int8).astype(np.float32)
+        values = saturate(values * (np.float32(127.5) / np.float32(255.5)), np.int8).astype(np.float32)
     abs_data = _magnitude(_first(min_data), _first(max_data))
     abs_out = _magnitude(np.float32(min_calib_range), np.float32(max_calib_range))
     invstd = (1.0 / np.sqrt(moving_var.astype(np.float64) + eps)).astype(np.float32)
@@ -223,7 +213,7 @@ def quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, m
     # oneDNN: scale / sqrt(variance + eps) with the variance set to 1
     factor = (scale / np.sqrt(np.float32(1) + np.float32(eps))).astype(np.float32)
     out = values * factor.reshape(shape) + shift.reshape(shape)
-    return (_round_saturate(out.astype(np.float32), np.int8), np.array([min_calib_range], np.float32),
+    return (saturate(out.astype(np.float32), np.int8), np.array([min_calib_range], np.float32),
             np.array([max_calib_range], np.float32))
 
 
