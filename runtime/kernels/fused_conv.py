@@ -103,6 +103,11 @@ def fold_batch_norm(weight, bias, gamma, beta, mean, var, eps: float, fix_gamma:
     return (weight * alpha.reshape(shape)).astype(F32), folded_bias.astype(F32)
 
 
+def scalar(value) -> F32:
+    """A range's one value (MXNet passes each min and max as a (1,) array), as float32."""
+    return F32(np.asarray(value).reshape(-1)[0])
+
+
 def scale_of(dtype, low, high) -> F32:
     """The quantization scale of a range: steps over its larger magnitude (MXNet's
     GetQuantizeScale; a zero range gets INT32_MAX)."""
@@ -161,6 +166,25 @@ def apply_activation(activation, y):
 _EXACT_TERMS = 512
 
 
+def exact_products(a, b) -> np.ndarray:
+    """a @ b for integer-valued float32 operands of 8 bits (int8 by int8 or uint8), exactly:
+    float32 BLAS products of at most _EXACT_TERMS terms, added in float64."""
+    terms = a.shape[-1]
+    if terms <= _EXACT_TERMS:
+        return np.matmul(a, b)
+    total = 0.0
+    for start in range(0, terms, _EXACT_TERMS):
+        stop = start + _EXACT_TERMS
+        total = total + np.matmul(a[..., start:stop], b[..., start:stop, :]).astype(np.float64)
+    return total
+
+
+def quantize_bias(bias, scales, data_scale):
+    """The bias in int32 steps (held as float64): at the data's scale times each filter's,
+    rounded to nearest even (oneDNN's reorder), saturated."""
+    return np.clip(np.rint(bias * (scales * data_scale)), -2 ** 31, _INT32_MAX)
+
+
 def _integer_products(data, weight_q, conv: Dict) -> np.ndarray:
     """The convolution of integer data and weights, exactly."""
     n = data.shape[0]
@@ -173,22 +197,14 @@ def _integer_products(data, weight_q, conv: Dict) -> np.ndarray:
     filters = weight_q.shape[0]
     w = weight_q.reshape(groups, filters // groups, -1).astype(F32)
     cols = cols.reshape(n, groups, cols.shape[1] // groups, cols.shape[2])
-    terms = w.shape[2]
-    if terms <= _EXACT_TERMS:
-        acc = np.matmul(w[None], cols)
-    else:
-        acc = np.zeros((n, groups, w.shape[1], cols.shape[3]), np.float64)
-        for start in range(0, terms, _EXACT_TERMS):
-            stop = start + _EXACT_TERMS
-            acc += np.matmul(w[None, :, :, start:stop], cols[:, :, start:stop])
-    return acc.reshape((n, filters) + out_spatial)
+    return exact_products(w[None], cols).reshape((n, filters) + out_spatial)
 
 
 def _operands(arrays: List[np.ndarray], fusion: Fusion, with_bn: bool, with_sum: bool):
     """(data, weights, bias or None, summand or None, the quantized ranges) from the node's
     inputs, BatchNorm folded into the weights and bias."""
     own = list(arrays[:fusion.inputs])
-    ranges = [F32(np.asarray(a).reshape(-1)[0]) for a in arrays[fusion.inputs:]]
+    ranges = [scalar(a) for a in arrays[fusion.inputs:]]
     data, weight = own[0], own[1]
     position = 2
     bias = None
@@ -234,8 +250,7 @@ def quantized(arrays: List[np.ndarray], fusion: Fusion, with_bn: bool, with_sum:
     y = _integer_products(data, weight_q, fusion.conv).astype(F32)
     channel = (1, -1) + (1,) * (y.ndim - 2)
     if bias is not None:
-        bias_q = np.clip(np.rint(bias * (weight_scales * data_scale)), -2 ** 31, _INT32_MAX)
-        y = y + bias_q.astype(F32).reshape(channel)
+        y = y + quantize_bias(bias, weight_scales, data_scale).astype(F32).reshape(channel)
     y = (y * requantize.reshape(channel)).astype(F32)
     activation = fusion.activation
     if activation is not None and activation[0] == "bounded_relu":

@@ -23,7 +23,8 @@ from typing import NamedTuple
 import numpy as np
 
 from runtime.base import MXNetError
-from runtime.kernels.fused_conv import F32, activation_of, apply_activation, filter_scales, saturate, scale_of
+from runtime.kernels.fused_conv import (F32, activation_of, apply_activation, exact_products, filter_scales,
+                                        quantize_bias, saturate, scalar, scale_of)
 
 _HALF_INT32 = F32(2 ** 30)  # MXNet's INT32_MAX / 2, an integer division, as a float
 
@@ -82,7 +83,7 @@ def quantized(arrays, fused: Dense, enable_float_output: bool, channel_wise: boo
     base = 3 if has_bias else 2
     data, weight = arrays[0], arrays[1]
     bias = arrays[2] if has_bias else None
-    ranges = [F32(np.asarray(a).reshape(-1)[0]) for a in arrays[base:]]
+    ranges = [scalar(a) for a in arrays[base:]]
     if data.dtype not in (np.int8, np.uint8):
         raise MXNetError("QuantizedFullyConnected only supports int8/uint8 input, while %s is given." % data.dtype)
     data_scale = scale_of(data.dtype, ranges[0], ranges[1])
@@ -91,7 +92,7 @@ def quantized(arrays, fused: Dense, enable_float_output: bool, channel_wise: boo
         bias = None if bias is None else bias.astype(F32)
         scales = filter_scales(weight, bias, data_scale)
         weight_q = saturate(weight * scales[:, None], np.int8)
-        bias_q = None if bias is None else np.clip(np.rint(bias * (scales * data_scale)), -2 ** 31, 2 ** 31 - 1)
+        bias_q = None if bias is None else quantize_bias(bias, scales, data_scale)
     else:
         scales = np.full(weight.shape[0], scale_of(np.int8, ranges[2], ranges[3]), F32)
         weight_q, bias_q = weight, None
@@ -106,13 +107,7 @@ def quantized(arrays, fused: Dense, enable_float_output: bool, channel_wise: boo
                 weight_q = _round_half_away(weight.astype(F32) * weight_rescale).astype(np.int8)
                 scales = (scales * weight_rescale).astype(F32)
             bias_q = _round_half_away(bias.astype(F32) * rescale)
-    rows = _rows(data, dense).astype(F32)
-    # products of int8 and 8-bit data: exact in float32 BLAS products up to 512 terms a sum
-    acc = np.zeros((rows.shape[0], weight_q.shape[0]), np.float64)
-    w = weight_q.astype(F32)
-    for start in range(0, rows.shape[1], 512):
-        acc += rows[:, start:start + 512] @ w[:, start:start + 512].T
-    y = acc.astype(F32)
+    y = exact_products(_rows(data, dense).astype(F32), weight_q.astype(F32).T).astype(F32)
     if bias_q is not None:
         y = y + bias_q.astype(F32)
     out_dtype = np.uint8 if unsigned_output(fused) else np.int8
@@ -136,7 +131,3 @@ def quantized(arrays, fused: Dense, enable_float_output: bool, channel_wise: boo
 def float32(arrays, fused: Dense, dense_run):
     """A float fusion: the FullyConnected (`dense_run(inputs)`), then the activation."""
     return apply_activation(fused.activation, dense_run(list(arrays)))
-
-
-def output_shape(data_shape, fused: Dense) -> tuple:
-    return _out_shape(data_shape, fused.dense)

@@ -606,13 +606,7 @@ def pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False
     stride = ((1,) + tuple(stride or (1,))) if one_d else tuple(stride or (1, 1))
     pad = ((0,) + tuple(pad or (0,))) if one_d else tuple(pad or (0, 0))
     (kh, kw), (sh, sw), (ph, pw) = kernel, stride, pad
-    h, w = x.shape[2:]
-    if pooling_convention == "full":
-        oh = int(math.ceil((h + 2 * ph - kh) / sh)) + 1
-        ow = int(math.ceil((w + 2 * pw - kw) / sw)) + 1
-    else:
-        oh = (h + 2 * ph - kh) // sh + 1
-        ow = (w + 2 * pw - kw) // sw + 1
+    oh, ow = pooled_shape(x.shape, kernel, pooling_convention, stride, pad)[2:]
     include = True if count_include_pad is None else count_include_pad
     out = None
     if pool_type in ("max", "avg", "sum"):
@@ -634,8 +628,7 @@ def _pool_nd(data, kernel, pool_type, global_pool, pooling_convention, stride, p
         return reduce(data, axis=axes, keepdims=True).astype(data.dtype, copy=False)
     stride = tuple(stride) or (1,) * spatial
     pad = tuple(pad) or (0,) * spatial
-    round_ = math.ceil if pooling_convention == "full" else math.floor
-    outs = tuple(int(round_((d + 2 * p - k) / s)) + 1 for d, p, k, s in zip(sizes, pad, kernel, stride))
+    outs = pooled_shape(data.shape, kernel, pooling_convention, stride, pad)[2:]
     # the "full" convention's last windows may reach past the padding
     extra = tuple(max(0, (o - 1) * s + k - (d + 2 * p)) for o, s, k, d, p in zip(outs, stride, kernel, sizes, pad))
     fill = -np.inf if pool_type == "max" else 0.0
@@ -652,9 +645,7 @@ def _pool_nd(data, kernel, pool_type, global_pool, pooling_convention, stride, p
     include = True if count_include_pad is None else count_include_pad
     divisor = np.ones(outs)
     for axis, (o, s, k, d, p) in enumerate(zip(outs, stride, kernel, sizes, pad)):
-        starts = np.arange(o) * s - p  # window starts, in the data's coordinates
-        ends = np.minimum(starts + k, d + p)
-        counts = (np.minimum(ends, d) - np.maximum(starts, 0)) if not include else (ends - starts)
+        counts = twins.window_sizes(o, s, p, k, d, include)
         shape = [1] * spatial
         shape[axis] = o
         divisor = divisor * np.maximum(counts, 1).reshape(shape)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.kernels.fused_conv import STEPS, saturate
+from runtime.kernels.fused_conv import STEPS, saturate, scalar
 
 _LIMITS = {"int8": (-128, 127, np.float32(127)), "uint8": (0, 255, np.float32(255))}
 
@@ -35,6 +35,12 @@ def dequantize(data, min_range, max_range, out_type="float32"):
     return data.astype(np.float32) * (_range_of(min_range, max_range) / steps)
 
 
+def auto_out_type(min_calib_range, max_calib_range) -> str:
+    """quantize_v2's `auto`: uint8 for a calibrated range from 0 up, int8 otherwise."""
+    calibrated = min_calib_range is not None and max_calib_range is not None
+    return "uint8" if calibrated and min_calib_range >= 0 else "int8"
+
+
 def quantize_v2(data, out_type="int8", min_calib_range=None, max_calib_range=None):
     """(quantized data, its min, its max), as MXNet 1.9.1's oneDNN quantize_v2: the range is the
     calibrated one, or the data's own; `auto` gives uint8 for a calibrated range from 0 up, int8
@@ -56,10 +62,11 @@ def quantize_v2(data, out_type="int8", min_calib_range=None, max_calib_range=Non
     else:
         low, high = np.finfo(np.float32).max, np.finfo(np.float32).min
     if out_type == "auto":
-        out_type = "uint8" if calibrated and low >= 0 else "int8"
+        out_type = auto_out_type(min_calib_range, max_calib_range)
     magnitude = max(abs(low), abs(high))
-    steps = np.float32(255.5 if out_type == "uint8" else 127.5)
+    steps = STEPS[np.dtype(out_type)]
     limits = (0, 255) if out_type == "uint8" else (-128, 127)
+    # (what MXNet gives NaN data here was not recorded: NumPy's conversion is left to decide)
     q = np.clip(np.rint(values * (steps / magnitude)), *limits).astype(out_type)
     if out_type == "int8":
         low, high = -magnitude, magnitude
@@ -84,9 +91,7 @@ def quantized_pooling(data, min_data, max_data, **pooling_attrs):
         pooled = pooling(values, **attrs) / np.float32(np.prod(attrs["kernel"]))
     else:
         pooled = pooling(values, **attrs)
-    low, high = (-128, 127) if data.dtype == np.int8 else (0, 255)
-    out = np.clip(np.rint(pooled), low, high).astype(data.dtype)
-    return out, min_data.astype(np.float32).reshape(1), max_data.astype(np.float32).reshape(1)
+    return saturate(pooled, data.dtype), min_data.astype(np.float32).reshape(1), max_data.astype(np.float32).reshape(1)
 
 
 def quantized_flatten(data, min_data, max_data):
@@ -102,29 +107,25 @@ def quantized_concat(*arrays, dim=1, num_args=None):
     the output's (rounded to nearest even, saturated)."""
     count = len(arrays) // 3
     data = arrays[:count]
-    lows = [np.float32(np.asarray(a).reshape(-1)[0]) for a in arrays[count::2]]
-    highs = [np.float32(np.asarray(a).reshape(-1)[0]) for a in arrays[count + 1::2]]
+    lows = [scalar(a) for a in arrays[count::2]]
+    highs = [scalar(a) for a in arrays[count + 1::2]]
     out_dtype = np.dtype(np.int8) if any(d.dtype == np.int8 for d in data) else np.dtype(np.uint8)
     low, high = min([np.float32(0)] + lows), max([np.float32(0)] + highs)
     out_scale = _scale(out_dtype, low, high)
-    limits = (-128, 127) if out_dtype == np.int8 else (0, 255)
     parts = []
     for part, part_low, part_high in zip(data, lows, highs):
         scale = _scale(part.dtype, part_low, part_high)
         if scale == out_scale:
             parts.append(part.astype(out_dtype, copy=False))
         else:
-            rescaled = np.rint(part.astype(np.float32) * (out_scale / scale))
-            parts.append(np.clip(rescaled, *limits).astype(out_dtype))
+            parts.append(saturate(part.astype(np.float32) * (out_scale / scale), out_dtype))
     return np.concatenate(parts, axis=dim), np.array([low], np.float32), np.array([high], np.float32)
 
 
 def _scale(dtype, low, high):
+    """The concat's own scale of a range: steps over its magnitude, with no care for a zero one
+    (unlike GetQuantizeScale, fused_conv.scale_of)."""
     return (np.float32(127.5) if np.dtype(dtype) == np.int8 else np.float32(255.5)) / max(abs(low), abs(high))
-
-
-def _first(value):
-    return np.float32(np.asarray(value).reshape(-1)[0])
 
 
 def _magnitude(low, high):
@@ -137,7 +138,7 @@ def quantized_elemwise_add(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_cal
     steps (the calibrated range's, or the operands' magnitudes added, in int32) and added, rounded
     to nearest even, saturated. An int8 and a uint8 operand: the uint8 one is first rescaled into
     int8 (rounded, saturated) and the output is int8."""
-    low_a, high_a, low_b, high_b = (_first(v) for v in (lhs_min, lhs_max, rhs_min, rhs_max))
+    low_a, high_a, low_b, high_b = (scalar(v) for v in (lhs_min, lhs_max, rhs_min, rhs_max))
     abs_a, abs_b = _magnitude(low_a, high_a), _magnitude(low_b, high_b)
     scale_a, scale_b = STEPS[lhs.dtype] / abs_a, STEPS[rhs.dtype] / abs_b
     calibrated = min_calib_range is not None and max_calib_range is not None
@@ -186,7 +187,7 @@ def quantized_act(data, min_data, max_data, act_type="relu"):
     if data.dtype not in (np.int8, np.uint8):
         raise ValueError("_contrib_quantized_act op only supports uint8 and int8 as input type")
     out = np.maximum(data, 0).astype(np.int8) if data.dtype == np.int8 else data.view(np.int8).copy()
-    return out, _first(min_data).reshape(1), _first(max_data).reshape(1)
+    return out, scalar(min_data).reshape(1), scalar(max_data).reshape(1)
 
 
 def quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, max_data, eps=1e-3,
@@ -202,7 +203,7 @@ def quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, m
     values = data.astype(np.float32)
     if data.dtype == np.uint8:
         values = saturate(values * (np.float32(127.5) / np.float32(255.5)), np.int8).astype(np.float32)
-    abs_data = _magnitude(_first(min_data), _first(max_data))
+    abs_data = _magnitude(scalar(min_data), scalar(max_data))
     abs_out = _magnitude(np.float32(min_calib_range), np.float32(max_calib_range))
     invstd = (1.0 / np.sqrt(moving_var.astype(np.float64) + eps)).astype(np.float32)
     gamma, beta, mean = (v.astype(np.float32) for v in (gamma, beta, moving_mean))
@@ -224,8 +225,8 @@ def quantized_elemwise_mul(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_cal
     a float to int8 on x86 (truncated toward 0 to int32, NaN and values past int32 to its
     minimum, then the low byte: 130 becomes -126)."""
     a, b = lhs.view(np.int8).astype(np.int32), rhs.view(np.int8).astype(np.int32)
-    scale_a = np.float32(127.5) / _magnitude(_first(lhs_min), _first(lhs_max))
-    scale_b = np.float32(127.5) / _magnitude(_first(rhs_min), _first(rhs_max))
+    scale_a = np.float32(127.5) / _magnitude(scalar(lhs_min), scalar(lhs_max))
+    scale_b = np.float32(127.5) / _magnitude(scalar(rhs_min), scalar(rhs_max))
     products = (a * b).astype(np.float32)
     if enable_float_output:
         return (products * np.float32(1.0 / float(scale_a) / float(scale_b))).astype(np.float32)

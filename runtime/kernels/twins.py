@@ -81,7 +81,7 @@ def average_pool2d(x, rows, cols, row_step, column_step, oh, ow, divisor):
     return (total / divisor).astype(x.dtype)
 
 
-def _window_sizes(out, step, pad, kernel, size, include):
+def window_sizes(out, step, pad, kernel, size, include):
     """Per output position along one axis: how many of its window's places count (MXNet's: the
     window clipped at the padding's end, or, without the padding, at the data)."""
     starts = np.arange(out) * step - pad
@@ -115,8 +115,8 @@ def pool2d(x, kh, kw, sh, sw, ph, pw, oh, ow, is_max, count_include_pad, is_sum)
             total += _windows(padded, i, j, sh, sw, oh, ow)
     if is_sum:
         return total.astype(x.dtype)
-    counts = np.outer(_window_sizes(oh, sh, ph, kh, h, count_include_pad),
-                      _window_sizes(ow, sw, pw, kw, w, count_include_pad))
+    counts = np.outer(window_sizes(oh, sh, ph, kh, h, count_include_pad),
+                      window_sizes(ow, sw, pw, kw, w, count_include_pad))
     return (total / np.maximum(counts, 1)).astype(x.dtype)
 
 

@@ -14,6 +14,32 @@ from runtime.kernels import quantization as k
 from runtime.registry import REGISTRY, Attr, bool_, choice, declare, float_, int_, optional
 
 _RANGES = ("output", "min_output", "max_output")  # the names of a quantized result and its range
+_CALIBRATION = [Attr("min_calib_range", optional(float_), None), Attr("max_calib_range", optional(float_), None)]
+
+
+def _calibrated(attrs) -> bool:
+    return attrs["min_calib_range"] is not None and attrs["max_calib_range"] is not None
+
+
+def _subgraph_shapes(in_shapes, graphs, ranged_outputs: bool):
+    """A fused node's shapes from its subgraph's inference (the node's first inputs are the
+    subgraph's variables; the rest are (1,) ranges), and its output's, with (1,) ranges after
+    it when the node gives them."""
+    count = len(graphs[0].names)
+    found, out = graphs[0].infer_shapes(in_shapes[:count])
+    completed = [tuple(s) if s is not None else given for s, given in zip(found, in_shapes)]
+    completed += [(1,)] * (len(in_shapes) - count)
+    return completed, [out[0]] + ([(1,), (1,)] if ranged_outputs else [])
+
+
+def _ranged_types(message: str):
+    """Type inference of an operator over int8 / uint8 data and its range that gives data of the
+    same type and its range."""
+    def types(in_dtypes, attrs, names):
+        if in_dtypes[0] not in (None, "int8", "uint8"):
+            raise ValueError(message % in_dtypes[0] if "%s" in message else message)
+        return [in_dtypes[0], "float32", "float32"], [in_dtypes[0], "float32", "float32"]
+    return types
 
 
 def _range_shapes(in_shapes, attrs):
@@ -54,14 +80,12 @@ def _quantize_v2_types(in_dtypes, attrs, names):
         raise ValueError("quantize_v2 only supports float32, int8 and uint8 input, got %s" % in_dtypes[0])
     out_type = attrs["out_type"]
     if out_type == "auto":
-        calibrated = attrs["min_calib_range"] is not None and attrs["max_calib_range"] is not None
-        out_type = "uint8" if calibrated and attrs["min_calib_range"] >= 0 else "int8"
+        out_type = k.auto_out_type(attrs["min_calib_range"], attrs["max_calib_range"])
     return [in_dtypes[0] or "float32"], [out_type, "float32", "float32"]
 
 
 declare("_contrib_quantize_v2", inputs=("data",),
-        attrs=[Attr("out_type", choice("auto", "int8", "uint8"), "int8"),
-               Attr("min_calib_range", optional(float_), None), Attr("max_calib_range", optional(float_), None)],
+        attrs=[Attr("out_type", choice("auto", "int8", "uint8"), "int8")] + _CALIBRATION,
         kernel=k.quantize_v2, num_outputs=3, infer=lambda in_shapes, attrs: (in_shapes, [in_shapes[0], (1,), (1,)]),
         types=_quantize_v2_types)
 
@@ -72,15 +96,10 @@ def _quantized_pooling_shapes(in_shapes, attrs):
     return pooled + [(1,), (1,)], [out[0], (1,), (1,)]
 
 
-def _quantized_pooling_types(in_dtypes, attrs, names):
-    if in_dtypes[0] not in (None, "int8", "uint8"):
-        raise ValueError("quantized_pooling op only supports uint8 and int8 as input type")
-    return [in_dtypes[0], "float32", "float32"], [in_dtypes[0], "float32", "float32"]
-
-
 declare("_contrib_quantized_pooling", inputs=("data", "min_data", "max_data"),
         attrs=list(REGISTRY["Pooling"].attrs.values()), kernel=k.quantized_pooling, num_outputs=3,
-        infer=_quantized_pooling_shapes, types=_quantized_pooling_types,
+        infer=_quantized_pooling_shapes,
+        types=_ranged_types("quantized_pooling op only supports uint8 and int8 as input type"),
         output_names=_RANGES)
 
 
@@ -107,12 +126,8 @@ def _fused_conv(*arrays, graphs=(), **attrs):
 
 
 def _fused_conv_shapes(in_shapes, attrs, graphs=()):
-    fusion = _fusion(attrs, graphs)
-    found, out = graphs[0].infer_shapes(in_shapes[:fusion.inputs])
-    completed = [tuple(s) if s is not None else given for s, given in zip(found, in_shapes)]
-    if not attrs["quantized"]:
-        return completed, [out[0]]
-    return completed + [(1,)] * (len(in_shapes) - fusion.inputs), [out[0], (1,), (1,)]
+    _fusion(attrs, graphs)
+    return _subgraph_shapes(in_shapes, graphs, attrs["quantized"])
 
 
 def _fused_conv_types(in_dtypes, attrs, names, graphs=()):
@@ -127,16 +142,14 @@ def _fused_conv_types(in_dtypes, attrs, names, graphs=()):
     completed = [data] + ["float32"] * (len(in_dtypes) - 1)
     if summand is not None:
         completed[summand] = in_dtypes[summand]
-    calibrated = attrs["min_calib_range"] is not None and attrs["max_calib_range"] is not None
-    out = ("uint8" if fused.unsigned_output(fusion, attrs["with_sum"]) else "int8") if calibrated else "int32"
+    out = ("uint8" if fused.unsigned_output(fusion, attrs["with_sum"]) else "int8") if _calibrated(attrs) else "int32"
     return completed, [out, "float32", "float32"]
 
 
 declare("_sg_mkldnn_conv", ("*data",),
         [Attr("quantized", bool_, False), Attr("with_bn", bool_, False), Attr("with_act", bool_, False),
          Attr("with_sum", bool_, False), Attr("with_postsum_act", bool_, False),
-         Attr("with_relu", bool_, False), Attr("with_postsum_relu", bool_, False),
-         Attr("min_calib_range", optional(float_), None), Attr("max_calib_range", optional(float_), None)],
+         Attr("with_relu", bool_, False), Attr("with_postsum_relu", bool_, False)] + _CALIBRATION,
         kernel=_fused_conv, infer=_fused_conv_shapes, types=_fused_conv_types,
         num_outputs=lambda attrs: 3 if attrs["quantized"] else 1, subgraph_aux=True,
         output_names=("output", "output_min", "output_max"))
@@ -149,14 +162,9 @@ def _quantized_flatten_shapes(in_shapes, attrs):
     return [data, (1,), (1,)], [flat, (1,), (1,)]
 
 
-def _quantized_flatten_types(in_dtypes, attrs, names):
-    if in_dtypes[0] not in (None, "int8", "uint8"):
-        raise ValueError("quantized_flatten only supports int8 and uint8 input, got %s" % in_dtypes[0])
-    return [in_dtypes[0], "float32", "float32"], [in_dtypes[0], "float32", "float32"]
-
-
 declare("_contrib_quantized_flatten", inputs=("data", "min_data", "max_data"), kernel=k.quantized_flatten,
-        num_outputs=3, infer=_quantized_flatten_shapes, types=_quantized_flatten_types,
+        num_outputs=3, infer=_quantized_flatten_shapes,
+        types=_ranged_types("quantized_flatten only supports int8 and uint8 input, got %s"),
         output_names=_RANGES)
 
 
@@ -200,14 +208,8 @@ def _fused_dense(*arrays, graphs=(), **attrs):
 
 
 def _fused_dense_shapes(in_shapes, attrs, graphs=()):
-    fused = _dense(attrs, graphs)
-    count = len(graphs[0].names)
-    found, out = graphs[0].infer_shapes(in_shapes[:count])
-    completed = [tuple(s) if s is not None else given for s, given in zip(found, in_shapes)]
-    completed += [(1,)] * (len(in_shapes) - count)
-    outputs = [out[0] if out and out[0] is not None else
-               (None if in_shapes[0] is None else dense.output_shape(in_shapes[0], fused))]
-    return completed, outputs + ([(1,), (1,)] if _quantized_outputs(attrs) == 3 else [])
+    _dense(attrs, graphs)
+    return _subgraph_shapes(in_shapes, graphs, _quantized_outputs(attrs) == 3)
 
 
 def _fused_dense_types(in_dtypes, attrs, names, graphs=()):
@@ -222,16 +224,14 @@ def _fused_dense_types(in_dtypes, attrs, names, graphs=()):
     completed = [in_dtypes[0]] + [weights] * (count - 1) + ["float32"] * (len(in_dtypes) - count)
     if attrs["enable_float_output"]:
         return completed, ["float32"]
-    calibrated = attrs["min_calib_range"] is not None and attrs["max_calib_range"] is not None
-    out = ("uint8" if dense.unsigned_output(fused) else "int8") if calibrated else "int32"
+    out = ("uint8" if dense.unsigned_output(fused) else "int8") if _calibrated(attrs) else "int32"
     return completed, [out, "float32", "float32"]
 
 
 declare("_sg_mkldnn_fully_connected", ("*data",),
         [Attr("quantized", bool_, False), Attr("enable_float_output", bool_, False),
          Attr("with_eltwise", bool_, False), Attr("with_relu", bool_, False),
-         Attr("min_calib_range", optional(float_), None), Attr("max_calib_range", optional(float_), None),
-         Attr("channel_wise_quantize", optional(bool_), None)],
+         Attr("channel_wise_quantize", optional(bool_), None)] + _CALIBRATION,
         kernel=_fused_dense, infer=_fused_dense_shapes, types=_fused_dense_types,
         num_outputs=_quantized_outputs, output_names=_RANGES)
 
@@ -246,12 +246,9 @@ def _ranged(in_shapes, count):
 
 def _elemwise_add_types(in_dtypes, attrs, names):
     data = [d if d == "int8" else "uint8" for d in in_dtypes[:2]]
-    calibrated = attrs["min_calib_range"] is not None and attrs["max_calib_range"] is not None
-    out = (data[0] if data[0] == data[1] else "int8") if calibrated else "int32"
+    out = (data[0] if data[0] == data[1] else "int8") if _calibrated(attrs) else "int32"
     return data + ["float32"] * 4, [out, "float32", "float32"]
 
-
-_CALIBRATION = [Attr("min_calib_range", optional(float_), None), Attr("max_calib_range", optional(float_), None)]
 
 declare("_contrib_quantized_elemwise_add", inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"),
         attrs=_CALIBRATION, kernel=k.quantized_elemwise_add, num_outputs=3,
@@ -266,8 +263,7 @@ def _elemwise_mul_shapes(in_shapes, attrs):
 def _elemwise_mul_types(in_dtypes, attrs, names):
     if attrs["enable_float_output"]:
         return ["int8", "int8"] + ["float32"] * 4, ["float32"]
-    calibrated = attrs["min_calib_range"] is not None and attrs["max_calib_range"] is not None
-    return ["int8", "int8"] + ["float32"] * 4, ["int8" if calibrated else "int32", "float32", "float32"]
+    return ["int8", "int8"] + ["float32"] * 4, ["int8" if _calibrated(attrs) else "int32", "float32", "float32"]
 
 
 declare("_contrib_quantized_elemwise_mul", inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"),
