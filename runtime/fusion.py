@@ -16,6 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set
 
 import numpy as np
 
+from runtime.cache_dir import cache_dir
 from runtime.symbol import Node
 
 # How one element of each fusable operator is computed from its operands ({0}, {1}) and `scalar`.
@@ -106,8 +107,7 @@ _LOADED: Dict[str, Callable] = {}
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "hyblint" / ("fused-kernels-%s" % FORMAT)
+    return cache_dir() / ("fused-kernels-%s" % FORMAT)
 
 
 def compile_group(group: List[Node], reuse: bool = False):

@@ -37,6 +37,11 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def most() -> int:
+    """The most BLAS threads a large product may take."""
+    return _most
+
+
 def limit_blas_threads() -> None:
     global _controllers, _most, _fixed
     setting = os.environ.get("HYBLINT_RUNTIME_BLAS_THREADS", "").strip()

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from runtime.threads import wide_product
-from runtime.kernels import twins, winograd
+from runtime.kernels import measured, twins, winograd
 from runtime.kernels.activation import activate as _activate
 from runtime.kernels.depthwise import depthwise
 from runtime.kernels.tiered import tiered
@@ -27,6 +27,9 @@ from runtime.kernels.workspace import scratch
 # 7x7 stem (147 x 12544 columns, 7.4 MB) multiplies in 4.0 ms at once, 2.8 in bands of 784-1568.
 COLUMN_BYTES = 8 << 20
 BAND_BYTES = 1 << 20
+# Shifted products hold every tap's products of the padded images at once: with many filters that is
+# kh * kw times the output, tried only while it stays under this many bytes.
+SHIFTED_BYTES = 32 << 20
 _NO_RESIDUAL = {"f": np.empty((0, 1, 1, 1), np.float32), "d": np.empty((0, 1, 1, 1), np.float64)}
 
 
@@ -247,15 +250,51 @@ def conv2d(x, w2d, geometry, groups, scale, shift, residual, act, buffer=None):
             wide_product(w2d, images[b], product[b])
         epilogue_in_place(out, scale, shift, residual, act)
         return out
-    if groups == 1 and kh == kw == 3 and sh == sw == dh == dw == 1 and winograd.pays(n, c, filters, oh, ow):
-        if winograd.convolve(x, w2d.reshape(filters, c, kh, kw), ph, pw, scale, shift, residual, act, out) is not None:
-            return out
-    if groups == 1 and sh == sw == dh == dw == 1 and kh * kw > 1 and c >= 2 * filters:
-        # (1, 128, 56, 56) into 32 filters: 19 ms against 52 by columns; (28, 28): 1.0 against 1.3
-        return shifted_products(x, w2d.reshape(filters, c, kh, kw), ph, pw, scale, shift, residual, act, out)
     if groups == c and filters == c and w2d.shape[1] == kh * kw:
         depthwise(x, w2d.reshape(filters, kh, kw), sh, sw, ph, pw, dh, dw, scale, shift, residual, act, out)
         return out
+    if groups == 1 and sh == sw == dh == dw == 1 and kh * kw > 1:
+        return _stride_one(x, w2d, geometry, scale, shift, residual, act, out)
+    return by_columns(x, w2d, geometry, groups, scale, shift, residual, act, out)
+
+
+def _key(x, filters, geometry):
+    """What decides the methods' speed on a layer: its input's shape and type, filters, geometry."""
+    return ("conv2d", x.shape, x.dtype.char, filters) + tuple(geometry[:8])
+
+
+def _stride_one(x, w2d, geometry, scale, shift, residual, act, out):
+    """A stride-1 convolution by the fastest of the methods that take it, measured (kernels/measured.py):
+    Winograd's for 3x3 layers whose transformed filters may be kept, shifted products, columns.
+    Until measured, the order of preference is what a Zen 4 showed: Winograd where it gains there
+    (`winograd.pays`), shifted products when the filters are few next to the channels (DenseNet's
+    (1, 128, 56, 56) into 32 filters: 19 ms against 52 by columns), columns otherwise."""
+    n, c, h, w = x.shape
+    filters = w2d.shape[0]
+    kh, kw, _, _, ph, pw, _, _, oh, ow = geometry
+    weight = w2d.reshape(filters, c, kh, kw)
+    methods = ["shifted", "columns"] if c >= 2 * filters else ["columns"]
+    if c < 2 * filters and kh * kw * filters * n * (h + 2 * ph) * (w + 2 * pw) * x.itemsize <= SHIFTED_BYTES:
+        methods.append("shifted")
+    if kh == kw == 3 and winograd.takes(c, filters):
+        methods.insert(0 if winograd.pays(n, c, filters, oh, ow) else len(methods), "winograd")
+
+    def run(method):
+        if method == "winograd":
+            return winograd.convolve(x, weight, ph, pw, scale, shift, residual, act, out)
+        if method == "shifted":
+            return shifted_products(x, weight, ph, pw, scale, shift, residual, act, out)
+        return by_columns(x, w2d, geometry, 1, scale, shift, residual, act, out)
+
+    return measured.fastest(_key(x, filters, geometry), methods, run)
+
+
+def by_columns(x, w2d, geometry, groups, scale, shift, residual, act, out):
+    """The convolution as products of the weights with the images' columns (im2col), in chunks of
+    images or bands of rows; grouped ones in one stacked product over the groups."""
+    n, c, h, w = x.shape
+    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geometry
+    filters = w2d.shape[0]
     taps = w2d.shape[1] * groups
     row_bytes = taps * ow * x.itemsize
     if row_bytes * oh > BAND_BYTES:  # one image at a time, in bands of rows

@@ -34,6 +34,11 @@ def compiling_started() -> None:
     _compiling.set()
 
 
+def loading() -> bool:
+    """Whether the kernels are still being loaded (or compiled) in the background."""
+    return _loading.is_set()
+
+
 def compiling() -> bool:
     """Whether the loading missed the cache (and compiles)."""
     return _compiling.is_set()

@@ -239,8 +239,16 @@ def _matrices(purpose: str, rows: int, blocks: int, dtype) -> np.ndarray:
     return as_strided(flat, (16, rows, blocks), (stride * dtype.itemsize, blocks * dtype.itemsize, dtype.itemsize))
 
 
+def takes(channels: int, filters: int) -> bool:
+    """Whether the method is worth trying on a layer: its transformed filters (16/9 of the weights,
+    kept beside a copy of them) are not kept for more than 256 x 256 filters, and under 16 channels
+    or filters the products are too thin to gain from the fewer multiplications."""
+    return 16 <= channels and 16 <= filters and channels * filters <= 256 * 256
+
+
 def pays(images: int, channels: int, filters: int, oh: int, ow: int) -> bool:
-    """Whether this method beats the others (measured on 2 cores of a Zen 4 with
+    """Whether the method is tried first, before the runtime has timed the methods in the model
+    (kernels/measured.py); where it beat the others on 2 cores of a Zen 4 (measured with
     benchmarks/conv_methods.py): ResNet's 3x3 layers at 56, 28 and 14 pixels, 1.5-2.1x on one
     BLAS thread; DenseNet's 32 filters over 128 channels, 1.2-1.5x against shifted products;
     SqueezeNet's 32 and 48 channels, 1.3-1.7x on one thread, 0.86-1.45x on two, and the whole
