@@ -15,7 +15,7 @@ import numpy as np
 
 from runtime.threads import wide_product
 from runtime.kernels import measured, twins, winograd
-from runtime.kernels.activation import activate as _activate
+from runtime.kernels.activation import finish_row
 from runtime.kernels.depthwise import depthwise
 from runtime.kernels.tiered import tiered
 from runtime.kernels.twins import NONE, RELU, RELU6, RELU_OP  # noqa: F401  (the epilogue's activations)
@@ -52,18 +52,9 @@ def place(products, lo, y0, y1, scale, shift, residual, act, width, out):
             factor = scale[f] if scaled else out.dtype.type(1)
             offset = shift[f]
             for y in range(y0, y1):
-                dst = out[lo + image, f, y]
-                base = np.uint64(image * span + (y - y0) * width)
-                if added:
-                    res = residual[lo + image, f, y]
-                    for k in range(np.uint64(ow)):
-                        dst[k] = _activate(row[base + k] * factor + offset + res[k], act, zero, six)
-                elif scaled:
-                    for k in range(np.uint64(ow)):
-                        dst[k] = _activate(row[base + k] * factor + offset, act, zero, six)
-                else:
-                    for k in range(np.uint64(ow)):
-                        dst[k] = _activate(row[base + k] + offset, act, zero, six)
+                base = image * span + (y - y0) * width
+                res = residual[lo + image, f, y] if added else row
+                finish_row(out[lo + image, f, y], row[base:base + ow], factor, offset, res, added, act, zero, six)
 
 
 @tiered(twins.epilogue_in_place)
@@ -82,17 +73,8 @@ def epilogue_in_place(values, scale, shift, residual, act):
         for f in range(filters):
             row = values[image, f].reshape(positions)
             factor = scale[f] if scaled else values.dtype.type(1)
-            offset = shift[f]
-            if added:
-                res = residual[image, f].reshape(positions)
-                for k in range(positions):
-                    row[k] = _activate(row[k] * factor + offset + res[k], act, zero, six)
-            elif scaled:
-                for k in range(positions):
-                    row[k] = _activate(row[k] * factor + offset, act, zero, six)
-            else:
-                for k in range(positions):
-                    row[k] = _activate(row[k] + offset, act, zero, six)
+            res = residual[image, f].reshape(positions) if added else row
+            finish_row(row, row, factor, shift[f], res, added, act, zero, six)
 
 
 @tiered(twins.epilogue)
@@ -109,19 +91,9 @@ def epilogue(src, scale, shift, residual, act, out):
     for image in range(n):
         for f in range(filters):
             row = src[image, f].reshape(positions)
-            dst = out[image, f].reshape(positions)
             factor = scale[f] if scaled else out.dtype.type(1)
-            offset = shift[f]
-            if added:
-                res = residual[image, f].reshape(positions)
-                for k in range(positions):
-                    dst[k] = _activate(row[k] * factor + offset + res[k], act, zero, six)
-            elif scaled:
-                for k in range(positions):
-                    dst[k] = _activate(row[k] * factor + offset, act, zero, six)
-            else:
-                for k in range(positions):
-                    dst[k] = _activate(row[k] + offset, act, zero, six)
+            res = residual[image, f].reshape(positions) if added else row
+            finish_row(out[image, f].reshape(positions), row, factor, shift[f], res, added, act, zero, six)
 
 
 @tiered(twins.columns)
@@ -206,14 +178,8 @@ def _sum_taps(products, filters, kh, kw, hp, wp, scale, shift, residual, act, ou
                         base = np.uint64(b * hp * wp + (y + i) * wp + j)
                         for k in range(np.uint64(ow)):
                             acc[k] += row[base + k]
-                dst = out[b, f, y]
-                if added:
-                    res = residual[b, f, y]
-                    for k in range(ow):
-                        dst[k] = _activate(acc[k] * factor + offset + res[k], act, zero, six)
-                else:
-                    for k in range(ow):
-                        dst[k] = _activate(acc[k] * factor + offset, act, zero, six)
+                res = residual[b, f, y] if added else acc
+                finish_row(out[b, f, y], acc, factor, offset, res, added, act, zero, six)
 
 
 def shifted_products(x, weight, ph, pw, scale, shift, residual, act, out):

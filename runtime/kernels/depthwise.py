@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from runtime.kernels import twins
-from runtime.kernels.activation import activate as _activate
+from runtime.kernels.activation import finish_row
 from runtime.kernels.tiered import tiered
 
 
@@ -140,12 +140,6 @@ def depthwise(x, weight, sh, sw, ph, pw, dh, dw, scale, shift, residual, act, ou
             factor = scale[ch] if scaled else one
             bias = shift[ch]
             for y in range(oh):
-                sums = acc[y * width:]
-                dst = out[b, ch, y]
-                if added:
-                    res = residual[b, ch, y]
-                    for k in range(np.uint64(ow)):
-                        dst[k] = _activate(sums[k] * factor + bias + res[k], act, zero, six)
-                else:
-                    for k in range(np.uint64(ow)):
-                        dst[k] = _activate(sums[k] * factor + bias, act, zero, six)
+                sums = acc[y * width:y * width + ow]
+                res = residual[b, ch, y] if added else sums
+                finish_row(out[b, ch, y], sums, factor, bias, res, added, act, zero, six)

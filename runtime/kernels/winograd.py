@@ -23,7 +23,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from runtime.kernels import twins
-from runtime.kernels.activation import activate
+from runtime.kernels.activation import finish_row
 from runtime.kernels.tiered import tiered
 from runtime.kernels.workspace import scratch
 from runtime.threads import wide_products
@@ -133,18 +133,9 @@ def transform_outputs(products, bh, bw, r0, r1, scale, shift, residual, act, out
                 bottom[np.uint64(2) * bx] = t0 + t1 + t2
                 bottom[np.uint64(2) * bx + np.uint64(1)] = t1 - t2 - t3
             for i in range(min(2, oh - 2 * by)):
-                src = rows[i]
-                dst = out[b, f, 2 * by + i]
-                if added:
-                    res = residual[b, f, 2 * by + i]
-                    for k in range(np.uint64(ow)):
-                        dst[k] = activate(src[k] * factor + offset + res[k], act, zero, six)
-                elif scaled:
-                    for k in range(np.uint64(ow)):
-                        dst[k] = activate(src[k] * factor + offset, act, zero, six)
-                else:
-                    for k in range(np.uint64(ow)):
-                        dst[k] = activate(src[k] + offset, act, zero, six)
+                src = rows[i, :ow]
+                res = residual[b, f, 2 * by + i] if added else src
+                finish_row(out[b, f, 2 * by + i], src, factor, offset, res, added, act, zero, six)
 
 
 # Elements compared per block: a loop that may stop at any element does not vectorize; the
