@@ -7,36 +7,22 @@ import numba
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def activate(value, act, zero, six):
-    if act == 1 and not value > zero:
-        value = zero
-    elif act != 0 and value < zero:
-        value = zero
-    if act == 2 and value > six:
-        value = six
-    return value
+    """The activation `act` of one value. Written without branches (flags and selects), so that a
+    loop applying it vectorizes although `act` is only known at run time: with `if act == ...`
+    tests the loops stayed scalar, and DenseNet's BatchNorm-ReLU passes ran 1.3-2x slower."""
+    dropped = ((act == 1) & (not value > zero)) | ((act >= 2) & (value < zero))  # NaN: RELU drops it
+    value = zero if dropped else value
+    return six if (act == 2) & (value > six) else value
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _finish(dst, src, factor, offset, residual, added, act, zero, six):
+def finish_row(dst, src, factor, offset, residual, added, act, zero, six):
+    """dst[k] = activate(src[k] * factor + offset (+ residual[k] if added)) along a row (dst may
+    be src): the epilogue of every convolution kernel. A factor of 1 gives the bits of no scaling
+    (x * 1 is x)."""
     if added:
         for k in range(dst.shape[0]):
             dst[k] = activate(src[k] * factor + offset + residual[k], act, zero, six)
     else:
         for k in range(dst.shape[0]):
             dst[k] = activate(src[k] * factor + offset, act, zero, six)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def finish_row(dst, src, factor, offset, residual, added, act, zero, six):
-    """dst[k] = activate(src[k] * factor + offset (+ residual[k] if added)) along a row (dst may
-    be src). The activation is chosen once, outside the loop, so that each loop vectorizes: a loop
-    that tests `act` at every element does not (DenseNet's BatchNorm-ReLU passes ran 1.4-2x
-    slower so). A factor of 1 gives the bits of no scaling: x * 1 is x."""
-    if act == 0:
-        _finish(dst, src, factor, offset, residual, added, 0, zero, six)
-    elif act == 1:
-        _finish(dst, src, factor, offset, residual, added, 1, zero, six)
-    elif act == 2:
-        _finish(dst, src, factor, offset, residual, added, 2, zero, six)
-    else:
-        _finish(dst, src, factor, offset, residual, added, 3, zero, six)
