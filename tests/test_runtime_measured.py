@@ -153,3 +153,13 @@ def test_the_methods_tried_on_a_layer(fresh, monkeypatch):
     assert winograd.takes(64, 64) and not winograd.takes(8, 64)
     # the order before measuring: Winograd first where it paid on a Zen 4, last where it did not
     assert winograd.pays(1, 128, 32, 14, 14) and not winograd.pays(1, 64, 64, 7, 7)
+
+
+def test_while_the_kernels_load_the_column_method_goes_first(fresh, monkeypatch):
+    tried = []
+    monkeypatch.setattr(measured, "fastest", lambda key, methods, run: tried.append(list(methods)))
+    monkeypatch.setattr(tiered, "loading", lambda: True)  # twins run: columns' are the cheapest
+    x = np.ones((1, 64, 14, 14), np.float32)
+    conv.conv2d(x, np.ones((64, 64 * 9), np.float32), (3, 3, 1, 1, 1, 1, 1, 1, 14, 14), 1, np.empty(0, np.float32),
+                np.zeros(64, np.float32), conv.no_residual(np.float32), conv.NONE)
+    assert tried == [["columns", "winograd", "shifted"]]

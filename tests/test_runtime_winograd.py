@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from runtime.kernels import conv, measured, winograd
+from runtime.kernels import conv, measured, tiered, winograd
 from tests.test_tiered_kernels import both, same_bits, values
 
 RNG = np.random.RandomState(11)
@@ -72,6 +72,7 @@ def test_before_measuring_the_layers_that_gained_on_a_zen_4_take_winograd_first(
     monkeypatch.setattr(winograd, "convolve", lambda *args: taken.append(args[1].shape) or args[-1])
     for name, value in (("_chosen", {}), ("_trials", {}), ("_loaded", True), ("_save", lambda *_: None)):
         monkeypatch.setattr(measured, name, value)  # nothing measured yet: each layer's first call
+    monkeypatch.setattr(tiered, "loading", lambda: False)  # compiled kernels, not twins
     none = conv.no_residual(np.float32)
     for c, filters, size, stride in ((64, 64, 14, 1), (128, 32, 14, 1), (32, 128, 14, 1), (16, 64, 14, 1),
                                      (64, 16, 14, 1), (64, 64, 14, 2), (256, 256, 7, 1), (512, 512, 14, 1)):

@@ -17,6 +17,7 @@ from runtime.threads import wide_product
 from runtime.kernels import measured, twins, winograd
 from runtime.kernels.activation import finish_row
 from runtime.kernels.depthwise import depthwise
+from runtime.kernels import tiered as tiering
 from runtime.kernels.tiered import tiered
 from runtime.kernels.twins import NONE, RELU, RELU6, RELU_OP  # noqa: F401  (the epilogue's activations)
 from runtime.kernels.workspace import scratch
@@ -244,6 +245,8 @@ def _stride_one(x, w2d, geometry, scale, shift, residual, act, out):
         methods.append("shifted")
     if kh == kw == 3 and winograd.takes(c, filters):
         methods.insert(0 if winograd.pays(n, c, filters, oh, ow) else len(methods), "winograd")
+    if tiering.loading():  # NumPy twins run: the column method's are the cheapest (BLAS does its work)
+        methods.sort(key=lambda method: method != "columns")
 
     def run(method):
         if method == "winograd":
