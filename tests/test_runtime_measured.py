@@ -12,11 +12,17 @@ def fresh(monkeypatch, tmp_path):
     """An empty store of choices in a folder of the test's own, trials on, the kernels loaded."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(measured, "_chosen", {})
+    monkeypatch.setattr(measured, "_stored", {})
     monkeypatch.setattr(measured, "_trials", {})
     monkeypatch.setattr(measured, "_loaded", False)
     monkeypatch.setattr(measured, "_measuring", True)
     monkeypatch.setattr(tiered, "loading", lambda: False)
     return tmp_path
+
+
+def new_process(monkeypatch):
+    for name, value in (("_chosen", {}), ("_stored", {}), ("_loaded", False)):
+        monkeypatch.setattr(measured, name, value)
 
 
 class Clock:
@@ -83,16 +89,14 @@ def test_a_choice_is_kept_on_disk_for_the_next_process_on_the_same_machine(fresh
     clock = Clock(monkeypatch, {"a": 2.0, "b": 1.0})
     for _ in range(2 * measured.TRIALS):
         measured.fastest(("conv", (1, 2)), ["a", "b"], clock.run([]))
-    monkeypatch.setattr(measured, "_chosen", {})  # a new process
-    monkeypatch.setattr(measured, "_loaded", False)
+    new_process(monkeypatch)
     log = []
     measured.fastest(("conv", (1, 2)), ["a", "b"], clock.run(log))
     assert log == ["b"]
     saved = json.loads(measured._path().read_text())
     assert saved == {measured._machine(): {repr(("conv", (1, 2))): "b"}}
     # another machine's choices are not this one's
-    monkeypatch.setattr(measured, "_chosen", {})
-    monkeypatch.setattr(measured, "_loaded", False)
+    new_process(monkeypatch)
     monkeypatch.setattr(measured, "_machine", lambda: "another CPU, 64 cpus, 64 blas threads")
     assert measured.chosen(("conv", (1, 2))) is None
 

@@ -70,8 +70,7 @@ def test_a_float64_convolution_stays_float64_and_exact_to_its_precision():
 def test_before_measuring_the_layers_that_gained_on_a_zen_4_take_winograd_first(monkeypatch):
     taken = []
     monkeypatch.setattr(winograd, "convolve", lambda *args: taken.append(args[1].shape) or args[-1])
-    for name, value in (("_chosen", {}), ("_trials", {}), ("_loaded", True), ("_save", lambda *_: None)):
-        monkeypatch.setattr(measured, name, value)  # nothing measured yet: each layer's first call
+    monkeypatch.setattr(measured, "_measuring", False)  # no trials, no choices: the order of preference
     monkeypatch.setattr(tiered, "loading", lambda: False)  # compiled kernels, not twins
     none = conv.no_residual(np.float32)
     for c, filters, size, stride in ((64, 64, 14, 1), (128, 32, 14, 1), (32, 128, 14, 1), (16, 64, 14, 1),

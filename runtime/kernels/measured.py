@@ -20,6 +20,7 @@ trials off: every call takes the preferred method, as a rule written for a Zen 4
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -33,8 +34,9 @@ from runtime.kernels import tiered
 TRIALS = 3  # runs of each method before one is kept; the quickest run decides
 FORMAT = "1"  # bump when keys or methods change meaning: older files are then ignored
 
-_chosen: Dict[str, str] = {}
-_trials: Dict[str, Dict[str, List[float]]] = {}  # key: method: times of its runs so far
+_chosen: Dict[Hashable, str] = {}  # key: the method kept ("" none yet), looked up at every call
+_stored: Dict[str, str] = {}  # repr of a key: the method earlier processes kept, as read from disk
+_trials: Dict[Hashable, Dict[str, List[float]]] = {}  # key: method: times of its runs so far
 _loaded = False
 _measuring = os.environ.get("HYBLINT_RUNTIME_MEASURE", "1").strip() != "0"
 
@@ -44,16 +46,17 @@ def fastest(key: Hashable, methods: Sequence[str], run: Callable[[str], Optional
     whatever else decides the methods' speed; its repr names it on disk), or while the trials
     last, for the next one to try among `methods` (given in order of preference). `run` returns
     None, having written nothing the caller keeps, when a method cannot take these arguments."""
-    if not _loaded:
-        _load()
-    name = repr(key)
-    chosen = _chosen.get(name) if _measuring else None
-    if chosen in methods:
-        result = run(chosen)
+    kept = None
+    if _measuring:
+        kept = _chosen.get(key)
+        if kept is None:
+            kept = _kept_before(key)
+    if kept in methods:
+        result = run(kept)
         if result is not None:
             return result
     if _measuring and len(methods) > 1 and not tiered.loading():
-        trials = _trials.setdefault(name, {method: [] for method in methods})
+        trials = _trials.setdefault(key, {method: [] for method in methods})
         while trials:
             method = min(trials, key=lambda m: len(trials[m]))  # the first of the least tried
             start = time.perf_counter()
@@ -65,9 +68,9 @@ def fastest(key: Hashable, methods: Sequence[str], run: Callable[[str], Optional
             trials[method].append(elapsed)
             if all(len(times) >= TRIALS for times in trials.values()):
                 winner = min(trials, key=lambda m: min(trials[m]))
-                _chosen[name] = winner
-                _trials.pop(name, None)
-                _save(name, winner)
+                _chosen[key] = winner
+                _trials.pop(key, None)
+                _save(repr(key), winner)
             return result
     for method in methods:
         result = run(method)
@@ -78,23 +81,20 @@ def fastest(key: Hashable, methods: Sequence[str], run: Callable[[str], Optional
 
 def chosen(key: Hashable) -> Optional[str]:
     """The method kept for `key`, if one was measured (here or by an earlier process)."""
+    kept = _chosen.get(key)
+    return (_kept_before(key) if kept is None else kept) or None
+
+
+def _kept_before(key: Hashable) -> str:
+    """The method an earlier process kept for `key` ("" if none), from then on looked up here by
+    the key itself: its repr, which names it on disk, costs most of a lookup (1.5 of 1.9 us)."""
     if not _loaded:
         _load()
-    return _chosen.get(repr(key))
+    kept = _chosen[key] = _stored.get(repr(key), "")
+    return kept
 
 
-def forget() -> None:
-    """Drops every choice, here and on disk: they are measured again at the next calls."""
-    global _loaded
-    _chosen.clear()
-    _trials.clear()
-    _loaded = True
-    try:
-        _path().unlink()
-    except OSError:
-        pass
-
-
+@functools.lru_cache(maxsize=None)
 def _machine() -> str:
     model = platform.processor() or platform.machine()
     try:
@@ -123,7 +123,7 @@ def _load() -> None:
     _loaded = True
     mine = _read().get(_machine())
     if isinstance(mine, dict):
-        _chosen.update({k: v for k, v in mine.items() if isinstance(v, str)})
+        _stored.update({k: v for k, v in mine.items() if isinstance(v, str)})
 
 
 def _save(name: str, method: str) -> None:

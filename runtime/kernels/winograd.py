@@ -248,7 +248,7 @@ def pays(images: int, channels: int, filters: int, oh: int, ow: int) -> bool:
     than 32 filters were not measured. Layers of more than 256 x 256 filters are left out: their
     kept filters would cost 2.8 times their weights' memory (a copy and 16/9 of them transformed)
     for little gain."""
-    return (32 <= channels and 32 <= filters and channels * filters <= 256 * 256
+    return (takes(channels, filters) and 32 <= channels and 32 <= filters
             and images * ((oh + 1) // 2) * ((ow + 1) // 2) >= 32)
 
 
