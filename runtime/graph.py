@@ -10,7 +10,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from runtime import fusion, inference
+from runtime import concat_elision, fusion, inference
 from runtime.base import MXNetError
 from runtime.kernels import elementwise
 from runtime.kernels import nn as nn_kernels
@@ -151,6 +151,8 @@ def compile_plan(order: Sequence[Node], heads, is_train: bool, reuse: bool = Fal
     head_slots = [slots[(id(n), i)] for n, i in heads]
     for merge in (_chain_dense, _pool_convolution):
         steps = _merge_pairs(steps, head_slots, merge)
+    if not is_train and inference.enabled():  # Concats' operands written in place (runtime/concat_elision.py)
+        concat_elision.elide(steps, head_slots, keep=reuse)
     if reuse and chains:  # static_alloc: fused steps write into an arena shared by liveness
         inference.share_buffers(steps, last_reads(steps, head_slots))
     return steps, slots, count, constant_slots

@@ -205,7 +205,8 @@ def share_buffers(steps, last: Dict[int, int]) -> int:
     for index, step in enumerate(steps):
         for slot_index in releases.pop(index - 1, []):
             free.append(slot_index)
-        if step.function not in (conv_kernels.convolution_chain, conv_kernels.batch_norm_chain):
+        if step.function not in (conv_kernels.convolution_chain, conv_kernels.batch_norm_chain) \
+                or "buffer" in step.attrs:  # its place given already (runtime/concat_elision.py)
             continue
         if free:
             slot_index = free.pop()

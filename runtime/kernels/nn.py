@@ -231,7 +231,7 @@ def _place_max_pooled(products, lo, bias, relu, width, oh, rows, cols, row_step,
                     dst[x] = lowest if all_nan and not relu else result  # ReLU made a NaN 0
 
 
-def _conv2d(x, w2d, bias, geometry, groups, relu, pool=None):
+def _conv2d(x, w2d, bias, geometry, groups, relu, pool=None, buffer=None):
     """2-D convolution as columns (Numba), then one BLAS product per chunk of images and group:
     all of a chunk's images side by side in one product, which BLAS runs several times faster
     than a small product per image; then the product is put in place with bias and ReLU, or with
@@ -244,11 +244,13 @@ def _conv2d(x, w2d, bias, geometry, groups, relu, pool=None):
         # 1x1, depthwise, padded or strided: the shape-chosen kernels, bias and ReLU as their epilogue
         shift = bias if bias.shape[0] else np.zeros(w2d.shape[0], x.dtype)
         return conv_kernels.conv2d(x, w2d, geometry, groups, np.empty(0, x.dtype), shift,
-                                   conv_kernels.no_residual(x.dtype), conv_kernels.RELU if relu else conv_kernels.NONE)
+                                   conv_kernels.no_residual(x.dtype), conv_kernels.RELU if relu else conv_kernels.NONE,
+                                   buffer)
     width = w if wide else ow
     taps, positions = w2d.shape[1] * groups, oh * width
     if pool is None:
-        out = np.empty((n, w2d.shape[0], oh, ow), dtype=x.dtype)
+        shape = (n, w2d.shape[0], oh, ow)
+        out = np.empty(shape, dtype=x.dtype) if buffer is None else buffer(shape, x.dtype)
     else:
         pkh, pkw, psh, psw = pool
         out = np.empty((n, w2d.shape[0], (oh - pkh) // psh + 1, (ow - pkw) // psw + 1), dtype=x.dtype)
@@ -330,10 +332,13 @@ def _convolution_nd(data, weight, bias, kernel, stride, dilate, pad, num_filter,
 
 
 def convolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), num_filter=0, num_group=1,
-                workspace=1024, no_bias=False, cudnn_tune=None, cudnn_off=False, layout=None, relu=False):
+                workspace=1024, no_bias=False, cudnn_tune=None, cudnn_off=False, layout=None, relu=False,
+                buffer=None):
     """MXNet's Convolution. `relu` (not an MXNet attribute) also applies a ReLU, for compiled
-    graphs that fuse the two: in the same pass as the bias."""
-    return _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias, relu)
+    graphs that fuse the two: in the same pass as the bias. `buffer(shape, dtype)`, if given,
+    offers the memory of a 2-D convolution's output (which the compiled kernels take)."""
+    return _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias, relu,
+                        buffer=buffer)
 
 
 def convolution_max_pool(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), num_filter=0,
@@ -350,7 +355,7 @@ def convolution_max_pool(data, weight, bias=None, kernel=(), stride=(), dilate=(
 
 
 def _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, num_group, no_bias, relu, pool=None,
-                 pool_convention="valid"):
+                 pool_convention="valid", buffer=None):
     if len(kernel) != 3:
         x, (kh, kw), (sh, sw), (dh, dw), (ph, pw), one_d = _as_2d(data, kernel, stride, dilate, pad)
         w = weight[:, :, None, :] if one_d else weight
@@ -369,7 +374,8 @@ def _convolution(data, weight, bias, kernel, stride, dilate, pad, num_filter, nu
             # values are the same either way)
             apart = pool is not None and (pool_convention == "full" and _reaches_past(oh, ow, pool) or compiling())
             out = _conv2d(np.ascontiguousarray(x), np.ascontiguousarray(w.reshape(num_filter, -1)), biases,
-                          (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow), num_group, relu, None if apart else pool)
+                          (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow), num_group, relu, None if apart else pool,
+                          None if one_d else buffer)
             if apart:
                 out = pooling(out, kernel=pool[:2], stride=pool[2:], pool_type="max", pooling_convention=pool_convention)
             return out[:, :, 0, :] if one_d else out
