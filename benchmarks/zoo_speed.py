@@ -2,7 +2,8 @@
 against real MXNet 1.9.1 with the same parameters, in interleaved processes.
 
 usage: python benchmarks/zoo_speed.py --gluoncv DIR [--mxnet PYTHON] [--models a,b] [--batches 1,8]
-                                      [--repeat N] [--rounds R] [--load K] [--no-first-call]
+                                      [--repeat N] [--rounds R] [--load K] [--no-first-call] [--json OUT]
+       python benchmarks/zoo_speed.py --merge OUT [OUT ...]
 
 DIR holds GluonCV's sources (the directory with the `gluoncv` package; GLUONCV_SRC works too): both
 interpreters build the models from the same files. The runtime's process initializes each model
@@ -13,7 +14,9 @@ on a shared host one process can run slow for its whole life (ResNet-18 at batch
 per process, from one minute to the next) and move the pooled median. `--load K` keeps K busy
 processes running beside both sides for the whole run. First calls are timed in new processes:
 "warm" with the kernel caches filled by earlier runs, "cold" with empty ones (the runtime compiles
-every kernel).
+every kernel). `--json` writes the run's figures; `--merge` prints, for several such runs, each
+ratio of each run and their median: on a host whose speed moves by tens of percent between
+minutes, one run's worst ratio is often one slow process.
 """
 from __future__ import annotations
 
@@ -114,7 +117,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=2, help="processes per side and model, interleaved")
     parser.add_argument("--load", type=int, default=0, help="busy processes running beside both sides")
     parser.add_argument("--no-first-call", action="store_true")
+    parser.add_argument("--json", metavar="OUT", help="write the figures of this run")
+    parser.add_argument("--merge", nargs="+", metavar="OUT", help="the median ratios of runs written by --json")
     args = parser.parse_args()
+    if args.merge:
+        return merge(args.merge)
     if not args.gluoncv or not (Path(args.gluoncv) / "gluoncv").is_dir():
         sys.exit("--gluoncv DIR (the directory holding GluonCV's `gluoncv` package) is required")
     batches = [int(b) for b in args.batches.split(",")]
@@ -124,6 +131,7 @@ def main():
         print("zoo speed: %d cpus, load average %s, %d busy processes beside, median of %d calls x %d processes"
               % (os.cpu_count(), " ".join("%.2f" % v for v in os.getloadavg()), args.load, args.repeat, args.rounds))
         ratios = {}
+        figures = []
         for model in args.models.split(","):
             module, factory = MODELS[model]
             base = {"gluoncv": args.gluoncv, "module": module, "factory": factory,
@@ -154,6 +162,8 @@ def main():
                     difference = relative_difference(np.load(folder / ("%s_ours_%d.npy" % (model, b))),
                                                      np.load(folder / ("%s_theirs_%d.npy" % (model, b))))
                     ratios[(model, b)] = mine / other
+                    figures.append({"model": model, "batch": b, "runtime_ms": mine, "mxnet_ms": other,
+                                    "ratio": mine / other})
                     line += "  mxnet %8.1f ms  ratio %.2fx  (outputs differ by %.1e of max)" % (
                         other, mine / other, difference)
                 print(line, flush=True)
@@ -168,12 +178,33 @@ def main():
             geomean = math.exp(sum(math.log(r) for r in ratios.values()) / len(ratios))
             print("geometric mean of the ratios: %.2fx (%d figures); worst %.2fx" % (
                 geomean, len(ratios), max(ratios.values())))
+        if args.json:
+            Path(args.json).write_text(json.dumps({"load": args.load, "rounds": args.rounds, "repeat": args.repeat,
+                                                   "figures": figures}, indent=1))
         if not args.no_first_call:
             first_calls(args, folder)
     finally:
         for process in load:
             process.kill()
             process.wait()
+
+
+def merge(paths):
+    """Each ratio of each run written by --json, and their median; then the geometric mean and
+    the worst of the medians."""
+    runs = [json.loads(Path(path).read_text()) for path in paths]
+    table = {}
+    for run in runs:
+        for figure in run["figures"]:
+            table.setdefault((figure["model"], figure["batch"]), []).append(figure["ratio"])
+    medians = {}
+    for (model, batch), ratios in table.items():
+        medians[(model, batch)] = statistics.median(ratios)
+        print("%-18s batch %d  ratios %s  median %.2fx" % (model, batch, " ".join("%.2f" % r for r in ratios),
+                                                          medians[(model, batch)]))
+    geomean = math.exp(sum(math.log(r) for r in medians.values()) / len(medians))
+    print("%d runs (load %s): geometric mean of the medians %.2fx, worst median %.2fx" % (
+        len(runs), ",".join(str(run["load"]) for run in runs), geomean, max(medians.values())))
 
 
 def first_calls(args, folder):
