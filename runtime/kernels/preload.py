@@ -68,6 +68,7 @@ def common_kernels() -> None:
     conv.epilogue(np.ones((1, 1, 3, 3), f32), scale, shift, none, conv.RELU, out)
     conv.place(np.ones((1, 9), f32), 0, 0, 3, scale, shift, none, conv.RELU, 3, out)
     conv.depthwise(image, np.ones((1, 3, 3), f32), 1, 1, 1, 1, 1, 1, scale, shift, none, conv.RELU, out)
+    conv.depthwise_channels_last(image, np.ones((1, 3, 3), f32), 1, 1, 1, 1, 1, 1, scale, shift, none, conv.RELU, out)
     cols = np.empty((9, 18), f32)
     conv.columns(image, 0, 1, 3, 3, 1, 1, 1, 1, 1, 1, 0, 3, 3, cols[:, :9])  # a slice of the buffer
     conv.columns(image, 0, 1, 3, 3, 1, 1, 1, 1, 1, 1, 0, 3, 3, cols[:9, :])
