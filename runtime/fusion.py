@@ -47,13 +47,26 @@ def enabled() -> bool:
     return os.environ.get("HYBLINT_RUNTIME_FUSION", "1") != "0"
 
 
+def _number(value) -> str:
+    """A float as the generated source writes it (`math.inf` where repr gives `inf`)."""
+    value = float(value)
+    if value != value:
+        return "math.nan"
+    if value in (float("inf"), float("-inf")):
+        return "math.inf" if value > 0 else "-math.inf"
+    return repr(value)
+
+
 def element_expression(node: Node) -> Optional[str]:
     """The per-element template of a node, or None when it cannot be fused."""
     name = node.op.name
     if name in UNARY:
         return UNARY[name]
     if name in SCALAR:
-        return SCALAR[name].replace("{s}", repr(float(node.attrs["scalar"])))
+        return SCALAR[name].replace("{s}", _number(node.attrs["scalar"]))
+    if name == "clip":  # MXNet's order: above a_max takes it, then below a_min takes that (NaN stays)
+        low, high = _number(node.attrs["a_min"]), _number(node.attrs["a_max"])
+        return "(%s if {0} > %s else (%s if {0} < %s else {0}))" % (high, high, low, low)
     if name in BINARY:
         return BINARY[name]
     if name == "Activation" and node.attrs["act_type"] in ACTIVATIONS:

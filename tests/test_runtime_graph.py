@@ -214,3 +214,20 @@ def test_a_creation_operator_of_unknown_sizes_takes_them_from_its_consumers():
     assert total.infer_shape(d=(1, 2, 6)) == ([(1, 2, 6)], [(1, 2, 6)], [])
     _, out = bind_and_run(total, d=np.ones((1, 2, 6)))
     np.testing.assert_array_equal(out, np.ones((1, 2, 6)))
+
+
+@pytest.mark.parametrize("a_min,a_max", [(0.0, 6.0), (-1.5, 0.25), (2.0, -1.0), (-np.inf, 0.5), (0.0, np.inf)])
+def test_clip_fused_into_a_chain_gives_the_operators_values(a_min, a_max, kernel_cache, monkeypatch):
+    """MobileNet v3's hard swish, x * clip(x + 3, 0, 6), as one kernel: NaN, -0 and values on the
+    bounds as clip gives them (reversed bounds as MXNet orders its tests)."""
+    x = sym.var("x")
+    graph = x * sym.clip(x + 3, a_min=a_min, a_max=a_max) / 6
+    values = np.array([[np.nan, -0.0, 0.0, -3.0, -4.5, 3.0, 2.9999998, -2.75, 7.0, 1e30]], np.float32)
+    executor, fused = bind_and_run(graph, x=values)
+    assert len(executor.plan_steps()) == 1
+    monkeypatch.setenv("HYBLINT_RUNTIME_FUSION", "0")
+    executor, plain = bind_and_run(graph, x=values)
+    assert len(executor.plan_steps()) == 4
+    np.testing.assert_array_equal(np.isnan(fused), np.isnan(plain))
+    np.testing.assert_array_equal(np.signbit(fused), np.signbit(plain))
+    np.testing.assert_allclose(fused, plain, rtol=1e-6, atol=0)
