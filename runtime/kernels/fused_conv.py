@@ -43,7 +43,8 @@ _INT32_MAX = 2147483647
 # AVX-VNNI: AVX2 machines), where oneDNN multiplies int8 with 16-bit pair sums. Measured against
 # MXNet 1.9.1 on such a CPU (tests/test_runtime_quantize_net.py): a convolution over int8 data
 # quantizes its weights at half their scale (pairs then fit in 16 bits) and doubles the sums; a
-# dense layer over uint8 data saturates each pair of neighbouring products at the int16 limits.
+# dense layer saturates each pair of neighbouring products at the int16 limits (int8 data
+# shifted by 128 into uint8 first, the shift's products taken off after).
 # (Whether a convolution over uint8 data saturates pairs so is not measured: not modelled.)
 # Off by default: the exact products, as MXNet computes them on CPUs with those instructions.
 WITHOUT_INT8_DOT_PRODUCT = False
@@ -232,8 +233,8 @@ def quantized(arrays: List[np.ndarray], fusion: Fusion, with_bn: bool, with_sum:
               min_calib_range, max_calib_range):
     """(output, its min, its max) of a quantized fusion."""
     if min_calib_range is None or max_calib_range is None:
-        raise MXNetError("_sg_mkldnn_conv: a quantized convolution without min_calib_range and "
-                         "max_calib_range (an int32 output) is not computed by this runtime")
+        from runtime.kernels import fused_int32  # the int32 form, which imports this module
+        return fused_int32.conv(arrays, fusion, with_bn, with_sum)
     data, weight, bias, summand, ranges = _operands(arrays, fusion, with_bn, with_sum)
     if data.dtype not in (np.int8, np.uint8):
         raise MXNetError("_sg_mkldnn_conv: quantized data must be int8 or uint8, got %s" % data.dtype)

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from runtime.base import MXNetError
-from runtime.kernels import fused_conv
+from runtime.kernels import fused_conv, fused_int32
 from runtime.kernels.fused_conv import (F32, activation_of, apply_activation, exact_products, filter_scales,
                                         quantize_bias, saturate, scalar, scale_of)
 
@@ -70,18 +70,20 @@ def _out_shape(data_shape, dense: dict) -> tuple:
 def _pair_saturated_products(rows, weight_q) -> np.ndarray:
     """rows @ weight_q.T with each pair of neighbouring products (k = 2j, 2j + 1) summed and
     saturated to int16 first, as oneDNN's uint8 x int8 instructions (vpmaddubsw) do without
-    dot-product support (fused_conv.WITHOUT_INT8_DOT_PRODUCT)."""
+    dot-product support (fused_conv.WITHOUT_INT8_DOT_PRODUCT); int8 rows go in shifted by 128
+    (as uint8), the shift's products taken off after."""
     terms = rows.shape[1]
     width = terms + terms % 2
+    shift = 128 if rows.dtype == np.int8 else 0
     data = np.zeros((rows.shape[0], width), np.int32)
-    data[:, :terms] = rows
+    data[:, :terms] = rows.astype(np.int32) + shift
     weights = np.zeros((weight_q.shape[0], width), np.int32)
     weights[:, :terms] = weight_q
     total = np.zeros((rows.shape[0], weight_q.shape[0]), np.int64)
     for row in range(rows.shape[0]):  # one row at a time: (filters, K) products
         pairs = (data[row][None, :] * weights).reshape(weights.shape[0], -1, 2).sum(-1)
         total[row] = np.clip(pairs, -32768, 32767).sum(-1)
-    return total
+    return total - shift * weight_q.astype(np.int64).sum(-1)[None, :]
 
 
 def _round_half_away(values):
@@ -92,10 +94,8 @@ def quantized(arrays, fused: Dense, enable_float_output: bool, channel_wise: boo
               max_calib_range):
     """The outputs of a quantized fusion: [float32 output], or [output, its min, its max]."""
     calibrated = min_calib_range is not None and max_calib_range is not None
-    if not enable_float_output and not calibrated:
-        raise MXNetError("_sg_mkldnn_fully_connected: a quantized layer without min_calib_range and "
-                         "max_calib_range or enable_float_output (an int32 output) is not computed by "
-                         "this runtime")
+    if channel_wise and not enable_float_output and not calibrated:
+        raise MXNetError("Currently, channel-wise quantization requires fuse requantize or dequantize.")
     dense = fused.dense
     has_bias = not dense["no_bias"]
     base = 3 if has_bias else 2
@@ -125,12 +125,17 @@ def quantized(arrays, fused: Dense, enable_float_output: bool, channel_wise: boo
                 weight_q = _round_half_away(weight.astype(F32) * weight_rescale).astype(np.int8)
                 scales = (scales * weight_rescale).astype(F32)
             bias_q = _round_half_away(bias.astype(F32) * rescale)
-    if fused_conv.WITHOUT_INT8_DOT_PRODUCT and data.dtype == np.uint8:
+    if fused_conv.WITHOUT_INT8_DOT_PRODUCT:
         y = _pair_saturated_products(_rows(data, dense), weight_q).astype(F32)
     else:
         y = exact_products(_rows(data, dense).astype(F32), weight_q.astype(F32).T).astype(F32)
     if bias_q is not None:
         y = y + bias_q.astype(F32)
+    if not enable_float_output and not calibrated:  # an int32 result (runtime.kernels.fused_int32)
+        y = apply_activation(fused.activation, y)
+        shape = _out_shape(data.shape, dense)
+        low, high = fused_int32.dense_range(data.dtype, ranges[0], ranges[1], ranges[2], ranges[3])
+        return [saturate(y.astype(np.float64), np.int32).reshape(shape), low, high]
     out_dtype = np.uint8 if unsigned_output(fused) else np.int8
     output_scale = scale_of(out_dtype, min_calib_range, max_calib_range) if calibrated else None
     if enable_float_output or fused.activation is not None:
