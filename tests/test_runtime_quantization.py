@@ -144,3 +144,24 @@ def test_output_names_are_mxnets():
         ["p_output", "p_min_output", "p_max_output"]
     assert sym.contrib.quantized_elemwise_mul(data, data, low, high, low, high, enable_float_output=True,
                                               name="m").list_outputs() == ["m_output"]
+
+
+AVX2 = json.loads((Path(__file__).parent / "data" / "quantization_outputs_avx2.json").read_text())
+
+
+@pytest.mark.parametrize("case", CASES["graphs"], ids=lambda c: c["name"])
+def test_symbol_file_equals_mxnet_on_a_cpu_without_int8_dot_products(case, monkeypatch):
+    """The same graphs as MXNet computes them on a CPU without VNNI (recorded there): oneDNN's
+    16-bit pair sums and half-scale weights, as runtime.kernels.fused_conv.WITHOUT_INT8_DOT_PRODUCT
+    models them."""
+    from runtime.kernels import fused_conv
+    assert not AVX2["int8_dot_product"]
+    monkeypatch.setattr(fused_conv, "WITHOUT_INT8_DOT_PRODUCT", True)
+    arrays = {name: array(record) for name, record in case["arrays"].items()}
+    with runtime.as_mxnet() as mx:
+        outputs = run(mx, case["graph"], arrays)
+    for got, want in zip(outputs, AVX2["outputs"][case["name"]]):
+        if want["dtype"] == "float32" and case["name"] == "chain" and got is outputs[-1]:
+            np.testing.assert_allclose(got, array(want), rtol=1e-5, atol=1e-5)  # the float fusion, as above
+        else:
+            assert_same(got, array(want))

@@ -41,11 +41,11 @@ _LIMITS = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255), np.dtyp
 _INT32_MAX = 2147483647
 # MXNet as it computes on a CPU without int8 dot-product instructions (no AVX512-VNNI or
 # AVX-VNNI: AVX2 machines), where oneDNN multiplies int8 with 16-bit pair sums. Measured against
-# MXNet 1.9.1 on such a CPU (tests/test_runtime_quantize_net.py): a convolution over int8 data
-# quantizes its weights at half their scale (pairs then fit in 16 bits) and doubles the sums; a
-# dense layer saturates each pair of neighbouring products at the int16 limits (int8 data
-# shifted by 128 into uint8 first, the shift's products taken off after).
-# (Whether a convolution over uint8 data saturates pairs so is not measured: not modelled.)
+# MXNet 1.9.1 on such a CPU (tests/test_runtime_quantize_net.py, and every recorded graph of
+# tests/data/quantization_cases.json): uint8 x int8 products are summed two by two and saturated
+# to int16 before the int32 sum (runtime.kernels.int8_pairs); int8 data goes in shifted by 128
+# into uint8, the shift's products taken off after; a convolution over int8 data quantizes its
+# weights at half their scale (so that its pairs mostly fit) and doubles the sums.
 # Off by default: the exact products, as MXNet computes them on CPUs with those instructions.
 WITHOUT_INT8_DOT_PRODUCT = False
 
@@ -195,7 +195,11 @@ def quantize_bias(bias, scales, data_scale):
 
 
 def _integer_products(data, weight_q, conv: Dict) -> np.ndarray:
-    """The convolution of integer data and weights, exactly."""
+    """The convolution of integer data and weights, exactly (or, emulating a CPU without int8
+    dot products, with pairs of products saturated: runtime.kernels.int8_pairs)."""
+    if WITHOUT_INT8_DOT_PRODUCT:
+        from runtime.kernels import int8_pairs
+        return int8_pairs.conv(data, weight_q, conv)
     n = data.shape[0]
     groups = conv["num_group"]
     out_spatial = output_spatial(data.shape[2:], conv["kernel"], conv["stride"], conv["dilate"], conv["pad"])

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from runtime.base import MXNetError
-from runtime.kernels import fused_conv, fused_int32
+from runtime.kernels import fused_conv, fused_int32, int8_pairs
 from runtime.kernels.fused_conv import (F32, activation_of, apply_activation, exact_products, filter_scales,
                                         quantize_bias, saturate, scalar, scale_of)
 
@@ -67,25 +67,6 @@ def _out_shape(data_shape, dense: dict) -> tuple:
     return tuple(data_shape[:-1]) + (dense["num_hidden"],)
 
 
-def _pair_saturated_products(rows, weight_q) -> np.ndarray:
-    """rows @ weight_q.T with each pair of neighbouring products (k = 2j, 2j + 1) summed and
-    saturated to int16 first, as oneDNN's uint8 x int8 instructions (vpmaddubsw) do without
-    dot-product support (fused_conv.WITHOUT_INT8_DOT_PRODUCT); int8 rows go in shifted by 128
-    (as uint8), the shift's products taken off after."""
-    terms = rows.shape[1]
-    width = terms + terms % 2
-    shift = 128 if rows.dtype == np.int8 else 0
-    data = np.zeros((rows.shape[0], width), np.int32)
-    data[:, :terms] = rows.astype(np.int32) + shift
-    weights = np.zeros((weight_q.shape[0], width), np.int32)
-    weights[:, :terms] = weight_q
-    total = np.zeros((rows.shape[0], weight_q.shape[0]), np.int64)
-    for row in range(rows.shape[0]):  # one row at a time: (filters, K) products
-        pairs = (data[row][None, :] * weights).reshape(weights.shape[0], -1, 2).sum(-1)
-        total[row] = np.clip(pairs, -32768, 32767).sum(-1)
-    return total - shift * weight_q.astype(np.int64).sum(-1)[None, :]
-
-
 def _round_half_away(values):
     return np.trunc(values + np.copysign(F32(0.5), values))
 
@@ -126,7 +107,7 @@ def quantized(arrays, fused: Dense, enable_float_output: bool, channel_wise: boo
                 scales = (scales * weight_rescale).astype(F32)
             bias_q = _round_half_away(bias.astype(F32) * rescale)
     if fused_conv.WITHOUT_INT8_DOT_PRODUCT:
-        y = _pair_saturated_products(_rows(data, dense), weight_q).astype(F32)
+        y = int8_pairs.dense(_rows(data, dense), weight_q).astype(F32)
     else:
         y = exact_products(_rows(data, dense).astype(F32), weight_q.astype(F32).T).astype(F32)
     if bias_q is not None:
