@@ -8,8 +8,9 @@ sets the same parameters, quantizes with the same options and compares.
 
 Nets: a chain (conv+BN+ReLU, a residual sum with a ReLU after it, max pooling, a depthwise
 conv+BN+ReLU, global average pooling, flatten, dense+ReLU, dense), branches (conv+BN with
-F.relu between, concat, pooling, flatten, dense) and elementwise (a sum and a product of two
-pooled convolutions, Activation, BatchNorm, dense).
+F.relu between, concat, pooling, flatten, dense), elementwise (a sum and a product of two
+pooled convolutions, Activation, BatchNorm, dense) and residual (ResNet v1's downsampling block:
+two convolutions summed).
 
 usage: python tools/record_quantize_net_cases.py tests/data/quantize_net_cases.json   (a venv with mxnet 1.9.1)
 """
@@ -39,9 +40,12 @@ CASES = [
     ("branches_excluded_concat", "branches", {"calib_mode": "naive", "exclude_operators": ["Concat"]}),
     ("elementwise_naive_auto", "elementwise", {"calib_mode": "naive"}),
     ("elementwise_entropy_int8", "elementwise", {"calib_mode": "entropy", "quantized_dtype": "int8"}),
+    ("residual_naive_auto", "residual", {"calib_mode": "naive"}),
+    ("residual_none", "residual", {"calib_mode": "none"}),
 ]
 
-SHAPES = {"chain": (4, 3, 10, 10), "branches": (4, 3, 12, 12), "elementwise": (4, 3, 8, 8)}
+SHAPES = {"chain": (4, 3, 10, 10), "branches": (4, 3, 12, 12), "elementwise": (4, 3, 8, 8),
+          "residual": (4, 3, 8, 8)}
 
 
 def build(mx, kind):
@@ -94,7 +98,22 @@ def build(mx, kind):
             a, b = self.p1(self.c1(x)), self.p2(self.c2(x))
             return self.fc(self.bn(self.act(a + b) * b))
 
-    net = {"chain": Chain, "branches": Branches, "elementwise": Elementwise}[kind](prefix=kind + "_")
+    class Residual(nn.HybridBlock):
+        """ResNet v1's downsampling block: two convolutions summed, the shortcut's first."""
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.c1, self.b1, self.a1 = nn.Conv2D(8, 3, strides=2, padding=1), nn.BatchNorm(), nn.Activation("relu")
+                self.c2, self.b2 = nn.Conv2D(8, 3, padding=1), nn.BatchNorm()
+                self.c3, self.b3 = nn.Conv2D(8, 1, strides=2), nn.BatchNorm()
+                self.fc = nn.Dense(4)
+
+        def hybrid_forward(self, F, x):
+            body = self.b2(self.c2(self.a1(self.b1(self.c1(x)))))
+            return self.fc(F.Activation(self.b3(self.c3(x)) + body, act_type="relu"))
+
+    kinds = {"chain": Chain, "branches": Branches, "elementwise": Elementwise, "residual": Residual}
+    net = kinds[kind](prefix=kind + "_")
     net.initialize()
     net(mx.nd.zeros(SHAPES[kind]))
     return net

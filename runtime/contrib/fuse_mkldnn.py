@@ -4,7 +4,9 @@ activation after it becomes one `_sg_mkldnn_conv`, a FullyConnected with its act
 `_sg_mkldnn_fully_connected`, each holding the fused operators as its subgraph.
 
 The rules, as MXNet applies them:
-  - a chain grows only through nodes whose output has a single reader;
+  - a chain grows only through nodes whose output has a single reader, and never into a node
+    an earlier chain (in graph order) holds: of two convolutions summed, the first one fuses
+    the sum;
   - Convolution (2-D or 3-D window) -> [BatchNorm] -> [elemwise_add] -> [activation]: the
     activation is Activation(relu) (the only one a quantized convolution fuses), LeakyReLU
     (leaky or gelu) or clip with a_min = 0 (not after a sum); a chain ends at its activation;
@@ -22,15 +24,16 @@ from typing import Dict, List, Tuple
 from runtime.contrib.graph_nodes import Node, consumers, entry_order, output_name, post_order, to_dict
 
 
-def _only_reader(node: Node, readers) -> Node | None:
+def _only_reader(node: Node, readers, taken) -> Node | None:
+    """The node's one reader, unless another fused chain holds it already."""
     found = readers[id(node)]
-    return found[0][0] if len(found) == 1 else None
+    return found[0][0] if len(found) == 1 and id(found[0][0]) not in taken else None
 
 
-def _conv_chain(conv: Node, readers) -> List[Node]:
+def _conv_chain(conv: Node, readers, taken) -> List[Node]:
     chain, stage = [conv], "start"
     while True:
-        nxt = _only_reader(chain[-1], readers)
+        nxt = _only_reader(chain[-1], readers, taken)
         if nxt is None or nxt.is_variable:
             return chain
         if stage == "start" and nxt.op == "BatchNorm":
@@ -56,8 +59,8 @@ def _conv_activation(node: Node, after_sum: bool) -> bool:
     return False
 
 
-def _dense_chain(dense: Node, readers) -> List[Node]:
-    nxt = _only_reader(dense, readers)
+def _dense_chain(dense: Node, readers, taken) -> List[Node]:
+    nxt = _only_reader(dense, readers, taken)
     if nxt is None or nxt.is_variable:
         return [dense]
     fused = (nxt.op == "Activation" and nxt.attrs.get("act_type") == "relu") or \
@@ -125,9 +128,9 @@ def _partition(heads, kind: str):
         if id(node) in taken:
             continue
         if kind == "conv" and node.op == "Convolution" and _kernel_dims(node) in (2, 3):
-            chain = _conv_chain(node, readers)
+            chain = _conv_chain(node, readers, taken)
         elif kind == "fc" and node.op == "FullyConnected":
-            chain = _dense_chain(node, readers)
+            chain = _dense_chain(node, readers, taken)
         else:
             continue
         taken.update(id(n) for n in chain)
