@@ -7,7 +7,7 @@ raised), its quantized weights, and whether the recording CPU multiplies int8 ex
 sets the same parameters, quantizes with the same options and compares.
 
 Nets: a chain (conv+BN+ReLU, a residual sum with a ReLU after it, max pooling, a depthwise
-conv+BN+ReLU, global average pooling, flatten, dense+ReLU, dense), branches (conv+BN with
+conv+BN+ReLU, global average pooling, flatten, dense+ReLU, dropout, dense), branches (conv+BN with
 F.relu between, concat, pooling, flatten, dense), elementwise (a sum and a product of two
 pooled convolutions, Activation, BatchNorm, dense) and residual (ResNet v1's downsampling block:
 two convolutions summed).
@@ -62,13 +62,13 @@ def build(mx, kind):
                 self.c2, self.b2 = nn.Conv2D(8, 3, padding=1, groups=8, use_bias=False), nn.BatchNorm()
                 self.a2 = nn.Activation("relu")
                 self.gap, self.flat = nn.GlobalAvgPool2D(), nn.Flatten()
-                self.fc0, self.fc1 = nn.Dense(12, activation="relu"), nn.Dense(5)
+                self.fc0, self.drop, self.fc1 = nn.Dense(12, activation="relu"), nn.Dropout(0.5), nn.Dense(5)
 
         def hybrid_forward(self, F, x):
             y = self.a0(self.b0(self.c0(x)))
             y = self.a1(self.b1(self.c1(y)) + y)
             y = self.a2(self.b2(self.c2(self.pool(y))))
-            return self.fc1(self.fc0(self.flat(self.gap(y))))
+            return self.fc1(self.drop(self.fc0(self.flat(self.gap(y)))))
 
     class Branches(nn.HybridBlock):
         def __init__(self, **kwargs):

@@ -1,7 +1,8 @@
 """The float fusions MXNet 1.9.1's CPU quantization flow makes before it quantizes (its
-MKLDNN_QUANTIZE subgraph backend): a Convolution with the BatchNorm, elementwise sum and
-activation after it becomes one `_sg_mkldnn_conv`, a FullyConnected with its activation one
-`_sg_mkldnn_fully_connected`, each holding the fused operators as its subgraph.
+MKLDNN_QUANTIZE subgraph backend): identities (`_copy`, inference's Dropout) go, a Convolution
+with the BatchNorm, elementwise sum and activation after it becomes one `_sg_mkldnn_conv`, a
+FullyConnected with its activation one `_sg_mkldnn_fully_connected`, each holding the fused
+operators as its subgraph.
 
 The rules, as MXNet applies them:
   - a chain grows only through nodes whose output has a single reader, and never into a node
@@ -154,6 +155,18 @@ def _rewire(heads, replaced: Dict[int, Node]):
     return [entry(h) for h in heads]
 
 
+def drop_identities(heads):
+    """The graph without the operators MXNet's CPU backend drops for inference: `_copy`, and
+    Dropout outside its 'always' mode, each over an operator's output (not over a variable)."""
+    skipped: Dict[Tuple[int, int], Tuple[Node, int]] = {}
+    for node in post_order(heads):
+        node.inputs = [skipped.get((id(c), i), (c, i)) for c, i in node.inputs]
+        identity = node.op == "_copy" or (node.op == "Dropout" and node.attrs.get("mode", "training") != "always")
+        if identity and not node.inputs[0][0].is_variable:
+            skipped[(id(node), 0)] = node.inputs[0]
+    return [skipped.get((id(c), i), (c, i)) for c, i in heads]
+
+
 def fuse_for_quantization(heads):
-    """The graph after MXNet's convolution pass, then its FullyConnected pass."""
-    return _partition(_partition(heads, "conv"), "fc")
+    """The graph after MXNet's identity pass, its convolution pass, then its FullyConnected pass."""
+    return _partition(_partition(drop_identities(heads), "conv"), "fc")
