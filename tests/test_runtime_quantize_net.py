@@ -14,7 +14,9 @@ Two things MXNet computes in a machine-dependent way, and how they are checked:
     oneDNN's are not exact; the recording says which CPU it ran on, and the runtime computes as
     that CPU did (runtime.kernels.fused_conv.WITHOUT_INT8_DOT_PRODUCT)."""
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -138,3 +140,31 @@ def test_bad_options_are_refused_clearly(options, message):
             options["calib_data"] = [mx.nd.zeros(SHAPES["elementwise"])]
         with pytest.raises(ValueError, match=message):
             quantize_net_v2(net, data_shapes=[mx.io.DataDesc("data", SHAPES["elementwise"])], **options)
+
+
+def test_symbol_api_gives_what_quantize_net_gives():
+    """quantize_model_mkldnn (a symbol, its parameters and a DataIter) makes the quantized symbol
+    and weights that quantize_net makes of the same net, calibrated on the same data."""
+    case = next(c for c in RECORD["cases"] if c["name"] == "chain_naive_auto")
+    net = RECORD["nets"]["chain"]
+    params = {k: array(v) for k, v in net["params"].items()}
+    calib = array(net["calib"])
+    with runtime.as_mxnet() as mx:
+        from mxnet.contrib.quantization import quantize_model_mkldnn
+        block, _ = _quantized(mx, case)
+        float_net = build(mx, "chain")
+        float_net.hybridize()
+        for key, param in float_net.collect_params().items():
+            param.set_data(mx.nd.array(params[key]))
+        float_net(mx.nd.zeros(SHAPES["chain"]))
+        with tempfile.TemporaryDirectory() as folder:
+            float_net.export(os.path.join(folder, "net"))
+            sym, args, auxs = mx.model.load_checkpoint(os.path.join(folder, "net"), 0)
+        data = mx.io.NDArrayIter(mx.nd.array(calib), batch_size=calib.shape[0] // 2)
+        qsym, qargs, _ = quantize_model_mkldnn(sym, args, auxs, calib_mode="naive", calib_data=data,
+                                               quantized_dtype="auto", quantize_mode="full")
+        from mxnet.gluon import SymbolBlock
+        symbol_block = SymbolBlock(qsym, [mx.sym.var("data")])
+        assert graph_nodes(symbol_block) == graph_nodes(block)
+        for name, value in qargs.items():
+            np.testing.assert_array_equal(value.asnumpy(), block.collect_params()[name].data().asnumpy())
