@@ -168,3 +168,18 @@ def test_symbol_api_gives_what_quantize_net_gives():
         assert graph_nodes(symbol_block) == graph_nodes(block)
         for name, value in qargs.items():
             np.testing.assert_array_equal(value.asnumpy(), block.collect_params()[name].data().asnumpy())
+
+
+@pytest.mark.parametrize("case", RECORD["entropy"], ids=lambda c: "seed%d-%d" % (c["seed"], c["num_quantized_bins"]))
+def test_entropy_threshold_equals_mxnet(case):
+    """The KL-divergence threshold of a histogram, as MXNet's calibrate_entropy picks it."""
+    from record_quantize_net_cases import entropy_sample
+    from runtime.contrib.calibration import histogram
+    from runtime.kernels.calibrate_entropy import threshold
+    data = entropy_sample(case["seed"])
+    th = max(abs(data.min()), abs(data.max()))
+    counts, edges = histogram(data, 8001, th)
+    assert int(counts.sum()) == case["counts_sum"]
+    got, divergence = threshold(counts.astype(np.float32), edges.astype(np.float32), case["num_quantized_bins"])
+    assert np.float32(got) == np.float32(case["threshold"])
+    assert np.float32(divergence) == np.float32(case["divergence"])

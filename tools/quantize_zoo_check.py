@@ -1,8 +1,9 @@
 """Quantize models of GluonCV's zoo with `quantize_net` on real MXNet 1.9.1 and on the runtime and
 compare, as GluonCV's own test_calib_models quantizes them (quantized_dtype='auto', naive
-calibration, layers matching 'flatten' excluded), with seeded parameters (pretrained=False).
+calibration unless --calib-mode says otherwise, layers matching 'flatten' excluded), with seeded
+parameters (pretrained=False).
 
-    python tools/quantize_zoo_check.py --mxnet PYTHON --gluoncv SRC --work DIR [NAME ...]
+    python tools/quantize_zoo_check.py --mxnet PYTHON --gluoncv SRC --work DIR [--calib-mode MODE] [NAME ...]
 
 PYTHON: a virtual environment with mxnet==1.9.1; SRC: GluonCV's sources. For each model MXNet
 records its float parameters, calibration data, input, quantized symbol, quantized weights and
@@ -51,13 +52,13 @@ def _seeded(net, rng):
     return params
 
 
-def _quantize(mx, net, params, calib):
+def _quantize(mx, net, params, calib, calib_mode):
     from mxnet.contrib.quantization import quantize_net
     for key, param in net.collect_params().items():
         param.set_data(mx.nd.array(params[key]))
     dataset = mx.gluon.data.ArrayDataset(mx.nd.array(calib), mx.nd.zeros((calib.shape[0], 1)))
     return quantize_net(net, quantized_dtype="auto", exclude_layers=None, exclude_layers_match=["flatten"],
-                        calib_data=mx.gluon.data.DataLoader(dataset, batch_size=1), calib_mode="naive",
+                        calib_data=mx.gluon.data.DataLoader(dataset, batch_size=1), calib_mode=calib_mode,
                         num_calib_examples=calib.shape[0], ctx=mx.cpu())
 
 
@@ -66,7 +67,7 @@ def _symbol(block):
     return (cached[1] if cached else block._outputs).tojson()
 
 
-def record(name, source, work: Path):
+def record(name, source, work: Path, calib_mode: str):
     import mxnet as mx
     sys.path.insert(0, str(TOOLS))
     from record_quantize_net_cases import int8_dot_product
@@ -76,12 +77,12 @@ def record(name, source, work: Path):
     params = _seeded(net, rng)
     calib = rng.uniform(0, 1, (2,) + tuple(shape[1:])).astype("float32")
     x = rng.uniform(0, 1, shape).astype("float32")
-    block = _quantize(mx, net, params, calib)
+    block = _quantize(mx, net, params, calib, calib_mode)
     out = block(mx.nd.array(x)).asnumpy()
     quantized = {k: v.data().asnumpy() for k, v in block.collect_params().items()}
     np.savez(work / (name + ".npz"), x=x, calib=calib, out=out, **{"float:" + k: v for k, v in params.items()},
              **{"quantized:" + k: v for k, v in quantized.items()})
-    (work / (name + ".json")).write_text(json.dumps({"symbol": _symbol(block),
+    (work / (name + ".json")).write_text(json.dumps({"symbol": _symbol(block), "calib_mode": calib_mode,
                                                      "int8_dot_product": int8_dot_product()}))
 
 
@@ -120,7 +121,7 @@ def compare(name, source, work: Path) -> dict:
         net, shape = _build(name, source, fill_mxnet=True)
         net(mx.nd.zeros(shape))
         params = {k[6:]: data[k] for k in data.files if k.startswith("float:")}
-        block = _quantize(mx, net, params, data["calib"])
+        block = _quantize(mx, net, params, data["calib"], recorded["calib_mode"])
         ours, theirs = _nodes(_symbol(block)), _nodes(recorded["symbol"])
         same_attrs = len(ours) == len(theirs) and all(_same_attrs(a[2], b[2]) for a, b in zip(ours, theirs))
         result = {"graph": [n[:2] + [n[3]] for n in ours] == [n[:2] + [n[3]] for n in theirs],
@@ -156,6 +157,7 @@ def main():
     parser.add_argument("--gluoncv", required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--side", choices=("record", "compare"))
+    parser.add_argument("--calib-mode", default="naive", choices=("none", "naive", "entropy"))
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
     work = Path(args.work)
@@ -163,7 +165,7 @@ def main():
     names = args.names or DEFAULT_MODELS
     if args.side == "record":
         for name in names:
-            record(name, args.gluoncv, work)
+            record(name, args.gluoncv, work, args.calib_mode)
         return
     if args.side == "compare":
         for name in names:
@@ -172,7 +174,7 @@ def main():
     for name in names:
         if not (work / (name + ".json")).exists():
             subprocess.run([args.mxnet, __file__, "--side", "record", "--mxnet", args.mxnet, "--gluoncv",
-                            args.gluoncv, "--work", str(work), name], check=True)
+                            args.gluoncv, "--work", str(work), "--calib-mode", args.calib_mode, name], check=True)
     subprocess.run([sys.executable, __file__, "--side", "compare", "--mxnet", args.mxnet, "--gluoncv",
                     args.gluoncv, "--work", str(work)] + names, check=True, env=dict(os.environ))
 

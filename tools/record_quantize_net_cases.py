@@ -189,6 +189,38 @@ def int8_dot_product() -> bool:
     return "avx512_vnni" in flags or "avx_vnni" in flags
 
 
+def entropy_sample(seed):
+    """Seeded data for the entropy calibration's threshold: shapes of layer outputs (normal,
+    ReLU'd, heavy-tailed, skewed, sparse); the test draws the same."""
+    rng = np.random.default_rng(seed)
+    kind = seed % 5
+    if kind == 0:
+        return rng.normal(0, 1, 20000).astype("float32")
+    if kind == 1:
+        return np.maximum(rng.normal(0.2, 1, 20000), 0).astype("float32")
+    if kind == 2:
+        return rng.standard_t(2, 20000).astype("float32")
+    if kind == 3:
+        return (rng.exponential(1, 20000) - 0.3).astype("float32")
+    return (rng.normal(0, 1, 20000) * (rng.uniform(0, 1, 20000) < 0.1)).astype("float32")
+
+
+def entropy_cases(mx):
+    """MXNet's `_contrib_calibrate_entropy` over histograms of entropy_sample (8001 bins over
+    the sample's largest magnitude, as its calibration collects them), 255 and 511 quantized bins."""
+    cases = []
+    for seed in range(10):
+        data = entropy_sample(seed)
+        th = max(abs(data.min()), abs(data.max()))
+        counts, edges = np.histogram(data, bins=8001, range=(-th, th))
+        for bins in (255, 511):
+            threshold, divergence = mx.nd.contrib.calibrate_entropy(
+                hist=mx.nd.array(counts), hist_edges=mx.nd.array(edges), num_quantized_bins=bins)
+            cases.append({"seed": seed, "num_quantized_bins": bins, "counts_sum": int(counts.sum()),
+                          "threshold": float(threshold.asnumpy()[0]), "divergence": float(divergence.asnumpy()[0])})
+    return cases
+
+
 def main(out_path):
     import mxnet as mx
     rng = np.random.default_rng(5)
@@ -218,7 +250,8 @@ def main(out_path):
                    "calib": encode(mx.nd.array(calib)), "input": encode(mx.nd.array(x))}
             for kind, (params, calib, x) in nets.items()}
     with open(out_path, "w") as f:
-        json.dump({"int8_dot_product": int8_dot_product(), "nets": data, "cases": recorded}, f)
+        json.dump({"int8_dot_product": int8_dot_product(), "nets": data, "cases": recorded,
+                   "entropy": entropy_cases(mx)}, f)
 
 
 if __name__ == "__main__":

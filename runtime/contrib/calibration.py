@@ -44,18 +44,41 @@ class LayerOutputMinMaxCollector:
             self.logger.debug("Collecting layer %s min_range=%f, max_range=%f" % (name, low, high))
 
 
+def histogram(data, bins: int, th):
+    """np.histogram(data, bins, range=(-th, th)) as NumPy 1.x computes it for float32 data (MXNet
+    1.9.1 runs on NumPy < 2): float32 edges rounded from float64 steps (NumPy 2 steps in float32,
+    which moves edges by an ulp), each value's bin from its scaled offset, moved by one where it
+    falls on the wrong side of its edges."""
+    data = np.asarray(data).reshape(-1)
+    low, high = -th, th
+    if low == high:
+        low, high = low - 0.5, high + 0.5
+    edge_type = np.result_type(np.asarray(low).dtype, data.dtype)
+    if not np.issubdtype(edge_type, np.floating):
+        edge_type = np.dtype(np.float64)
+    edges = (np.arange(bins + 1, dtype=np.float64) * ((float(high) - float(low)) / bins) + float(low)).astype(edge_type)
+    edges[-1] = high
+    values = data[(data >= low) & (data <= high)].astype(edge_type, copy=False)
+    norm = bins / (np.asarray(high, edge_type) - np.asarray(low, edge_type))
+    indices = ((values - np.asarray(low, edge_type)) * norm).astype(np.intp)
+    indices[indices == bins] -= 1
+    indices[values < edges[indices]] -= 1
+    indices[(values >= edges[indices + 1]) & (indices != bins - 1)] += 1
+    return np.bincount(indices, minlength=bins).astype(np.int64), edges
+
+
 def combine_histogram(old_hist, arr, new_min, new_max, new_th):
     """A histogram (counts, edges, min, max, threshold) with `arr` added: over the old bins when
     they cover it, else over the old bins with whole bins added each side to cover it."""
     counts, edges, old_min, old_max, old_th = old_hist
     if new_th <= old_th:
-        added, _ = np.histogram(arr, bins=len(counts), range=(-old_th, old_th))
+        added, _ = histogram(arr, len(counts), old_th)
         return counts + added, edges, min(old_min, new_min), max(old_max, new_max), old_th
     step = 2 * old_th / len(counts)
     extra = int((new_th - old_th) // step + 1)
     bins = 2 * extra + len(counts)
     widened = extra * step + old_th
-    added, added_edges = np.histogram(arr, bins=bins, range=(-widened, widened))
+    added, added_edges = histogram(arr, bins, widened)
     added[extra:bins - extra] += counts
     return added, added_edges, min(old_min, new_min), max(old_max, new_max), widened
 
@@ -78,7 +101,7 @@ class LayerHistogramCollector:
         if name in self.hist_dict:
             self.hist_dict[name] = combine_histogram(self.hist_dict[name], data, low, high, th)
         else:
-            counts, edges = np.histogram(data, bins=self.num_bins, range=(-th, th))
+            counts, edges = histogram(data, self.num_bins, th)
             self.hist_dict[name] = (counts, edges, low, high, th)
 
 
