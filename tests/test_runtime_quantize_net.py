@@ -113,7 +113,7 @@ def test_quantize_net_equals_mxnet(case, monkeypatch):
     assert got.shape == want.shape and got.dtype == want.dtype and ours.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
     # with its own calibration: ranges a unit of the sixth decimal apart scale the float output by
-    # under 1e-5 (measured: 4 of 13 recorded nets equal bit for bit, the rest within 1e-6)
+    # under 1e-5 (measured: 7 of 16 recorded nets equal bit for bit, the rest within 1e-6)
     np.testing.assert_allclose(ours, want, rtol=1e-5, atol=1e-5)
 
 
