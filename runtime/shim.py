@@ -71,6 +71,7 @@ MODULES: Dict[str, str] = {
     "mxnet.registry": "runtime.class_registry",
     "mxnet.contrib": "runtime.contrib",
     "mxnet.contrib.amp": "runtime.contrib.amp",
+    "mxnet.contrib.quantization": "runtime.contrib.quantization",
     # MXNet registers the contrib operators here too (mx.contrib.ndarray.CTCLoss)
     "mxnet.contrib.ndarray": "runtime:nd.contrib",
     "mxnet.contrib.nd": "runtime:nd.contrib",

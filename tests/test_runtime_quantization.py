@@ -11,7 +11,6 @@ import pytest
 
 import runtime
 from runtime import nd
-from runtime.base import MXNetError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from record_quantization_cases import run  # noqa: E402  (the binding the recording used)
@@ -80,14 +79,24 @@ def test_fused_convolution_keeps_batch_norm_statistics_as_auxiliary_states():
         assert mx.sym.load_json(sym.tojson()).list_outputs() == sym.list_outputs()
 
 
-def test_quantized_convolution_without_calibration_is_refused_clearly():
+def test_quantized_convolution_without_calibration_gives_int32():
+    """Uncalibrated, the fused convolution gives int32 with the range MXNet states (one data step
+    times one weight step times 2**31); its values are compared with MXNet's through
+    quantize_net(calib_mode='none') in tests/test_runtime_quantize_net.py."""
     case = next(c for c in CASES["graphs"] if c["name"].startswith("0_"))
     graph = json.loads(case["graph"])
     fused = next(n for n in graph["nodes"] if n["op"] == "_sg_mkldnn_conv")
     del fused["attrs"]["min_calib_range"], fused["attrs"]["max_calib_range"]
     arrays = {name: array(record) for name, record in case["arrays"].items()}
-    with runtime.as_mxnet() as mx, pytest.raises(MXNetError, match="min_calib_range"):
-        run(mx, json.dumps(graph), arrays)
+    with runtime.as_mxnet() as mx:
+        out, low, high = run(mx, json.dumps(graph), arrays)[:3]
+    assert out.dtype == np.int32 and low == -high
+    from runtime.kernels import fused_conv
+    weight = fused_conv.fold_batch_norm(arrays["c_weight"], None, arrays["c_gamma"], arrays["c_beta"],
+                                        arrays["c_running_mean"], arrays["c_running_var"], 1e-5, False)[0]
+    weight_step = np.float32(np.abs(weight).max() / np.float32(127))
+    data_step = np.float32(np.float32(2.5) / np.float32(127))  # the case's int8 data: (-1.5, 2.5)
+    assert high[0] == np.float32(np.float32(weight_step * data_step) * np.float32(2 ** 31))
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int8"])
@@ -135,3 +144,24 @@ def test_output_names_are_mxnets():
         ["p_output", "p_min_output", "p_max_output"]
     assert sym.contrib.quantized_elemwise_mul(data, data, low, high, low, high, enable_float_output=True,
                                               name="m").list_outputs() == ["m_output"]
+
+
+AVX2 = json.loads((Path(__file__).parent / "data" / "quantization_outputs_avx2.json").read_text())
+
+
+@pytest.mark.parametrize("case", CASES["graphs"], ids=lambda c: c["name"])
+def test_symbol_file_equals_mxnet_on_a_cpu_without_int8_dot_products(case, monkeypatch):
+    """The same graphs as MXNet computes them on a CPU without VNNI (recorded there): oneDNN's
+    16-bit pair sums and half-scale weights, as runtime.kernels.fused_conv.WITHOUT_INT8_DOT_PRODUCT
+    models them."""
+    from runtime.kernels import fused_conv
+    assert not AVX2["int8_dot_product"]
+    monkeypatch.setattr(fused_conv, "WITHOUT_INT8_DOT_PRODUCT", True)
+    arrays = {name: array(record) for name, record in case["arrays"].items()}
+    with runtime.as_mxnet() as mx:
+        outputs = run(mx, case["graph"], arrays)
+    for got, want in zip(outputs, AVX2["outputs"][case["name"]]):
+        if want["dtype"] == "float32" and case["name"] == "chain" and got is outputs[-1]:
+            np.testing.assert_allclose(got, array(want), rtol=1e-5, atol=1e-5)  # the float fusion, as above
+        else:
+            assert_same(got, array(want))

@@ -9,6 +9,11 @@ Each case is a symbol file's JSON (the form GluonCV's int8 models ship), its inp
 outputs; the test loads the same JSON on the runtime and must give the same values bit for bit.
 
 usage: python tools/record_quantization_cases.py tests/data/quantization_cases.json   (a venv with mxnet 1.9.1)
+       python tools/record_quantization_cases.py --outputs-only tests/data/quantization_cases.json OUT
+the second form runs the graphs already recorded on this CPU and writes only their outputs and
+whether this CPU has int8 dot-product instructions: oneDNN's int8 results depend on it
+(runtime.kernels.fused_conv.WITHOUT_INT8_DOT_PRODUCT), tests/data/quantization_outputs_avx2.json
+holds those of a CPU without them.
 """
 import json
 import sys
@@ -361,5 +366,21 @@ def main(out_path):
         json.dump(record, f)
 
 
+def outputs_only(cases_path, out_path):
+    import mxnet as mx
+    from record_quantize_net_cases import int8_dot_product
+    with open(cases_path) as f:
+        graphs = json.load(f)["graphs"]
+    outputs = {}
+    for case in graphs:
+        arrays = {k: np.array(v["data"], dtype=v["dtype"]).reshape(v["shape"]) for k, v in case["arrays"].items()}
+        outputs[case["name"]] = [encode(mx.nd.array(o, dtype=o.dtype)) for o in run(mx, case["graph"], arrays)]
+    with open(out_path, "w") as f:
+        json.dump(shortest({"int8_dot_product": int8_dot_product(), "outputs": outputs}), f)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--outputs-only":
+        outputs_only(sys.argv[2], sys.argv[3])
+    else:
+        main(sys.argv[1])

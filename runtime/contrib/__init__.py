@@ -1,1 +1,2 @@
-"""`mxnet.contrib`: of MXNet's experimental packages, the state that model code reads (`amp`)."""
+"""`mxnet.contrib`: of MXNet's experimental packages, the state that model code reads (`amp`) and
+the int8 quantization flow (`quantization`)."""

@@ -39,6 +39,15 @@ F32 = np.float32
 STEPS = {np.dtype(np.int8): F32(127.5), np.dtype(np.uint8): F32(255.5), np.dtype(np.int32): F32(2147483647)}
 _LIMITS = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255), np.dtype(np.int32): (-2 ** 31, 2 ** 31 - 1)}
 _INT32_MAX = 2147483647
+# MXNet as it computes on a CPU without int8 dot-product instructions (no AVX512-VNNI or
+# AVX-VNNI: AVX2 machines), where oneDNN multiplies int8 with 16-bit pair sums. Measured against
+# MXNet 1.9.1 on such a CPU (tests/test_runtime_quantize_net.py, and every recorded graph of
+# tests/data/quantization_cases.json): uint8 x int8 products are summed two by two and saturated
+# to int16 before the int32 sum (runtime.kernels.int8_pairs); int8 data goes in shifted by 128
+# into uint8, the shift's products taken off after; a convolution over int8 data quantizes its
+# weights at half their scale (so that its pairs mostly fit) and doubles the sums.
+# Off by default: the exact products, as MXNet computes them on CPUs with those instructions.
+WITHOUT_INT8_DOT_PRODUCT = False
 
 
 class Fusion(NamedTuple):
@@ -186,7 +195,11 @@ def quantize_bias(bias, scales, data_scale):
 
 
 def _integer_products(data, weight_q, conv: Dict) -> np.ndarray:
-    """The convolution of integer data and weights, exactly."""
+    """The convolution of integer data and weights, exactly (or, emulating a CPU without int8
+    dot products, with pairs of products saturated: runtime.kernels.int8_pairs)."""
+    if WITHOUT_INT8_DOT_PRODUCT:
+        from runtime.kernels import int8_pairs
+        return int8_pairs.conv(data, weight_q, conv)
     n = data.shape[0]
     groups = conv["num_group"]
     out_spatial = output_spatial(data.shape[2:], conv["kernel"], conv["stride"], conv["dilate"], conv["pad"])
@@ -224,8 +237,8 @@ def quantized(arrays: List[np.ndarray], fusion: Fusion, with_bn: bool, with_sum:
               min_calib_range, max_calib_range):
     """(output, its min, its max) of a quantized fusion."""
     if min_calib_range is None or max_calib_range is None:
-        raise MXNetError("_sg_mkldnn_conv: a quantized convolution without min_calib_range and "
-                         "max_calib_range (an int32 output) is not computed by this runtime")
+        from runtime.kernels import fused_int32  # the int32 form, which imports this module
+        return fused_int32.conv(arrays, fusion, with_bn, with_sum)
     data, weight, bias, summand, ranges = _operands(arrays, fusion, with_bn, with_sum)
     if data.dtype not in (np.int8, np.uint8):
         raise MXNetError("_sg_mkldnn_conv: quantized data must be int8 or uint8, got %s" % data.dtype)
@@ -246,8 +259,10 @@ def quantized(arrays: List[np.ndarray], fusion: Fusion, with_bn: bool, with_sum:
     groups = fusion.conv["num_group"]
     group_of = np.arange(weight.shape[0]) // (weight.shape[0] // groups)
     quantizing = weight_scales[group_of] if groups > 1 else weight_scales
-    weight_q = saturate(weight * quantizing.reshape(per_filter), np.int8)
-    y = _integer_products(data, weight_q, fusion.conv).astype(F32)
+    halved = WITHOUT_INT8_DOT_PRODUCT and data.dtype == np.int8
+    weight_q = saturate(weight * (quantizing * F32(0.5) if halved else quantizing).reshape(per_filter), np.int8)
+    y = _integer_products(data, weight_q, fusion.conv)
+    y = (y * 2 if halved else y).astype(F32)
     channel = (1, -1) + (1,) * (y.ndim - 2)
     if bias is not None:
         y = y + quantize_bias(bias, weight_scales, data_scale).astype(F32).reshape(channel)

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from runtime.base import MXNetError
+from runtime.kernels import fused_conv, fused_int32, int8_pairs
 from runtime.kernels.fused_conv import (F32, activation_of, apply_activation, exact_products, filter_scales,
                                         quantize_bias, saturate, scalar, scale_of)
 
@@ -74,10 +75,8 @@ def quantized(arrays, fused: Dense, enable_float_output: bool, channel_wise: boo
               max_calib_range):
     """The outputs of a quantized fusion: [float32 output], or [output, its min, its max]."""
     calibrated = min_calib_range is not None and max_calib_range is not None
-    if not enable_float_output and not calibrated:
-        raise MXNetError("_sg_mkldnn_fully_connected: a quantized layer without min_calib_range and "
-                         "max_calib_range or enable_float_output (an int32 output) is not computed by "
-                         "this runtime")
+    if channel_wise and not enable_float_output and not calibrated:
+        raise MXNetError("Currently, channel-wise quantization requires fuse requantize or dequantize.")
     dense = fused.dense
     has_bias = not dense["no_bias"]
     base = 3 if has_bias else 2
@@ -107,9 +106,17 @@ def quantized(arrays, fused: Dense, enable_float_output: bool, channel_wise: boo
                 weight_q = _round_half_away(weight.astype(F32) * weight_rescale).astype(np.int8)
                 scales = (scales * weight_rescale).astype(F32)
             bias_q = _round_half_away(bias.astype(F32) * rescale)
-    y = exact_products(_rows(data, dense).astype(F32), weight_q.astype(F32).T).astype(F32)
+    if fused_conv.WITHOUT_INT8_DOT_PRODUCT:
+        y = int8_pairs.dense(_rows(data, dense), weight_q).astype(F32)
+    else:
+        y = exact_products(_rows(data, dense).astype(F32), weight_q.astype(F32).T).astype(F32)
     if bias_q is not None:
         y = y + bias_q.astype(F32)
+    if not enable_float_output and not calibrated:  # an int32 result (runtime.kernels.fused_int32)
+        y = apply_activation(fused.activation, y)
+        shape = _out_shape(data.shape, dense)
+        low, high = fused_int32.dense_range(data.dtype, ranges[0], ranges[1], ranges[2], ranges[3])
+        return [saturate(y.astype(np.float64), np.int32).reshape(shape), low, high]
     out_dtype = np.uint8 if unsigned_output(fused) else np.int8
     output_scale = scale_of(out_dtype, min_calib_range, max_calib_range) if calibrated else None
     if enable_float_output or fused.activation is not None:

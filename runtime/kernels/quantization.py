@@ -238,3 +238,25 @@ def quantized_elemwise_mul(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_cal
     as_int32 = np.where(np.abs(truncated) < 2 ** 31, truncated, -2 ** 31)  # NaN compares false too
     return (as_int32.astype(np.int64).astype(np.int8), np.array([min_calib_range], np.float32),
             np.array([max_calib_range], np.float32))
+
+
+def requantize(data, min_range, max_range, out_type="int8", min_calib_range=None, max_calib_range=None):
+    """int32 data (its real range given as the float32 min and max of the int32 scale) to int8 /
+    uint8 over the calibrated range, or, uncalibrated, over the range the data itself reaches
+    (its largest int32 magnitude in the input's real units). As oneDNN's reorder: one float32
+    scale (input step over output step), rounded to nearest even, saturated."""
+    if data.dtype != np.int32:
+        raise ValueError("requantize only supports int32 input, got %s" % data.dtype)
+    int32_steps = np.float32(2147483647)
+    input_range = _range_of(min_range, max_range)
+    if min_calib_range is not None and max_calib_range is not None:
+        real = np.maximum(np.abs(np.float32(min_calib_range)), np.abs(np.float32(max_calib_range)))
+    else:
+        reached = np.abs(data.astype(np.int64)).max() if data.size else 0
+        real = np.float32(np.float32(min(reached, 2147483647)) * input_range) / int32_steps
+    out_type = auto_out_type(min_calib_range, max_calib_range) if out_type == "auto" else out_type
+    steps = np.float32(127) if out_type == "int8" else np.float32(255)
+    scale = np.float32(np.float32(input_range / int32_steps) * np.float32(steps / real))
+    out = saturate(data.astype(np.float32) * scale, np.dtype(out_type))
+    low = -real if out_type == "int8" else np.float32(0)
+    return out, np.array([low], np.float32), np.array([real], np.float32)

@@ -301,3 +301,18 @@ declare("_contrib_quantized_batch_norm",
         attrs=list(REGISTRY["BatchNorm"].attrs.values()), kernel=k.quantized_batch_norm, num_outputs=3,
         aux=("moving_mean", "moving_var"), infer=_quantized_batch_norm_shapes, types=_quantized_batch_norm_types,
         output_names=_RANGES)
+
+
+# ---- requantize: int32 results of quantized operators back to int8 / uint8
+def _requantize_types(in_dtypes, attrs, names):
+    if in_dtypes[0] not in (None, "int32"):
+        raise ValueError("requantize only supports int32 input, got %s" % in_dtypes[0])
+    out_type = attrs["out_type"]
+    if out_type == "auto":
+        out_type = k.auto_out_type(attrs["min_calib_range"], attrs["max_calib_range"])
+    return ["int32", "float32", "float32"], [out_type, "float32", "float32"]
+
+
+declare("_contrib_requantize", inputs=("data", "min_range", "max_range"),
+        attrs=[Attr("out_type", choice("auto", "int8", "uint8"), "int8")] + _CALIBRATION, kernel=k.requantize,
+        num_outputs=3, infer=_quantize_shapes, types=_requantize_types)
