@@ -89,5 +89,6 @@ def summary(rows: List[Dict], top: int = 15) -> str:
 
 def arena_bytes(steps) -> int:
     """Bytes of the arena buffers that a static_alloc plan's fused steps write into."""
-    arenas = {id(step.attrs["buffer"].arena): step.attrs["buffer"].arena for step in steps if "buffer" in step.attrs}
+    buffers = [step.attrs["buffer"] for step in steps if hasattr(step.attrs.get("buffer"), "arena")]
+    arenas = {id(buffer.arena): buffer.arena for buffer in buffers}  # (a Concat's operands have places instead)
     return sum(raw.nbytes for arena in arenas.values() for raw in arena if raw is not None)

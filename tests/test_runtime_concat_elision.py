@@ -193,3 +193,14 @@ def test_operands_are_in_place_again_once_a_new_shape_was_seen(static_alloc, mon
         x = random_input(shape)
         np.testing.assert_array_equal(elided(x).asnumpy(), copying(x).asnumpy())
     assert seen == [True] * 6
+
+
+def test_the_plan_profile_reads_a_plan_with_places(monkeypatch):
+    from runtime.plan_profile import arena_bytes, profile_plan
+    elided, _ = twins(monkeypatch, static_alloc=True)
+    x = random_input((1, 3, 10, 10))
+    elided(x)
+    graph = next(iter(elided._cached.values()))
+    rows, peak, total = profile_plan(graph.executor, graph.input_names, [x._data], repeat=2)
+    steps = graph.executor.plan_steps(False, graph.input_names)
+    assert len(rows) == len(steps) and 0 <= arena_bytes(steps) < total

@@ -18,6 +18,14 @@ from record_quantization_cases import run  # noqa: E402  (the binding the record
 CASES = json.loads((Path(__file__).parent / "data" / "quantization_cases.json").read_text())
 
 
+@pytest.fixture(autouse=True)
+def recording_cpu(monkeypatch):
+    """The cases were recorded on a CPU with int8 dot-product instructions (VNNI): its exact
+    products, whichever CPU runs the tests (the runtime takes the running CPU's by default)."""
+    from runtime.kernels import fused_conv
+    monkeypatch.setattr(fused_conv, "WITHOUT_INT8_DOT_PRODUCT", False)
+
+
 def array(record):
     return np.array(record["data"], dtype=record["dtype"]).reshape(record["shape"])
 
@@ -165,3 +173,19 @@ def test_symbol_file_equals_mxnet_on_a_cpu_without_int8_dot_products(case, monke
             np.testing.assert_allclose(got, array(want), rtol=1e-5, atol=1e-5)  # the float fusion, as above
         else:
             assert_same(got, array(want))
+
+
+def test_the_int8_arithmetic_follows_the_cpus_dot_product_instructions(tmp_path, monkeypatch):
+    from runtime.kernels.fused_conv import int8_dot_product
+    info = tmp_path / "cpuinfo"
+    monkeypatch.delenv("HYBLINT_RUNTIME_INT8_DOT_PRODUCT", raising=False)
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 fma\n")
+    assert not int8_dot_product(str(info))
+    info.write_text("processor\t: 0\nflags\t\t: fpu avx2 avx512f avx512_vnni\n")
+    assert int8_dot_product(str(info))
+    info.write_text("processor\t: 0\nflags\t\t: fpu avx2 avx_vnni\n")
+    assert int8_dot_product(str(info))
+    monkeypatch.setenv("HYBLINT_RUNTIME_INT8_DOT_PRODUCT", "0")
+    assert not int8_dot_product(str(tmp_path / "absent"))
+    monkeypatch.setenv("HYBLINT_RUNTIME_INT8_DOT_PRODUCT", "1")
+    assert int8_dot_product(str(info.with_name("absent")))

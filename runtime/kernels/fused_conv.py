@@ -26,6 +26,7 @@ as MXNet and oneDNN compute it:
 """
 from __future__ import annotations
 
+import os
 from typing import Dict, List, NamedTuple, Optional
 
 import numpy as np
@@ -39,15 +40,36 @@ F32 = np.float32
 STEPS = {np.dtype(np.int8): F32(127.5), np.dtype(np.uint8): F32(255.5), np.dtype(np.int32): F32(2147483647)}
 _LIMITS = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255), np.dtype(np.int32): (-2 ** 31, 2 ** 31 - 1)}
 _INT32_MAX = 2147483647
+
+
+def int8_dot_product(cpuinfo: str = "/proc/cpuinfo") -> bool:
+    """Whether this CPU has int8 dot-product instructions (AVX512-VNNI or AVX-VNNI), with which
+    oneDNN sums int8 products exactly; HYBLINT_RUNTIME_INT8_DOT_PRODUCT=1 or 0 says so instead.
+    Where the flags cannot be read (not Linux, not x86), the exact products."""
+    setting = os.environ.get("HYBLINT_RUNTIME_INT8_DOT_PRODUCT", "").strip()
+    if setting in ("0", "1"):
+        return setting == "1"
+    try:
+        with open(cpuinfo) as info:
+            for line in info:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return bool(flags & {"avx512_vnni", "avx_vnni"})
+    except OSError:
+        pass
+    return True
+
+
 # MXNet as it computes on a CPU without int8 dot-product instructions (no AVX512-VNNI or
 # AVX-VNNI: AVX2 machines), where oneDNN multiplies int8 with 16-bit pair sums. Measured against
 # MXNet 1.9.1 on such a CPU (tests/test_runtime_quantize_net.py, and every recorded graph of
 # tests/data/quantization_cases.json): uint8 x int8 products are summed two by two and saturated
 # to int16 before the int32 sum (runtime.kernels.int8_pairs); int8 data goes in shifted by 128
 # into uint8, the shift's products taken off after; a convolution over int8 data quantizes its
-# weights at half their scale (so that its pairs mostly fit) and doubles the sums.
-# Off by default: the exact products, as MXNet computes them on CPUs with those instructions.
-WITHOUT_INT8_DOT_PRODUCT = False
+# weights at half their scale (so that its pairs mostly fit) and doubles the sums. Taken from
+# the CPU that runs this, so that results are those of MXNet on the same machine; the exact
+# products where it has those instructions.
+WITHOUT_INT8_DOT_PRODUCT = not int8_dot_product()
 
 
 class Fusion(NamedTuple):
