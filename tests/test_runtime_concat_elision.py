@@ -8,22 +8,9 @@ import pytest
 
 from runtime import concat_elision, nd
 from runtime.gluon import nn
+from tests.test_runtime_inference_fusion import DenseLayer
 
 RNG = np.random.RandomState(11)
-
-
-class DenseLayer(nn.HybridBlock):
-    """DenseNet's layer: BN-ReLU-Conv1x1-BN-ReLU-Conv3x3, concatenated after its input."""
-
-    def __init__(self, growth, **kwargs):
-        super().__init__(**kwargs)
-        with self.name_scope():
-            self.body = nn.HybridSequential()
-            self.body.add(nn.BatchNorm(), nn.Activation("relu"), nn.Conv2D(growth * 2, 1, use_bias=False),
-                          nn.BatchNorm(), nn.Activation("relu"), nn.Conv2D(growth, 3, padding=1, use_bias=False))
-
-    def hybrid_forward(self, F, x):
-        return F.concat(x, self.body(x), dim=1)
 
 
 class Block(nn.HybridBlock):

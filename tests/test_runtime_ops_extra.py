@@ -182,6 +182,10 @@ def test_every_declared_operator_has_a_golden_case_or_a_case_here():
     golden |= {"_contrib_" + name for name in ("quantize_v2", "dequantize") if quantization["ops"][name]}
     golden |= {"_contrib_quantized_pooling"} if quantization["ops"]["pooling"] else set()
     golden |= {node["op"] for case in quantization["graphs"] for node in json.loads(case["graph"])["nodes"]}
+    # and those of the graphs MXNet's quantize_net wrote, whose outputs tests/test_runtime_quantize_net.py compares
+    # (tools/record_quantize_net_cases.py; calib_mode='none' gives _contrib_requantize)
+    quantized_nets = json.loads((Path(__file__).resolve().parent / "data" / "quantize_net_cases.json").read_text())
+    golden |= {node[0] for case in quantized_nets["cases"] if "output" in case for node in case["nodes"]}
     by_op = {}
     for name, op in REGISTRY.items():
         by_op.setdefault(id(op), set()).add(name)

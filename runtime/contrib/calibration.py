@@ -22,19 +22,33 @@ def _numpy(array) -> np.ndarray:
     return array.asnumpy() if hasattr(array, "asnumpy") else np.asarray(array)
 
 
-class LayerOutputMinMaxCollector:
-    """'naive' calibration: the running min and max of each included tensor."""
+class _Collector:
+    """What MXNet's collectors share: the tensors they take (all, or those in include_layer),
+    and a logger."""
 
-    def __init__(self, quantized_dtype="int8", include_layer=None, logger=None):
-        self.min_max_dict: Dict[str, Tuple[float, float]] = {}
-        self.quantized_dtype = quantized_dtype
+    def __init__(self, include_layer=None, logger=None):
         self.include_layer = include_layer
         self.logger = logger
 
-    def collect(self, name, arr):
+    def _data(self, name, arr) -> Optional[np.ndarray]:
+        """The tensor as NumPy, or None when it is not one this collector takes."""
         if self.include_layer is not None and name not in self.include_layer:
+            return None
+        return _numpy(arr)
+
+
+class LayerOutputMinMaxCollector(_Collector):
+    """'naive' calibration: the running min and max of each included tensor."""
+
+    def __init__(self, quantized_dtype="int8", include_layer=None, logger=None):
+        super().__init__(include_layer, logger)
+        self.min_max_dict: Dict[str, Tuple[float, float]] = {}
+        self.quantized_dtype = quantized_dtype
+
+    def collect(self, name, arr):
+        data = self._data(name, arr)
+        if data is None:
             return
-        data = _numpy(arr)
         low, high = data.min(), data.max()
         if name in self.min_max_dict:
             old_low, old_high = self.min_max_dict[name]
@@ -83,19 +97,18 @@ def combine_histogram(old_hist, arr, new_min, new_max, new_th):
     return added, added_edges, min(old_min, new_min), max(old_max, new_max), widened
 
 
-class LayerHistogramCollector:
+class LayerHistogramCollector(_Collector):
     """'entropy' calibration: a histogram of each included tensor."""
 
     def __init__(self, num_bins=8001, include_layer=None, logger=None):
+        super().__init__(include_layer, logger)
         self.hist_dict: Dict[str, tuple] = {}
         self.num_bins = num_bins
-        self.include_layer = include_layer
-        self.logger = logger
 
     def collect(self, name, arr):
-        if self.include_layer is not None and name not in self.include_layer:
+        data = self._data(name, arr)
+        if data is None:
             return
-        data = _numpy(arr)
         low, high = np.min(data), np.max(data)
         th = max(abs(low), abs(high))
         if name in self.hist_dict:
