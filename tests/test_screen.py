@@ -148,6 +148,9 @@ STATEMENTS = [
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(STATEMENTS), min_size=1, max_size=8))
+# a group indexed in a loop whose last statement rebinds it to a tensor: the rebinding ends where
+# the loop ends, and still reaches the next iteration's read
+@example(["g = F.split(x, num_outputs=2)\ny = g[0]", "for q in range(2):\n    y = g[0]\n    g = F.relu(x)"])
 def test_screening_never_changes_what_is_reported(statements):
     source = hybrid_block("\n".join(statements) + "\nreturn y", args="x, y, states, *args, scale=2.0, **kwargs",
                           imports=IMPORTS)

@@ -190,7 +190,7 @@ class Flavors:
         if any(place is None or chosen[0] < place < at for place in bindings):
             return None  # (a clause that binds without a place of its own may be anywhere)
         for scope in self._scopes():
-            if _encloses(scope, at) and (type(scope) in _NESTED or any(_encloses(scope, place) for place in bindings)):
+            if _encloses(scope, at) and (type(scope) in _NESTED or any(_holds(scope, place) for place in bindings)):
                 return None
         return self.flavor(chosen[1])
 
@@ -370,6 +370,12 @@ def _names_bound(node: ast.AST) -> List[str]:
 
 def _encloses(node: ast.AST, position) -> bool:
     return (node.lineno, node.col_offset) <= position < (node.end_lineno, node.end_col_offset)
+
+
+def _holds(node: ast.AST, place) -> bool:
+    """Whether a binding that takes effect at `place` (where its statement ends) is inside `node`:
+    the last statement of a loop's body ends where the loop ends."""
+    return (node.lineno, node.col_offset) <= place <= (node.end_lineno, node.end_col_offset)
 
 
 _BINDINGS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
