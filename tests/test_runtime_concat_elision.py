@@ -8,7 +8,7 @@ import pytest
 
 from runtime import concat_elision, nd
 from runtime.gluon import nn
-from tests.test_runtime_inference_fusion import DenseLayer
+from tests.test_runtime_inference_fusion import DenseLayer, randomized
 
 RNG = np.random.RandomState(11)
 
@@ -38,17 +38,6 @@ class Block(nn.HybridBlock):
         if self.tail:
             x = self.flatten(x)
         return (x, middle) if self.inner else x
-
-
-def randomized(net, shape):
-    net.initialize()
-    net(nd.ones(shape))
-    for name, param in net.collect_params().items():
-        values = RNG.uniform(-0.5, 0.5, param.shape)
-        if name.endswith("running_var"):
-            values = RNG.uniform(0.5, 1.5, param.shape)
-        param.set_data(nd.array(values.astype(np.float32)))
-    return net
 
 
 class Copying:

@@ -26,7 +26,7 @@ import runtime
 from runtime.base import MXNetError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from record_quantize_net_cases import SHAPES, build, graph_nodes, quantize  # noqa: E402  (the recording's builders)
+from record_quantize_net_cases import SHAPES, attribute_value, build, graph_nodes, quantize  # noqa: E402
 
 RECORD = json.loads((Path(__file__).parent / "data" / "quantize_net_cases.json").read_text())
 RANGE_TOLERANCE = 2e-6  # relative to max(1, |range|): one unit of the sixth decimal, and rounding
@@ -35,18 +35,6 @@ RANGES = ("min_calib_range", "max_calib_range")
 
 def array(record):
     return np.array(record["data"], dtype=record["dtype"]).reshape(record["shape"])
-
-
-def _value(text):
-    """An attribute as a value: the runtime writes parsed attributes back in its own spelling
-    ('True', '0.0', '(3, 3)')."""
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    try:
-        return np.float32(text)
-    except ValueError:
-        return text.replace(" ", "").replace("L", "")
 
 
 def _quantized(mx, case):
@@ -61,7 +49,8 @@ def _assert_same_graph(nodes, recorded):
         assert got[3] == want[3], "inputs of %s" % got[1]
         # MXNet writes every attribute it was given, the runtime leaves out defaults
         shared = (set(got[2]) & set(want[2])) - set(RANGES)
-        assert {k: _value(got[2][k]) for k in shared} == {k: _value(want[2][k]) for k in shared}, got[1]
+        assert {k: attribute_value(got[2][k]) for k in shared} == {k: attribute_value(want[2][k]) for k in shared}, \
+            got[1]
         for key in RANGES + ("enable_float_output", "channel_wise_quantize", "with_act", "with_bn", "with_sum",
                              "with_postsum_act", "with_eltwise", "quantized"):
             assert (key in got[2]) == (key in want[2]), (got[1], key)

@@ -86,20 +86,8 @@ def record(name, source, work: Path, calib_mode: str):
                                                      "int8_dot_product": int8_dot_product()}))
 
 
-def _nodes(text):
-    return [[n["op"], n["name"], n.get("attrs", {}) if n["op"] != "null" else {}, [i[:2] for i in n["inputs"]]]
-            for n in json.loads(text)["nodes"]]
-
-
 def _same_attrs(got, want) -> bool:
-    def value(text):
-        lowered = text.lower()
-        if lowered in ("true", "false"):
-            return lowered == "true"
-        try:
-            return np.float32(text)
-        except ValueError:
-            return text.replace(" ", "").replace("L", "")
+    from record_quantize_net_cases import attribute_value as value
     shared = (set(got) & set(want)) - set(RANGES)
     if any(value(got[k]) != value(want[k]) for k in shared):
         return False
@@ -122,7 +110,8 @@ def compare(name, source, work: Path) -> dict:
         net(mx.nd.zeros(shape))
         params = {k[6:]: data[k] for k in data.files if k.startswith("float:")}
         block = _quantize(mx, net, params, data["calib"], recorded["calib_mode"])
-        ours, theirs = _nodes(_symbol(block)), _nodes(recorded["symbol"])
+        from record_quantize_net_cases import nodes_of
+        ours, theirs = nodes_of(_symbol(block)), nodes_of(recorded["symbol"])
         same_attrs = len(ours) == len(theirs) and all(_same_attrs(a[2], b[2]) for a, b in zip(ours, theirs))
         result = {"graph": [n[:2] + [n[3]] for n in ours] == [n[:2] + [n[3]] for n in theirs],
                   "attributes": same_attrs, "nodes": len(ours),

@@ -200,22 +200,6 @@ def quantized_nets(mx):
     from mxnet.contrib import quantization
     from mxnet.gluon import nn
 
-    class Branches(nn.HybridBlock):
-        def __init__(self, **kwargs):
-            super().__init__(**kwargs)
-            with self.name_scope():
-                self.c1, self.b1 = nn.Conv2D(8, 3, padding=1), nn.BatchNorm()
-                self.c2, self.b2 = nn.Conv2D(8, 3, padding=1), nn.BatchNorm()
-                self.c3 = nn.Conv2D(4, 1)
-                self.pool, self.avg = nn.MaxPool2D(2), nn.AvgPool2D(2)
-                self.fc1, self.fc2 = nn.Dense(10), nn.Dense(5)
-
-        def hybrid_forward(self, F, x):
-            y = F.relu(self.b1(self.c1(x)))
-            z = F.relu(self.b2(self.c2(y)) + y)
-            w = F.relu(self.pool(F.concat(self.c3(z), z, dim=1)))
-            return self.fc2(F.relu(self.fc1(F.flatten(self.avg(w)))))
-
     class Dense(nn.HybridBlock):
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
@@ -241,7 +225,8 @@ def quantized_nets(mx):
 
     cases = []
     rng = np.random.default_rng(11)
-    for net, shape, granularity in ((Branches(prefix="branches_"), (4, 3, 12, 12), "tensor-wise"),
+    from record_quantize_net_cases import net_class  # the net both recordings quantize
+    for net, shape, granularity in ((net_class("branches")(prefix="branches_"), (4, 3, 12, 12), "tensor-wise"),
                                     (Dense(prefix="dense_"), (6, 20), "tensor-wise"),
                                     (Dense(prefix="dense_"), (6, 20), "channel-wise"),
                                     (Elementwise(prefix="elementwise_"), (4, 3, 8, 8), "tensor-wise")):

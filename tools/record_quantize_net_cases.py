@@ -48,8 +48,8 @@ SHAPES = {"chain": (4, 3, 10, 10), "branches": (4, 3, 12, 12), "elementwise": (4
           "residual": (4, 3, 8, 8)}
 
 
-def build(mx, kind):
-    """The net of that kind, built with `mx` (MXNet or the runtime as mxnet)."""
+def net_class(kind):
+    """The block class of that kind of net (of whichever mxnet is imported: MXNet or the runtime)."""
     from mxnet.gluon import nn
 
     class Chain(nn.HybridBlock):
@@ -112,8 +112,12 @@ def build(mx, kind):
             body = self.b2(self.c2(self.a1(self.b1(self.c1(x)))))
             return self.fc(F.Activation(self.b3(self.c3(x)) + body, act_type="relu"))
 
-    kinds = {"chain": Chain, "branches": Branches, "elementwise": Elementwise, "residual": Residual}
-    net = kinds[kind](prefix=kind + "_")
+    return {"chain": Chain, "branches": Branches, "elementwise": Elementwise, "residual": Residual}[kind]
+
+
+def build(mx, kind):
+    """The net of that kind, built and initialized with `mx` (MXNet or the runtime as mxnet)."""
+    net = net_class(kind)(prefix=kind + "_")
     net.initialize()
     net(mx.nd.zeros(SHAPES[kind]))
     return net
@@ -170,17 +174,35 @@ def graph_nodes(block):
     attributes of operators only: variables carry Gluon's bookkeeping)."""
     cached = getattr(block, "_cached_graph", None)  # MXNet's SymbolBlock keeps its symbol there
     symbol = cached[1] if cached else block._outputs
-    graph = json.loads(symbol.tojson())
+    return nodes_of(symbol.tojson())
+
+
+def nodes_of(text):
+    """A symbol file's nodes: [operator, name, attributes, inputs] (the attributes of operators
+    only: variables carry Gluon's bookkeeping)."""
     return [[n["op"], n["name"], n.get("attrs", {}) if n["op"] != "null" else {}, [i[:2] for i in n["inputs"]]]
-            for n in graph["nodes"]]
+            for n in json.loads(text)["nodes"]]
+
+
+def attribute_value(text):
+    """An attribute as a value, to compare MXNet's spelling with the runtime's, which writes parsed
+    attributes back its own way ('True', '0.0', '(3, 3)')."""
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    try:
+        return np.float32(text)
+    except ValueError:
+        return text.replace(" ", "").replace("L", "")
 
 
 def int8_dot_product() -> bool:
     """Whether this CPU has int8 dot-product instructions (AVX512-VNNI / AVX-VNNI). Without them
     oneDNN's int8 convolutions and inner products are not exact: with int8 data it quantizes
     the weights at half their scale (and doubles the output scale), so that pairs of products
-    fit in 16 bits; MXNet's int8 outputs then differ from the exact products this runtime
-    computes (as MXNet computes them on a CPU with those instructions)."""
+    fit in 16 bits; MXNet's int8 outputs then differ from the exact products. (The runtime's
+    runtime.kernels.fused_conv.int8_dot_product reads the same flags; this script runs where
+    only MXNet is installed.)"""
     try:
         with open("/proc/cpuinfo") as f:
             flags = f.read()
