@@ -19,12 +19,15 @@ PARTs; those listed in --names):
     is shown relative to the output's largest value), and where MXNet's hybridized run fails, the
     runtime's must fail with the same kind of error (unless MXNet ran out of memory: then the
     eager outputs decide).
+Each model that differs is run once more on MXNet with oneDNN off (MXNET_MKLDNN_ENABLED=0, the
+control; --no-control leaves it out): the same parameters and inputs through MXNet's own im2col and
+BLAS, whose sums run in another order, compared with MXNet's recording as the runtime is.
 Prints a line per model and, per family (the module that defines the model), how many were built on
 MXNet, equal, close (beyond the tolerance by at most 1e-5 of the output's largest value: float32
 sums in another order; or beyond it, where the same model run in float64 shows MXNet's outputs no
 nearer the exact result than the runtime's; or, where MXNet's hybridized outputs differ from its
-own eager ones, the runtime's equal MXNet's eager outputs in both runs), differ and fail on the
-runtime, and how many failed
+own eager ones, the runtime's equal MXNet's eager outputs in both runs), differ (and of those, how many
+differ on MXNet too: the control beyond the tolerance) and fail on the runtime, and how many failed
 on MXNet itself; --json writes every model's outcome. Each side runs in a process of its own per
 batch of models; a model gets --timeout seconds on each side. With --work, MXNet's recordings stay
 in that folder and a later run compares with them instead of recording again; --merge prints the
@@ -42,13 +45,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from node_check import NOISE, excess_over_tolerance
+
 TOOLS = Path(__file__).resolve().parent
 ROOT = TOOLS.parent
-RTOL, ATOL = 1e-4, 1e-5
-# Beyond the tolerance by at most this share of the output's largest value: float32 sums in
-# another order (oneDNN's, this runtime's) differ so in deep untrained models, whose outputs reach
-# large values; reported apart from "equal", never counted as such.
-NOISE = 1e-5
 
 
 class OverTime(Exception):
@@ -115,21 +115,17 @@ def record(zoo, name: str, work: Path, timeout: int) -> dict:
         signal.alarm(0)
 
 
-def compare(zoo, name: str, work: Path, timeout: int, hybridized_failed=None) -> dict:
+def compare(zoo, name: str, work: Path, timeout: int, hybridized_failed=None, float64: bool = True) -> dict:
     """The runtime's side: the same model with MXNet's parameters, eagerly then hybridized. Where
-    MXNet's hybridized run failed, the runtime's must fail too (with the same kind of error)."""
+    MXNet's hybridized run failed, the runtime's must fail too (with the same kind of error). Run
+    on MXNet itself with oneDNN off (the control), it measures how far MXNet's own outputs move
+    when its sums run in another order; `float64` False leaves out the float64 run."""
     import mxnet as mx
-    import numpy as np
-    recorded = np.load(str(work / (name + ".npz")))
-    expected = {stage: [recorded[key] for key in sorted(recorded.files, key=_number) if key.startswith(stage)]
-                for stage in ("eager", "hybridized", "input")}
+    expected, x = _recording(mx, work, name)
     stage = "build"
     signal.alarm(timeout)
     try:
         net = zoo.build(name)
-        structure = json.loads(str(recorded["structure"])) if "structure" in recorded.files else \
-            list(range(len(expected["input"])))  # recorded before inputs could nest
-        x = _nested([mx.nd.array(a) for a in expected["input"]], structure)
         stage = "load"
         net.load_parameters(str(work / (name + ".params")))
         found, ours = {}, {}
@@ -165,7 +161,7 @@ def compare(zoo, name: str, work: Path, timeout: int, hybridized_failed=None) ->
                         "detail": "MXNet's hybridized outputs differ from its own eager ones (%.3g); the runtime's "
                                   "equal MXNet's eager outputs in both runs (%s)" % (
                                       itself, ", ".join("%.3g" % v for v in to_eager))}
-        if status == "differ":
+        if status == "differ" and float64:
             try:
                 runtime_error, mxnet_error = _rounding(zoo, name, work, x, ours, expected)
                 shown += "; from the float64 result: runtime %.3g, MXNet %.3g" % (runtime_error, mxnet_error)
@@ -175,6 +171,35 @@ def compare(zoo, name: str, work: Path, timeout: int, hybridized_failed=None) ->
         return {"status": status, "detail": "beyond tolerance (relative to the output's largest value): " + shown}
     except BaseException as exc:
         return _failure(stage, exc)
+    finally:
+        signal.alarm(0)
+
+
+def _recording(mx, work: Path, name: str):
+    """MXNet's recorded outputs ({stage: arrays}) and the inputs it ran, as nested NDArrays."""
+    import numpy as np
+    recorded = np.load(str(work / (name + ".npz")))
+    expected = {stage: [recorded[key] for key in sorted(recorded.files, key=_number) if key.startswith(stage)]
+                for stage in ("eager", "hybridized", "input")}
+    structure = json.loads(str(recorded["structure"])) if "structure" in recorded.files else \
+        list(range(len(expected["input"])))  # recorded before inputs could nest
+    return expected, _nested([mx.nd.array(a) for a in expected["input"]], structure)
+
+
+def nodes(zoo, side: str, name: str, work: Path, timeout: int) -> dict:
+    """node_check on a model that differs: on MXNet, every node's outputs for the recorded parameters
+    and inputs; on the runtime, each node alone on MXNet's inputs."""
+    import mxnet as mx
+    import node_check
+    signal.alarm(timeout)
+    try:
+        if side == "nodes-runtime":
+            return dict(status="compared", **node_check.compare(mx, work, name))
+        net = zoo.build(name)
+        net.load_parameters(str(work / (name + ".params")))
+        return {"status": "recorded", "nodes": node_check.record(mx, net, _recording(mx, work, name)[1], work, name)}
+    except BaseException as exc:
+        return _failure(side, exc)
     finally:
         signal.alarm(0)
 
@@ -189,7 +214,6 @@ def _rounding(zoo, name, work, x, ours, expected):
     the runtime), each relative to the output's largest value: where an untrained model amplifies
     float32 rounding past the tolerance (a sigmoid of sums of large terms, many layers), MXNet's own
     outputs are no nearer the exact result than the runtime's."""
-    import mxnet as mx
     import numpy as np
     net = zoo.build(name)
     net.load_parameters(str(work / (name + ".params")))
@@ -238,25 +262,16 @@ def _difference(outputs, expected):
     the largest magnitude of its output (deep untrained models reach large values, where float32
     sums in another order differ in the last digits); None when the outputs do not even have the
     same shapes."""
-    import numpy as np
     if len(outputs) != len(expected) or any(a.shape != b.shape for a, b in zip(outputs, expected)):
         return None
-    worst = float("-inf")
-    for found, wanted in zip(outputs, expected):
-        if found.size:
-            excess = np.abs(found.astype("float64") - wanted) - (ATOL + RTOL * np.abs(wanted))
-            scale = max(float(np.nanmax(np.abs(wanted))) if not np.isnan(wanted).all() else 1.0, 1.0)
-            worst = max(worst, float(np.nanmax(excess)) / scale if not np.isnan(excess).all() else 0.0)
-            if (np.isnan(found) != np.isnan(wanted)).any():
-                worst = max(worst, float("inf"))
-    return worst if worst != float("-inf") else 0.0
+    return excess_over_tolerance(outputs, expected)
 
 
 def side_main(argv) -> None:
     """One side's process: the models named on standard input, one JSON line out for each."""
     side, source, work, timeout = argv[0], argv[1], Path(argv[2]), int(argv[3])
     sys.path.insert(0, str(TOOLS))
-    if side == "runtime":
+    if side in ("runtime", "nodes-runtime"):
         sys.path.insert(0, str(ROOT))
         import runtime
         runtime.as_mxnet()
@@ -266,7 +281,7 @@ def side_main(argv) -> None:
         zoo = GluonNLPZoo(source.split(":", 1)[1])
     else:
         from zoo_source import GluonCVZoo
-        zoo = GluonCVZoo(source, fill_mxnet=side == "runtime")
+        zoo = GluonCVZoo(source, fill_mxnet=side in ("runtime", "nodes-runtime"))
     if side == "list":
         print(json.dumps(list(zoo.get_model_list())), flush=True)
         return
@@ -275,19 +290,24 @@ def side_main(argv) -> None:
         if side == "mxnet":
             outcome = record(zoo, name, work, timeout)
             (work / (name + ".json")).write_text(json.dumps(outcome))
+        elif side.startswith("nodes-"):
+            outcome = nodes(zoo, side, name, work, timeout)
         else:
             failed = json.loads((work / (name + ".json")).read_text()).get("hybridized_failed")
-            outcome = compare(zoo, name, work, timeout, failed)
+            outcome = compare(zoo, name, work, timeout, failed, float64=side == "runtime")
         print(json.dumps({"name": name, **outcome}), flush=True)
 
 
 def run_side(python: str, side: str, names, source: str, work: Path, timeout: int, batch: int = 0) -> dict:
     """{name: outcome} from one side, `batch` models a process (0: all), restarting past a model
-    whose process died."""
+    whose process died. The control side is MXNet with oneDNN off: its convolutions and dense
+    layers then run on MXNet's own im2col and BLAS, which sum in another order."""
     outcomes, left = {}, list(names)
+    env = dict(os.environ, MXNET_MKLDNN_ENABLED="0") if side == "control" else None
     while left:
         process = subprocess.run([python, str(Path(__file__)), "--side", side, source, str(work), str(timeout)],
-                                 input="\n".join(left[:batch or len(left)]) + "\n", capture_output=True, text=True)
+                                 input="\n".join(left[:batch or len(left)]) + "\n", capture_output=True, text=True,
+                                 env=env)
         for line in process.stdout.splitlines():
             if line.startswith("{"):
                 outcome = json.loads(line)
@@ -298,8 +318,8 @@ def run_side(python: str, side: str, names, source: str, work: Path, timeout: in
         if len(done) < len(left[:batch or len(left)]):  # the process ended in the middle of a model: that one failed
             crashed = left[len(done)]
             tail = process.stderr.strip().splitlines()
-            outcomes[crashed] = {"status": "crashed", "detail": tail[-1][:300] if tail else "exit %d" % process.returncode,
-                                 "family": ""}
+            outcomes[crashed] = {"status": "crashed", "family": "",
+                                 "detail": tail[-1][:300] if tail else "exit %d" % process.returncode}
             done.append(crashed)
         left = [name for name in left if name not in outcomes]
     return outcomes
@@ -321,6 +341,10 @@ def main() -> None:
     parser.add_argument("--work", help="keep MXNet's recordings here, and reuse those found there")
     parser.add_argument("--batch", type=int, default=0, help="models a process (0: all); MXNet keeps the memory "
                         "it allocated until its process ends, so that large detectors fail to allocate after many")
+    parser.add_argument("--no-control", dest="control", action="store_false", help="do not run the models that "
+                        "differ again on MXNet with oneDNN off (the control: how far MXNet's outputs move by itself)")
+    parser.add_argument("--nodes", action="store_true", help="run each node of the models that differ alone on "
+                        "the runtime, with the inputs MXNet gave it (tools/node_check.py)")
     parser.add_argument("--merge", nargs="+", metavar="JSON", help="check nothing: the table of earlier runs' "
                         "--json files, a model's outcome taken from the last file that has it")
     args = parser.parse_args()
@@ -347,7 +371,21 @@ def main() -> None:
                                           source, work, args.timeout, args.batch))
         recorded = [n for n in names if on_mxnet[n]["status"] == "recorded"]
         on_runtime = run_side(sys.executable, "runtime", recorded, source, work, args.timeout, args.batch)
-    report({name: {"mxnet": on_mxnet[name], "runtime": on_runtime.get(name)} for name in names}, args.json)
+        differing = [n for n in recorded if on_runtime[n]["status"] == "differ"] if args.control else []
+        controls = run_side(args.mxnet, "control", differing, source, work, args.timeout, args.batch)
+        traced = run_side(args.mxnet, "nodes-mxnet", differing if args.nodes else [], source, work, args.timeout,
+                          args.batch)
+        by_node = run_side(sys.executable, "nodes-runtime", [n for n in traced if traced[n]["status"] == "recorded"],
+                           source, work, args.timeout, args.batch)
+    report({name: dict({"mxnet": on_mxnet[name], "runtime": on_runtime.get(name)},
+                       **({"control": controls[name]} if name in controls else {}),
+                       **({"nodes": by_node.get(name, traced[name])} if name in traced else {})) for name in names},
+           args.json)
+
+
+def _nodes_line(found: dict) -> str:
+    return ("%(nodes)d nodes: %(bit-equal)d bit for bit, %(within)d within the tolerance, %(close)d close, "
+            "%(beyond)d beyond, %(failed)d failed; worst: %(worst)s %(failures)s" % found)
 
 
 def report(results: dict, json_path=None) -> None:
@@ -360,9 +398,19 @@ def report(results: dict, json_path=None) -> None:
         if outcome["runtime"] is not None:
             status = outcome["runtime"]["status"]
             families[family][status if status in ("equal", "close", "differ") else "fail"] += 1
+            # MXNet's own outputs, its sums in another order, are no nearer its recorded ones
+            families[family]["mxnet too"] += outcome.get("control", {}).get("status") == "differ"
         print("%-40s %-10s %s" % (name, (outcome["runtime"] or outcome["mxnet"])["status"],
                                   (outcome["runtime"] or outcome["mxnet"]).get("detail", "")))
-    columns = ("built", "equal", "close", "differ", "fail", "mxnet failed")
+        if "control" in outcome:
+            print("%-40s %-10s %s" % ("  MXNet without oneDNN", outcome["control"]["status"],
+                                      outcome["control"].get("detail", "")))
+        if "nodes" in outcome:
+            found = outcome["nodes"]
+            families[family]["nodes agree"] += found["status"] == "compared" and not found["beyond"] + found["failed"]
+            print("%-40s %-10s %s" % ("  each node on MXNet's inputs", found["status"],
+                                      found.get("detail") or _nodes_line(found)))
+    columns = ("built", "equal", "close", "differ", "mxnet too", "nodes agree", "fail", "mxnet failed")
     print("\n%-24s" % "family" + "".join("%14s" % column for column in columns))
     total = collections.Counter()
     for family in sorted(families):
