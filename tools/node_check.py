@@ -23,11 +23,12 @@ RTOL, ATOL = 1e-4, 1e-5
 # another order (oneDNN's, this runtime's) differ so where many terms of both signs cancel to a
 # small result; reported apart from "equal", never counted as such.
 NOISE = 1e-5
+GROUP = 64  # node outputs computed by one MXNet executor
 
 
 def record(mx, net, inputs, work: Path, name: str) -> int:
     """Export the hybridized `net` traced on `inputs` (nested lists of NDArrays) and save its graph
-    with every node's outputs; the number of nodes."""
+    (NAME.nodes.json) and every node's outputs (NAME.nodes/, a file an array); the number of nodes."""
     net.hybridize()
     net(*inputs)
     net.export(str(work / name))
@@ -39,19 +40,24 @@ def record(mx, net, inputs, work: Path, name: str) -> int:
     everything = symbol.get_internals()
     graph = json.loads(everything.tojson())
     # the operators' outputs only: MXNet's executor refuses a graph that returns its auxiliary states
-    internals = mx.sym.Group([everything[i] for i, (node, *_) in enumerate(graph["heads"])
-                              if graph["nodes"][node]["op"] != "null"])
-    aux_names = set(internals.list_auxiliary_states())
+    heads = [everything[i] for i, (node, *_) in enumerate(graph["heads"]) if graph["nodes"][node]["op"] != "null"]
+    internals = mx.sym.Group(heads)
     # each node computed as itself: MXNet's executor would otherwise fuse convolutions and what
     # follows them into oneDNN subgraphs (and then refuses arguments bound by name)
     os.environ["MXNET_SUBGRAPH_BACKEND"] = "NONE"
-    executor = internals.bind(mx.cpu(), args={k: values[k] for k in internals.list_arguments()},
-                              aux_states={k: values[k] for k in aux_names}, grad_req="null")
-    executor.forward(is_train=False)
-    arrays = {"o%d" % i: value.asnumpy() for i, value in enumerate(executor.outputs)}
-    arrays.update({"v_" + k: values[k].asnumpy() for k in internals.list_inputs()})  # inputs and parameters
+    folder = work / (name + ".nodes")
+    folder.mkdir(exist_ok=True)
+    for start in range(0, len(heads), GROUP):  # all of a detector's outputs at once outgrow the memory
+        group = mx.sym.Group(heads[start:start + GROUP])
+        executor = group.bind(mx.cpu(), args={k: values[k] for k in group.list_arguments()},
+                              aux_states={k: values[k] for k in group.list_auxiliary_states()}, grad_req="null")
+        executor.forward(is_train=False)
+        for offset, value in enumerate(executor.outputs):
+            np.save(str(folder / ("o%d.npy" % (start + offset))), value.asnumpy())
+        del executor
+    for key in internals.list_inputs():  # the inputs and parameters
+        np.save(str(folder / ("v_%s.npy" % key)), values[key].asnumpy())
     (work / (name + ".nodes.json")).write_text(internals.tojson())
-    np.savez(str(work / (name + ".nodes.npz")), **arrays)
     return sum(node["op"] != "null" for node in json.loads(internals.tojson())["nodes"])
 
 
@@ -61,7 +67,7 @@ def compare(mx, work: Path, name: str) -> dict:
     output's largest value), beyond that, or fail; the five worst beyond the tolerance listed, with
     their excess over it relative to the output's largest value."""
     graph = json.loads((work / (name + ".nodes.json")).read_text())
-    values = np.load(str(work / (name + ".nodes.npz")))
+    values = _Recorded(work / (name + ".nodes"))
     where = {(node, index): "o%d" % i for i, (node, index, *_) in enumerate(graph["heads"])}
     where.update({(number, 0): "v_" + node["name"]
                   for number, node in enumerate(graph["nodes"]) if node["op"] == "null"})
@@ -107,6 +113,16 @@ def _run_alone(mx, graph: dict, node: dict, inputs, outputs):
                            aux_states={k: v for k, v in bound.items() if k in aux}, grad_req="null")
     executor.forward(is_train=False)
     return [value.asnumpy() for value in executor.outputs]
+
+
+class _Recorded:
+    """The recorded arrays, each read from its file when asked for."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def __getitem__(self, key: str):
+        return np.load(str(self.folder / (key + ".npy")))
 
 
 def excess_over_tolerance(found, wanted) -> float:
