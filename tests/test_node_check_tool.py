@@ -73,7 +73,7 @@ def test_a_node_computed_otherwise_is_found_at_that_node_alone(mx, recorded, tmp
     np.save(str(relu), np.load(str(relu)) + 0.5)  # as if MXNet's relu had given other values
     found = tool.compare(mx, tmp_path, "branches")
     # the relu itself, and the addition that takes the changed values as its input, now disagree
-    assert found["beyond"] == 2 and found["failed"] == 0
+    assert found["beyond"] == 2 and found["failed"] == 0 and found["not_bit_for_bit"] == {"relu": 1, "elemwise_add": 1}
     assert sorted(entry.split()[0] for entry in found["worst"]) == ["elemwise_add", "relu"]
 
 

@@ -65,14 +65,15 @@ def compare(mx, work: Path, name: str) -> dict:
     """Each operator node of the recorded graph, alone, on the runtime with MXNet's inputs: how many
     give MXNet's outputs bit for bit, within the tolerance, close (beyond it by at most NOISE of the
     output's largest value), beyond that, or fail; the five worst beyond the tolerance listed, with
-    their excess over it relative to the output's largest value."""
+    their excess over it relative to the output's largest value, and the operators of the nodes not
+    bit for bit counted."""
     graph = json.loads((work / (name + ".nodes.json")).read_text())
     values = _Recorded(work / (name + ".nodes"))
     where = {(node, index): "o%d" % i for i, (node, index, *_) in enumerate(graph["heads"])}
     where.update({(number, 0): "v_" + node["name"]
                   for number, node in enumerate(graph["nodes"]) if node["op"] == "null"})
     counts = {"nodes": 0, "bit-equal": 0, "within": 0, "close": 0, "beyond": 0, "failed": 0}
-    worst, failed = [], []
+    worst, failed, inexact = [], [], {}
     for number, node in enumerate(graph["nodes"]):
         if node["op"] == "null":
             continue
@@ -89,6 +90,7 @@ def compare(mx, work: Path, name: str) -> dict:
                for a, b in zip(found, wanted)):
             counts["bit-equal"] += 1
             continue
+        inexact[node["op"]] = inexact.get(node["op"], 0) + 1
         excess = excess_over_tolerance(found, wanted)
         if excess <= 0:
             counts["within"] += 1
@@ -96,7 +98,8 @@ def compare(mx, work: Path, name: str) -> dict:
             counts["close" if excess <= NOISE else "beyond"] += 1
             worst.append((excess, "%s %s" % (node["op"], node["name"])))
     worst.sort(reverse=True)
-    return dict(counts, worst=["%s (%.3g)" % (node, excess) for excess, node in worst[:5]], failures=failed[:10])
+    return dict(counts, worst=["%s (%.3g)" % (node, excess) for excess, node in worst[:5]], failures=failed[:10],
+                not_bit_for_bit=inexact)
 
 
 def _run_alone(mx, graph: dict, node: dict, inputs, outputs):

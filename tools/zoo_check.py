@@ -385,7 +385,8 @@ def main() -> None:
 
 def _nodes_line(found: dict) -> str:
     return ("%(nodes)d nodes: %(bit-equal)d bit for bit, %(within)d within the tolerance, %(close)d close, "
-            "%(beyond)d beyond, %(failed)d failed; worst: %(worst)s %(failures)s" % found)
+            "%(beyond)d beyond, %(failed)d failed; worst: %(worst)s %(failures)s; not bit for bit: %(inexact)s"
+            % dict(found, inexact=found.get("not_bit_for_bit")))
 
 
 def report(results: dict, json_path=None) -> None:
