@@ -371,8 +371,9 @@ def main() -> None:
                                           source, work, args.timeout, args.batch))
         recorded = [n for n in names if on_mxnet[n]["status"] == "recorded"]
         on_runtime = run_side(sys.executable, "runtime", recorded, source, work, args.timeout, args.batch)
-        differing = [n for n in recorded if on_runtime[n]["status"] == "differ"] if args.control else []
-        controls = run_side(args.mxnet, "control", differing, source, work, args.timeout, args.batch)
+        differing = [n for n in recorded if on_runtime[n]["status"] == "differ"]
+        controls = run_side(args.mxnet, "control", differing if args.control else [], source, work, args.timeout,
+                            args.batch)
         traced = run_side(args.mxnet, "nodes-mxnet", differing if args.nodes else [], source, work, args.timeout,
                           args.batch)
         by_node = run_side(sys.executable, "nodes-runtime", [n for n in traced if traced[n]["status"] == "recorded"],
