@@ -57,8 +57,9 @@ def record(mx, net, inputs, work: Path, name: str) -> int:
         del executor
     for key in internals.list_inputs():  # the inputs and parameters
         np.save(str(folder / ("v_%s.npy" % key)), values[key].asnumpy())
-    (work / (name + ".nodes.json")).write_text(internals.tojson())
-    return sum(node["op"] != "null" for node in json.loads(internals.tojson())["nodes"])
+    recorded = internals.tojson()
+    (work / (name + ".nodes.json")).write_text(recorded)
+    return sum(node["op"] != "null" for node in json.loads(recorded)["nodes"])
 
 
 def compare(mx, work: Path, name: str) -> dict:
@@ -72,13 +73,16 @@ def compare(mx, work: Path, name: str) -> dict:
     where = {(node, index): "o%d" % i for i, (node, index, *_) in enumerate(graph["heads"])}
     where.update({(number, 0): "v_" + node["name"]
                   for number, node in enumerate(graph["nodes"]) if node["op"] == "null"})
+    returned = {}  # the outputs of each node that MXNet returned
+    for node, index in where:
+        returned.setdefault(node, []).append(index)
     counts = {"nodes": 0, "bit-equal": 0, "within": 0, "close": 0, "beyond": 0, "failed": 0}
     worst, failed, inexact = [], [], {}
     for number, node in enumerate(graph["nodes"]):
         if node["op"] == "null":
             continue
         counts["nodes"] += 1
-        outputs = sorted(index for (n, index) in where if n == number)  # those MXNet returned
+        outputs = sorted(returned[number])
         try:
             found = _run_alone(mx, graph, node, [values[where[tuple(entry[:2])]] for entry in node["inputs"]], outputs)
         except Exception as exc:  # an operator that raises on MXNet's own inputs
